@@ -15,17 +15,14 @@ import pytest
 
 from occlint.devices.db import shipped_db
 from occlint.occupancy import nvidia as nv
-from tests.oracles.cuda_occupancy import build_driver, run_driver
+from tests.oracles.cuda_occupancy import run_driver
 
 CASES_PER_ARCH = 1500
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
-    try:
-        return build_driver(tmp_path_factory.mktemp("occ"))
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
+@pytest.fixture
+def driver(occ_driver):
+    return occ_driver
 
 
 def _random_case(rng: random.Random, arch) -> dict:
@@ -112,7 +109,7 @@ def test_engine_equals_cuda_occupancy_h(driver, sm):
     expected = run_driver(driver, [_driver_row(arch, c) for c in cases])
     assert len(expected) == len(cases)
     mismatches = []
-    for case, want in zip(cases, expected):
+    for case, want in zip(cases, expected, strict=True):
         got = _occlint_row(arch, case)
         if got != _comparable(want):
             mismatches.append((case, got, _comparable(want)))

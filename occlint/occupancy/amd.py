@@ -259,8 +259,9 @@ def compiler_reported_occupancy(arch: AmdArch, kernel: AmdKernel, min_block: int
         groups = min(cap, lds_groups)
         return n, groups, n * groups
 
+    # Only the upper end of LLVM's {min, max} range is reported by the compiler.
     min_waves_wg, max_wgs, max_waves = props(min_block)
-    max_waves_wg, min_wgs, min_waves = props(max_block)
+    _, _, min_waves = props(max_block)
     if min_waves >= max_waves:
         min_waves, max_waves = max_waves, min_waves
     else:

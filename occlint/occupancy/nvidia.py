@@ -125,7 +125,8 @@ def _smem_per_block_limit(arch: NvArch, optin: bool, smem_per_cta: int) -> int:
     return limit
 
 
-def _regs_limit(arch: NvArch, registers: int, block_size: int, sub_partitions: int) -> tuple[int, int]:
+def _regs_limit(arch: NvArch, registers: int, block_size: int,
+                sub_partitions: int) -> tuple[int, int]:
     warps = -(-block_size // arch.warp_size)
     per_warp = _round_up(registers * arch.warp_size, arch.reg_alloc_unit)
     per_cta = per_warp * warps
@@ -252,10 +253,7 @@ def available_dynamic_shared(arch: NvArch, func: NvFunction, num_blocks: int, bl
         raise OccupancyInputError(1, f"{num_blocks} blocks of {block_size} cannot be resident")
     limit = _smem_per_block_limit(arch, func.optin, arch.smem_per_sm)
     preference = smem_preference(arch, carveout)
-    if num_blocks == 1:
-        per_sm = limit
-    else:
-        per_sm = preference or _align_carveout(arch, 1)
+    per_sm = limit if num_blocks == 1 else preference or _align_carveout(arch, 1)
     avail = per_sm // num_blocks // arch.smem_alloc_unit * arch.smem_alloc_unit
     # size_t arithmetic in the header: a static size above the share wraps around.
     avail = (min(avail, limit) - func.static_shared) % 2**64

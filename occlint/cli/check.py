@@ -1,0 +1,1 @@
+"""``occlint check PATH...`` (the default command): placeholder until the readers land."""
