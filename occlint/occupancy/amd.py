@@ -135,9 +135,10 @@ def validate(arch: AmdArch, kernel: AmdKernel, block_size: int) -> None:
     if alloc > arch.addressable_vgprs:
         raise ValueError(f"{alloc} VGPRs (VGPR+AGPR) exceed the {arch.addressable_vgprs} "
                          f"a wave can address on {arch.name}")
-    if arch.sgpr_limits_occupancy and kernel.sgprs > arch.addressable_sgprs:
-        raise ValueError(f"{kernel.sgprs} SGPRs exceed the {arch.addressable_sgprs} "
-                         f"a wave can address on {arch.name}")
+    # .sgpr_count also counts VCC, FLAT_SCRATCH and XNACK_MASK (up to 12 beyond addressable).
+    if arch.sgpr_limits_occupancy and kernel.sgprs > arch.addressable_sgprs + 12:
+        raise ValueError(f"{kernel.sgprs} SGPRs exceed the {arch.addressable_sgprs} (+12 "
+                         f"special) a wave can use on {arch.name}")
 
 
 def occupancy(arch: AmdArch, kernel: AmdKernel, block_size: int, wgp_mode: bool | None = None,

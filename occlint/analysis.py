@@ -1,0 +1,213 @@
+"""Kernel x device -> occupancy: choose the architecture, the block size and compute.
+
+One :class:`KernelReport` per kernel and device (or per kernel when no device is named, for
+the kernel's own architecture). The rules and reporters work from these reports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from occlint.devices.db import DeviceDb, shipped_db
+from occlint.devices.models import AmdArch, Device, NvArch
+from occlint.model.kernel import AmdResources, Kernel, NvResources
+from occlint.occupancy import amd, nvidia, steps
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """What is known about how a kernel is launched (command line or config file)."""
+
+    block: int | None = None
+    grid: int | None = None
+    problem_size: int | None = None
+    dynamic_lds: int = 0  # AMD dynamic LDS / NVIDIA dynamic shared memory, bytes per block
+
+
+@dataclass
+class KernelReport:
+    kernel: Kernel
+    device: Device | None
+    arch: AmdArch | NvArch | None  # limits used (None: occupancy not computable)
+    status: str  # ok | arch-mismatch | generic-target | unknown-arch | ptx-only
+    message: str = ""
+    block_size: int | None = None
+    block_source: str = ""
+    launch: LaunchConfig = field(default_factory=LaunchConfig)
+    occupancy: amd.AmdOccupancy | nvidia.NvOccupancy | None = None
+    next_steps: list[steps.NextStep] = field(default_factory=list)
+    input_model: Any = None  # the AmdKernel / NvFunction fed to the engine
+    findings: list = field(default_factory=list)
+    advice: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def wgp_mode(self) -> bool:
+        return isinstance(self.occupancy, amd.AmdOccupancy) and self.occupancy.wgp_mode
+
+
+def nvidia_sm(arch_name: str) -> tuple[int, str]:
+    """'sm_90a' -> (90, 'a')."""
+    match = re.fullmatch(r"sm_(\d+)([af]?)", arch_name)
+    if not match:
+        raise ValueError(arch_name)
+    return int(match[1]), match[2]
+
+
+def cubin_runs_on(cubin_arch: str, device_arch: NvArch, device_variant: str = "") -> bool:
+    """Can SASS built for ``cubin_arch`` run on a GPU of ``device_arch``?
+
+    Cubins run on the same major version with an equal or higher minor; 'a' (arch-specific)
+    cubins only on exactly that compute capability; 'f' (family) cubins on that major with
+    an equal or higher minor."""
+    sm, variant = nvidia_sm(cubin_arch)
+    major, minor = divmod(sm, 10)
+    if variant == "a":
+        return (major, minor) == device_arch.cc
+    return major == device_arch.cc[0] and minor <= device_arch.cc[1]
+
+
+def _amd_arch(kernel: Kernel, device: Device | None, db: DeviceDb):
+    processor = kernel.arch
+    if device is not None:
+        if not isinstance(device.arch, AmdArch):
+            return None, "arch-mismatch", (f"{kernel.target_id} code cannot run on "
+                                           f"{device.name} ({device.arch_name})")
+        members = db.amd_generics.get(processor, ())
+        if processor == device.arch.name or device.arch.name in members:
+            return device.arch, "ok", ""
+        return None, "arch-mismatch", (f"code object for {kernel.target_id} cannot run on "
+                                       f"{device.name} ({device.arch.name})")
+    if processor in db.amd_archs:
+        if processor in db.amd_generics:  # the compiler's view; --device gives the GPU's
+            members = ", ".join(db.amd_generics[processor])
+            return db.amd_archs[processor], "ok", (
+                f"generic target: limits of {processor} as the compiler assumes them (runs on "
+                f"{members}); pass --device for a specific GPU")
+        return db.amd_archs[processor], "ok", ""
+    return None, "unknown-arch", f"no limits for {processor} in the device database"
+
+
+def _nv_arch(kernel: Kernel, device: Device | None, db: DeviceDb):
+    if device is not None:
+        if not isinstance(device.arch, NvArch):
+            return None, "arch-mismatch", (f"{kernel.arch} cubin cannot run on {device.name} "
+                                           f"({device.arch_name})")
+        if cubin_runs_on(kernel.arch, device.arch, device.arch_variant):
+            return device.arch, "ok", ""
+        return None, "arch-mismatch", (f"{kernel.arch} cubin cannot run on {device.name} "
+                                       f"({device.arch_name})")
+    sm, _ = nvidia_sm(kernel.arch)
+    arch = db.nv_archs.get(f"sm_{sm}")
+    if arch is None:
+        return None, "unknown-arch", f"no limits for {kernel.arch} in the device database"
+    return arch, "ok", ""
+
+
+def _product(dims: tuple[int, int, int] | None) -> int | None:
+    return dims[0] * dims[1] * dims[2] if dims else None
+
+
+def choose_block(kernel: Kernel, launch: LaunchConfig, arch, func=None) -> tuple[int, str]:
+    """The block size to evaluate and where it came from."""
+    if launch.block:
+        return launch.block, "launch"
+    res = kernel.resources
+    if isinstance(res, AmdResources):
+        if res.reqd_workgroup_size:
+            return _product(res.reqd_workgroup_size), "reqd_workgroup_size"
+        return res.max_block_size, "max_flat_workgroup_size"
+    assert isinstance(res, NvResources)
+    if res.required_block:
+        return _product(res.required_block), "reqntid"
+    if res.max_block_size:
+        return res.max_block_size, "launch_bounds"
+    potential = nvidia.max_potential_block_size(arch, func, launch.dynamic_lds)
+    return potential.block_size or arch.warp_size, "max_potential_block_size"
+
+
+def amd_kernel_model(kernel: Kernel, arch: AmdArch, dynamic_lds: int = 0) -> amd.AmdKernel:
+    res = kernel.resources
+    assert isinstance(res, AmdResources)
+    combined = amd.combined_vgprs(arch, res.vgpr, res.agpr)
+    return amd.AmdKernel(
+        wave_size=kernel.wavefront_size, vgprs=res.vgpr, agprs=res.agpr, sgprs=res.sgpr,
+        lds=res.lds_bytes + dynamic_lds,
+        vgpr_alloc=None if res.vgpr_alloc == combined else res.vgpr_alloc,
+    )
+
+
+def nv_function_model(kernel: Kernel, arch: NvArch, dynamic_shared: int = 0) -> nvidia.NvFunction:
+    res = kernel.resources
+    assert isinstance(res, NvResources)
+    optin = res.shared_bytes + dynamic_shared > arch.smem_per_block
+    limit = arch.smem_per_block_optin if optin else arch.smem_per_block
+    max_threads = _product(res.required_block) or res.max_block_size or arch.max_threads_per_block
+    return nvidia.NvFunction(registers=res.registers, static_shared=res.shared_bytes,
+                             max_threads=max_threads, optin=True,
+                             max_dynamic_shared=max(limit - res.shared_bytes, 0), barriers=1)
+
+
+def analyse_kernel(kernel: Kernel, device: Device | None, launch: LaunchConfig,
+                   db: DeviceDb | None = None) -> KernelReport:
+    db = db or shipped_db()
+    if kernel.ptx_only:
+        return KernelReport(kernel, device, None, "ptx-only",
+                            "PTX only: the driver compiles it at load time; no register data",
+                            launch=launch)
+    if kernel.vendor == "amd":
+        arch, status, message = _amd_arch(kernel, device, db)
+    else:
+        arch, status, message = _nv_arch(kernel, device, db)
+    report = KernelReport(kernel, device, arch, status, message, launch=launch)
+    if arch is None:
+        return report
+    if isinstance(arch, AmdArch):
+        if kernel.wavefront_size not in arch.wave_sizes:
+            report.status = "arch-mismatch"
+            report.message = (f"wave{kernel.wavefront_size} code cannot run on {arch.name} "
+                              f"(wave{'/'.join(map(str, arch.wave_sizes))} only)")
+            report.arch = None
+            return report
+        model = amd_kernel_model(kernel, arch, launch.dynamic_lds)
+        block, source = choose_block(kernel, launch, arch)
+        wgp = kernel.resources.wgp_mode
+        try:
+            result = amd.occupancy(arch, model, block, wgp,
+                                   max_block_size=kernel.resources.max_block_size)
+        except ValueError as exc:  # resources no compiler produces for this target
+            report.status, report.message, report.arch = "invalid-resources", str(exc), None
+            return report
+        report.next_steps = steps.amd_steps(arch, model, block, wgp, result)
+    else:
+        model = nv_function_model(kernel, arch, launch.dynamic_lds)
+        try:
+            block, source = choose_block(kernel, launch, arch, model)
+            result = nvidia.active_blocks(arch, model, block, launch.dynamic_lds)
+        except nvidia.OccupancyInputError as exc:
+            report.status, report.message, report.arch = "invalid-resources", str(exc), None
+            return report
+        report.next_steps = steps.nvidia_steps(arch, model, block, launch.dynamic_lds, -1,
+                                               result)
+    report.block_size, report.block_source = block, source
+    report.occupancy, report.input_model = result, model
+    return report
+
+
+def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: DeviceDb | None = None
+            ) -> list[KernelReport]:
+    """Reports for every kernel on every device (or on its own architecture).
+
+    ``launch_for(kernel)`` gives the LaunchConfig of a kernel (command line / config file).
+    With several entries of one container, only the entries matching a device were read
+    (see ReadOptions.prefer); a kernel with no matching device entry reports the mismatch.
+    """
+    reports = []
+    for kernel in kernels:
+        launch = launch_for(kernel)
+        same_vendor = [d for d in devices if d.vendor == kernel.vendor]
+        # No device of the kernel's vendor: report the mismatch against the first device.
+        for device in same_vendor or devices[:1] or [None]:
+            reports.append(analyse_kernel(kernel, device, launch, db))
+    return reports

@@ -1,0 +1,150 @@
+"""The report document: one plain dict per run, versioned (``schema_version``).
+
+Every output format is a view of this document: ``--format json`` serialises it as is
+(schema: docs/schema/occlint-report.schema.json), the text, SARIF, CI and HTML reporters
+render it. Keys and order are stable so outputs are deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from occlint import __version__
+from occlint.devices.models import Device
+from occlint.model.kernel import AmdResources, Artifact, InputError, NvResources, ReadResult
+from occlint.occupancy import amd, nvidia
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Run:
+    """Everything one invocation produced, before rendering."""
+
+    inputs: list[ReadResult]
+    reports: list  # list[KernelReport]
+    devices: list[Device]
+    errors: list[InputError] = field(default_factory=list)  # errors not tied to one input
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def resources_record(res: AmdResources | NvResources) -> dict[str, Any]:
+    if isinstance(res, AmdResources):
+        return {
+            "vgpr": res.vgpr, "agpr": res.agpr, "vgpr_alloc": res.vgpr_alloc,
+            "vgpr_count": res.vgpr_count, "vgpr_exact": res.vgpr_exact, "sgpr": res.sgpr,
+            "lds_bytes": res.lds_bytes, "scratch_bytes": res.scratch_bytes,
+            "vgpr_spill": res.vgpr_spill, "sgpr_spill": res.sgpr_spill,
+            "dynamic_stack": res.dynamic_stack, "max_block_size": res.max_block_size,
+            "reqd_workgroup_size": list(res.reqd_workgroup_size)
+            if res.reqd_workgroup_size else None,
+            "workgroup_size_hint": list(res.workgroup_size_hint)
+            if res.workgroup_size_hint else None,
+            "kernarg_bytes": res.kernarg_bytes, "uniform_work_group_size":
+                res.uniform_work_group_size,
+            "wgp_mode": res.wgp_mode, "uses_dynamic_lds": res.uses_dynamic_lds,
+            "descriptor": res.descriptor,
+        }
+    return {
+        "registers": res.registers, "shared_bytes": res.shared_bytes,
+        "local_bytes": res.local_bytes, "spill_instructions": res.spill_instructions,
+        "max_block_size": res.max_block_size,
+        "required_block": list(res.required_block) if res.required_block else None,
+        "min_blocks": res.min_blocks, "max_reg_count": res.max_reg_count,
+        "cluster_dims": list(res.cluster_dims) if res.cluster_dims else None,
+        "param_bytes": res.param_bytes, "barriers": res.barriers,
+        "stack_bytes": res.stack_bytes, "crs_stack_bytes": res.crs_stack_bytes,
+        "uses_recursion": res.uses_recursion,
+    }
+
+
+def occupancy_record(report) -> dict[str, Any] | None:
+    occ = report.occupancy
+    if occ is None:
+        return None
+    common = {"block_size": report.block_size, "block_source": report.block_source,
+              "dynamic_shared_bytes": report.launch.dynamic_lds}
+    if isinstance(occ, amd.AmdOccupancy):
+        return {
+            **common,
+            "waves_per_simd": occ.waves_per_simd, "max_waves_per_simd": occ.max_waves_per_simd,
+            "blocks_per_cu": occ.blocks_per_cu, "unit": occ.unit,
+            "waves_per_cu": occ.waves_per_cu, "occupancy": round(occ.occupancy, 6),
+            "limiters": list(occ.limiters), "limits": dict(occ.limits),
+            "vgpr_alloc_granulated": occ.vgpr_alloc, "wgp_mode": occ.wgp_mode,
+            "hip_blocks_per_cu": occ.hip_blocks_per_cu, "model": "llvm",
+            "reason": occ.reason or None,
+        }
+    assert isinstance(occ, nvidia.NvOccupancy)
+    return {
+        **common,
+        "warps_per_sm": occ.warps_per_sm, "max_warps_per_sm": occ.max_warps_per_sm,
+        "blocks_per_cu": occ.blocks_per_sm, "blocks_per_sm": occ.blocks_per_sm, "unit": "SM",
+        "occupancy": round(occ.occupancy, 6), "limiters": list(occ.limiters),
+        "limits": {k: v for k, v in occ.limits.items() if v != nvidia.INT_MAX},
+        "allocated_registers_per_block": occ.allocated_registers_per_block,
+        "allocated_shared_per_block": occ.allocated_shared_per_block,
+        "model": "cuda_occupancy.h",
+    }
+
+
+def device_record(device: Device | None) -> dict[str, Any] | None:
+    if device is None:
+        return None
+    return {"name": device.name, "arch": device.arch_name,
+            "compute_units": device.compute_units,
+            "scheduling_units": device.scheduling_units(),
+            "unit": device.unit_name(), "arch_only": device.arch_only}
+
+
+def kernel_record(report) -> dict[str, Any]:
+    k = report.kernel
+    return {
+        "file": k.file,
+        "entry": k.entry,
+        "name": k.name,
+        "demangled": k.demangled,
+        "vendor": k.vendor,
+        "arch": k.arch,
+        "target_id": k.target_id,
+        "code_object_version": k.code_object_version,
+        "wavefront_size": k.wavefront_size,
+        "device": report.device.name if report.device else None,
+        "status": report.status,
+        "message": report.message or None,
+        "resources": resources_record(k.resources),
+        "occupancy": occupancy_record(report),
+        "next_steps": [s.to_dict() for s in report.next_steps],
+        "mismatches": [{"field": m.field, "metadata": m.metadata, "descriptor": m.descriptor,
+                        "used": m.used} for m in k.mismatches],
+        "notes": list(k.notes),
+        "findings": [f.to_dict() for f in report.findings],
+        "advice": report.advice or None,
+    }
+
+
+def artifact_record(a: Artifact) -> dict[str, Any]:
+    return {"file": a.file, "entry": a.entry, "kind": a.kind, "arch": a.arch,
+            "message": a.message, "kernels": list(a.kernels)}
+
+
+def document(run: Run) -> dict[str, Any]:
+    errors = [e for r in run.inputs for e in r.errors] + run.errors
+    kernels = [kernel_record(r) for r in run.reports]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "occlint", "version": __version__},
+        "devices": [device_record(d) for d in run.devices],
+        "inputs": [{"path": r.path, "size": r.size, "sha256": r.sha256,
+                    "kernels": len(r.kernels)} for r in run.inputs],
+        "kernels": kernels,
+        "artifacts": [artifact_record(a) for r in run.inputs for a in r.artifacts],
+        "errors": [{"file": e.file, "entry": e.entry, "message": e.message} for e in errors],
+        "summary": {
+            "inputs": len(run.inputs),
+            "kernels": len({(k["file"], k["entry"], k["name"]) for k in kernels}),
+            "reports": len(kernels),
+            "errors": len(errors),
+        },
+    }

@@ -1,0 +1,315 @@
+"""Read any input path into kernels: sniff the format, unwrap containers, collect errors.
+
+Containers nest: a host ELF holds ``.hip_fatbin`` sections with (compressed) offload bundles
+back to back; a bundle holds code objects. Files are memory-mapped and walked section by
+section, so a 1 GB library is never read whole. Every problem becomes an
+:class:`InputError` (one line for the user) and reading goes on with the next part.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import mmap
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from occlint.errors import FormatError
+from occlint.model.kernel import Artifact, InputError, ReadResult
+from occlint.readers.span import Span
+
+ELF_MAGIC = b"\x7fELF"
+BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+CCOB_MAGIC = b"CCOB"
+FATBIN_MAGIC = b"\x50\xed\x55\xba"
+BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+OFFLOAD_BINARY_MAGIC = b"\x10\xff\x10\xad"
+ZIP_MAGIC = b"PK\x03\x04"
+MAX_DEPTH = 4
+EM_AMDGPU = 224
+EM_CUDA = 190
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Limits and selection that apply while reading."""
+
+    max_decompressed: int = 2 << 30
+    targets: tuple[str, ...] = ()  # --target: keep only entries for these processors / SMs
+    prefer: tuple[str, ...] = ()  # device architectures: in a multi-target container keep
+    # only the matching entries when there are any
+    hash_inputs: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def looks_like_gpu_binary(path: Path) -> bool:
+    """Cheap test used when recursing into directories: a known magic at the start."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return True  # let the reader report the problem
+    if head.startswith((BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC)):
+        return True
+    if head.startswith(ELF_MAGIC) and len(head) >= 20:
+        machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+        if machine in (EM_AMDGPU, EM_CUDA):
+            return True
+        return _host_elf_has_gpu_code(path)
+    return path.suffix in (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb")
+
+
+def _host_elf_has_gpu_code(path: Path) -> bool:
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        with path.open("rb") as fh:
+            names = {s.name for s in ELFFile(fh).iter_sections()}
+    except Exception:  # any parse failure: not something we recognise
+        return False
+    return bool(names & set(GPU_SECTIONS))
+
+
+AMD_SECTIONS = (".hip_fatbin", ".llvm.offloading")
+NVIDIA_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
+GPU_SECTIONS = AMD_SECTIONS + NVIDIA_SECTIONS
+SCANNED_SECTIONS = (".data", ".rodata", ".data.rel.ro", ".nvFatBinSegment")
+
+
+def read_path(path: Path, display: str, options: ReadOptions) -> ReadResult:
+    result = ReadResult(path=display)
+    try:
+        with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            result.size = size
+            if size == 0:
+                raise FormatError("empty file")
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                if options.hash_inputs:
+                    result.sha256 = hashlib.sha256(mm).hexdigest()
+                _Reader(display, options, result).read(Span(mm), None, 0)
+            finally:
+                _close(mm)
+    except FormatError as exc:
+        result.errors.append(InputError(display, str(exc)))
+    except IsADirectoryError:
+        result.errors.append(InputError(display, "is a directory"))
+    except PermissionError:
+        result.errors.append(InputError(display, "permission denied"))
+    except FileNotFoundError:
+        result.errors.append(InputError(display, "no such file"))
+    except OSError as exc:
+        result.errors.append(InputError(display, f"cannot read: {exc.strerror or exc}"))
+    return result
+
+
+def _close(mm: mmap.mmap) -> None:
+    with contextlib.suppress(BufferError):  # a view still referenced: the GC unmaps it
+        mm.close()
+
+
+def _join(prefix: str | None, part: str) -> str:
+    return f"{prefix}/{part}" if prefix else part
+
+
+class _Reader:
+    """Walks one input; appends kernels, artifacts and errors to ``result``."""
+
+    def __init__(self, file: str, options: ReadOptions, result: ReadResult):
+        self.file = file
+        self.options = options
+        self.result = result
+
+    def error(self, message: str, entry: str | None) -> None:
+        self.result.errors.append(InputError(self.file, message, entry))
+
+    # -- dispatch ---------------------------------------------------------------------------
+    def read(self, span: Span, entry: str | None, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise FormatError("containers nested too deeply (self-referencing bundle?)")
+        if span.startswith(ELF_MAGIC):
+            machine = int.from_bytes(span.bytes(18, 2, "ELF header"), "little") \
+                if len(span) >= 20 and span.bytes(5, 1) == b"\x01" else None
+            if machine == EM_AMDGPU:
+                self.read_amd_code_object(span, entry)
+            elif machine == EM_CUDA:
+                self.read_cubin(span, entry)
+            elif depth == 0:
+                self.read_host_elf(span)
+            else:
+                raise FormatError(f"container entry is an ELF for machine {machine}, "
+                                  "not GPU code")
+        elif span.startswith(BUNDLE_MAGIC) or span.startswith(CCOB_MAGIC):
+            self.read_bundles(span, entry, depth, strict=True)
+        elif span.startswith(FATBIN_MAGIC):
+            self.read_fatbins(span, entry, depth, strict=True)
+        elif any(span.startswith(magic) for magic in BITCODE_MAGICS):
+            self.result.artifacts.append(Artifact(
+                self.file, entry, "bitcode", None,
+                "LLVM bitcode (-fgpu-rdc or LTO), no resource data until it is linked"))
+        elif span.startswith(OFFLOAD_BINARY_MAGIC):
+            self.read_offload_binary(span, entry)
+        elif depth == 0 and span.startswith(ZIP_MAGIC):
+            raise FormatError("zip/wheel archives are not read by this version of occlint")
+        else:
+            raise FormatError("not a GPU binary (no AMDGPU/CUDA ELF, offload bundle or "
+                              "fatbin found)")
+
+    # -- AMD --------------------------------------------------------------------------------
+    def read_amd_code_object(self, span: Span, entry: str | None) -> None:
+        from occlint.readers.amd.code_object import AmdCodeObject
+
+        code_object = AmdCodeObject(span, self.file, entry)
+        if not self._wanted(code_object.processor):
+            return
+        kernels = code_object.kernels()
+        if not kernels:
+            self.result.artifacts.append(Artifact(
+                self.file, entry, "empty", code_object.target_id, "code object has no kernels"))
+        self.result.kernels.extend(kernels)
+
+    def read_bundles(self, span: Span, prefix: str | None, depth: int, strict: bool) -> None:
+        """Walk (compressed) offload bundles stored back to back in ``span``."""
+        from occlint.readers.amd.bundle import CompressedBundle, OffloadBundle
+
+        pos, ordinal = 0, 0
+        while pos < len(span):
+            starts = [p for p in (span.find(BUNDLE_MAGIC, pos), span.find(CCOB_MAGIC, pos))
+                      if p >= 0]
+            if not starts:
+                break
+            start = min(starts)
+            label = _join(prefix, f"bundle{ordinal}") if ordinal or not strict else prefix
+            rest = span.sub(start, len(span) - start)
+            try:
+                if rest.startswith(CCOB_MAGIC):
+                    ccob = CompressedBundle.parse(rest)
+                    data, size = ccob.decompress(rest, self.options.max_decompressed)
+                    if not data.startswith(BUNDLE_MAGIC):
+                        raise FormatError("compressed bundle does not hold an offload bundle")
+                    if not ccob.hash_matches(data):
+                        self.error("compressed bundle hash does not match its contents "
+                                   "(corrupted?)", label)
+                    self.read_bundle_entries(OffloadBundle(Span(data)), label, depth)
+                else:
+                    bundle = OffloadBundle(rest)
+                    size = bundle.extent
+                    self.read_bundle_entries(bundle, label, depth)
+            except FormatError as exc:
+                if strict:
+                    self.error(str(exc), label)
+                pos = start + 1  # a stray or broken magic: look for the next one
+                continue
+            pos = start + max(size, 1)
+            ordinal += 1
+
+    def read_bundle_entries(self, bundle, prefix: str | None, depth: int) -> None:
+        device_entries = [e for e in bundle.entries if e.kind != "host" and e.size]
+        chosen = self._select(device_entries, lambda e: e.processor)
+        for item in chosen:
+            name = _join(prefix, item.id)
+            try:
+                self.read(bundle.payload(item), name, depth + 1)
+            except FormatError as exc:
+                self.error(str(exc), name)
+        if not device_entries:
+            what = "no entries" if not bundle.entries else "no device code (host entry only)"
+            self.error(f"offload bundle has {what}", prefix)
+
+    def read_offload_binary(self, span: Span, entry: str | None) -> None:
+        from occlint.readers.amd.offload_binary import read_offload_binary
+
+        for item in read_offload_binary(span):
+            name = _join(entry, f"{item.kind}-{item.triple}-{item.arch}".strip("-"))
+            if item.image.startswith(ELF_MAGIC):
+                try:
+                    self.read(item.image, name, MAX_DEPTH)
+                except FormatError as exc:
+                    self.error(str(exc), name)
+            else:
+                self.result.artifacts.append(Artifact(
+                    self.file, name, "bitcode", item.arch or None,
+                    "LLVM bitcode (-fgpu-rdc, new offload driver), no resource data until "
+                    "it is linked"))
+
+    # -- NVIDIA -----------------------------------------------------------------------------
+    def read_cubin(self, span: Span, entry: str | None) -> None:
+        from occlint.readers.nvidia import read_cubin
+
+        self.result.kernels.extend(read_cubin(span, self.file, entry, self.options))
+
+    def read_fatbins(self, span: Span, prefix: str | None, depth: int, strict: bool) -> None:
+        from occlint.readers.nvidia import read_fatbins
+
+        read_fatbins(self, span, prefix, depth, strict)
+
+    # -- host executables and libraries -------------------------------------------------------
+    def read_host_elf(self, span: Span) -> None:
+        from occlint.readers.host import gpu_sections
+
+        found = False
+        sections = list(gpu_sections(span))
+        has_linked_fatbin = any(name == ".nv_fatbin" for name, _, _ in sections)
+        for name, section, scanned in sections:
+            before = len(self.result.kernels) + len(self.result.artifacts)
+            if name == "__nv_relfatbin" and has_linked_fatbin:
+                # -rdc executables keep each TU's relocatable fatbin next to the linked one;
+                # the linked cubins in .nv_fatbin carry the final resources (as cuobjdump).
+                continue
+            if name == ".llvm.offloading":
+                try:
+                    self.read_offload_binary(section, name)
+                except FormatError as exc:
+                    self.error(str(exc), name)
+            elif name in NVIDIA_SECTIONS:
+                self.read_fatbins(section, name, 1, strict=True)
+            elif scanned:
+                self.read_bundles(section, name, 1, strict=False)
+                self.read_fatbins(section, name, 1, strict=False)
+            elif name.startswith(BUNDLE_MAGIC.decode()):
+                # Objects bundled with --type=o keep each entry in its own section named
+                # __CLANG_OFFLOAD_BUNDLE__<entry id>; the section holds the payload itself.
+                entry_id = name[len(BUNDLE_MAGIC.decode()):]
+                if not entry_id.startswith("host-"):
+                    try:
+                        self.read(section, entry_id, 1)
+                    except FormatError as exc:
+                        self.error(str(exc), entry_id)
+            else:  # .hip_fatbin
+                self.read_bundles(section, name, 1, strict=True)
+            found = found or not scanned
+            if len(self.result.kernels) + len(self.result.artifacts) > before:
+                found = True
+        if not found and not self.result.errors:
+            raise FormatError("no GPU code found in this ELF (no .hip_fatbin, .nv_fatbin, "
+                              "__nv_relfatbin or embedded fatbin)")
+
+    # -- selection ----------------------------------------------------------------------------
+    def _wanted(self, processor: str) -> bool:
+        targets = self.options.targets
+        return not targets or any(_matches(processor, t) for t in targets)
+
+    def _select(self, items: list, processor_of) -> list:
+        """--target filter, then prefer the entries that match a --device architecture."""
+        targets = self.options.targets
+        if targets:
+            items = [i for i in items if any(_matches(processor_of(i), t) for t in targets)]
+        prefer = self.options.prefer
+        if prefer:
+            matching = [i for i in items if any(_matches(processor_of(i), p) for p in prefer)]
+            if matching:
+                return matching
+        return items
+
+
+def _matches(processor: str, wanted: str) -> bool:
+    """Does a container entry's processor satisfy a --target / device architecture?"""
+    from occlint.devices.db import shipped_db
+
+    processor, wanted = processor.split(":")[0].lower(), wanted.split(":")[0].lower()
+    if processor == wanted:
+        return True
+    members = shipped_db().amd_generics.get(processor)
+    return bool(members and wanted in members)
