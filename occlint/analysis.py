@@ -165,7 +165,7 @@ def analyse_kernel(kernel: Kernel, device: Device | None, launch: LaunchConfig,
         return report
     if isinstance(arch, AmdArch):
         if kernel.wavefront_size not in arch.wave_sizes:
-            report.status = "arch-mismatch"
+            report.status = "wave-mismatch"
             report.message = (f"wave{kernel.wavefront_size} code cannot run on {arch.name} "
                               f"(wave{'/'.join(map(str, arch.wave_sizes))} only)")
             report.arch = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
 
@@ -9,11 +10,20 @@ from occlint.model.kernel import InputError
 from occlint.readers.loader import looks_like_gpu_binary
 
 
-def expand_paths(paths: list[str]) -> tuple[list[tuple[Path, str]], list[InputError]]:
+def _excluded(path: Path, patterns: list[str]) -> bool:
+    text = path.as_posix()
+    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p) or
+               fnmatch.fnmatch(text, f"*/{p}") for p in patterns)
+
+
+def expand_paths(paths: list[str], exclude: list[str] | None = None,
+                 ) -> tuple[list[tuple[Path, str]], list[InputError]]:
     """(path, display name) for every file to read, and errors for paths that do not exist.
 
     Files named on the command line are always read (and reported if they are not GPU
-    binaries); files found inside directories are read only when they look like GPU code."""
+    binaries); files found inside directories are read only when they look like GPU code
+    and match no ``exclude`` glob (matched against the path and the file name)."""
+    exclude = exclude or []
     files: list[tuple[Path, str]] = []
     errors: list[InputError] = []
     seen: set[str] = set()
@@ -22,9 +32,11 @@ def expand_paths(paths: list[str]) -> tuple[list[tuple[Path, str]], list[InputEr
         if path.is_dir():
             for root, dirs, names in os.walk(path, onerror=lambda e: errors.append(
                     InputError(str(e.filename), f"cannot list directory: {e.strerror}"))):
-                dirs.sort()
+                dirs[:] = sorted(d for d in dirs if not _excluded(Path(root) / d, exclude))
                 for name in sorted(names):
                     full = Path(root) / name
+                    if _excluded(full, exclude):
+                        continue
                     if full.is_symlink() and not full.exists():
                         errors.append(InputError(str(full), "broken symbolic link"))
                         continue

@@ -4,6 +4,7 @@ exit code 2 only when nothing could be analysed, never a traceback, bounded memo
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import struct
 import zlib
@@ -149,9 +150,13 @@ def test_bad_input_messages(occlint, bad_dir, name, needle):
 def test_other_inputs_still_analysed(occlint, bad_dir):
     names = sorted(BAD_INPUTS)
     run = occlint(*(str(bad_dir / n) for n in names), str(GOOD), "--format", "json")
-    assert run.code == 0
+    # the good file is analysed; each unreadable input is an IO101 finding (severity error)
+    assert run.code == 1
     _assert_one_line_errors(run.err, len(names))
-    assert "gamma_correction" in run.out
+    doc = json.loads(run.out)
+    assert [k["name"] for k in doc["kernels"]] == ["_Z16gamma_correctionPhmf"]
+    assert sorted(f["file"] for f in doc["findings"] if f["rule"] == "IO101") == \
+        sorted(str(bad_dir / n) for n in names)
 
 
 def test_directory_with_bad_and_unreadable_files(occlint, bad_dir, tmp_path):
@@ -167,7 +172,7 @@ def test_directory_with_bad_and_unreadable_files(occlint, bad_dir, tmp_path):
     expected_errors = 2 + (0 if os.geteuid() == 0 else 1)  # root can read mode-000 files
     run = occlint(str(directory), "--format", "json")
     unreadable.chmod(0o600)
-    assert run.code == 0
+    assert run.code == 1  # good.hsaco analysed; the others are IO101 error findings
     _assert_one_line_errors(run.err, expected_errors)
     assert "broken symbolic link" in run.err and "bad.hsaco" in run.err
     assert "notes.txt" not in run.err
@@ -187,12 +192,11 @@ def test_metadata_descriptor_disagreement_is_reported(occlint, tmp_path):
     struct.pack_into("<I", data, kd + 48, (rsrc1 & ~0x3F) | 20)  # (20+1)*8 = 168 VGPRs
     path = tmp_path / "padded.hsaco"
     path.write_bytes(bytes(data))
-    import json
-
     run = occlint(str(path), "--format", "json")
-    assert run.code == 0, run.err
+    assert run.code == 1, run.err  # BIN101 is a warning
     (k,) = json.loads(run.out)["kernels"]
     assert k["resources"]["vgpr_count"] == 10 and k["resources"]["vgpr_alloc"] == 168
+    assert [f["rule"] for f in k["findings"]] == ["BIN101"]
     assert any(m["field"] == "vgpr" and m["metadata"] == 10 and m["descriptor"] == 168
                for m in k["mismatches"])
     # occupancy follows the hardware allocation: 1536 / alignTo(168, 24) = 9 waves
@@ -203,8 +207,6 @@ def test_code_object_without_metadata_uses_descriptors(occlint, tmp_path):
     data = GOOD_BYTES.replace(b"AMDGPU\0\0", b"XXXXXX\0\0")  # rename the note owner
     path = tmp_path / "nometa.hsaco"
     path.write_bytes(data)
-    import json
-
     run = occlint(str(path), "--format", "json")
     assert run.code == 0, run.err
     (k,) = json.loads(run.out)["kernels"]

@@ -1,83 +1,107 @@
-"""``occlint check PATH...`` (the default command): analyse GPU binaries."""
+"""``occlint check PATH...`` (the default command): analyse GPU binaries and lint them."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import sys
 
 import click
 
-from occlint.cli.common import (
-    device_file_option,
-    dumps_json,
-    format_option,
-    output_option,
-    use_color,
-    write_output,
-)
+from occlint.cli.common import device_file_option, output_option, use_color, write_output
+
+FORMATS = ["text", "json", "sarif", "github", "gitlab", "junit", "html"]
 
 EPILOG = """\b
 Examples:
   occlint kernel.hsaco --device w7800
-  occlint libkernels.so --device mi300x --device w7800 --format json -o report.json
-  occlint build/ --device h100 --block 256 --dynamic-shared 16384
+  occlint gamma.hsaco --device w7800 --block 256 --grid 1000
+  occlint build/ --device h100 --format sarif -o occlint.sarif
+  occlint libkernels.so --device mi300x --select OCC,SPL --ignore SPL102
+\b
+Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage, configuration or
+unreadable input (nothing analysed) or internal error.
 """
+
+
+def _codes(values: tuple[str, ...]) -> list[str]:
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
 
 
 @click.command(epilog=EPILOG)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--device", "device_names", multiple=True,
+@click.option("--device", "devices", multiple=True,
               help="Device to analyse for (repeatable); default: each code object's own "
-                   "architecture.")
+                   "architecture, or 'devices' from the configuration.")
 @device_file_option()
 @click.option("--target", "targets", multiple=True,
               help="Only analyse container entries for this architecture (gfx942, sm_90).")
 @click.option("--block", type=click.IntRange(min=1),
               help="Threads per block of the launch (default: the kernel's required or "
-                   "maximum workgroup size).")
+                   "maximum workgroup size, or the launch configuration).")
+@click.option("--grid", type=click.IntRange(min=1), help="Blocks per grid of the launch.")
+@click.option("--problem-size", type=click.IntRange(min=1),
+              help="Elements processed at one per thread (derives the grid).")
 @click.option("--dynamic-lds", "--dynamic-shared", "dynamic_lds", type=click.IntRange(min=0),
-              default=0, help="Dynamic LDS / shared memory per block in bytes.")
-@format_option(["text", "json"])
+              help="Dynamic LDS / shared memory per block in bytes.")
+@click.option("--select", multiple=True, help="Rule codes or prefixes to enable (ALL, OCC, "
+              "LCH101); comma-separated or repeated. Replaces the configuration's.")
+@click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
+@click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in "
+              "addition to the selection.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]),
+              help="Lowest severity that makes the exit code 1 (default: warning).")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (2 still "
+              "reports errors).")
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule "
+              "instead of the findings.")
+@click.option("--baseline", type=click.Path(dir_okay=False),
+              help="Report only findings not recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False),
+              help="Record the current findings in this baseline file and exit 0.")
+@click.option("--oversubscription", type=click.FloatRange(min=0.01),
+              help="Target waves as a multiple of the device's wave slots (default 10).")
+@click.option("--occupancy-threshold", type=click.FloatRange(0, 1),
+              help="Report occupancy limiters below this occupancy (default 0.5).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
+              show_default=True, help="Output format.")
 @output_option()
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="Configuration file (default: occlint.toml or pyproject.toml "
+                   "[tool.occlint], searched upward).")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
-              show_default=True, help="Colour the text output (never when NO_COLOR is set).")
+              show_default=True, help="Colour text output (never when NO_COLOR is set).")
+@click.option("-q", "--quiet", is_flag=True, help="Text output: findings only, no summary.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
-def check(paths: tuple[str, ...], device_names: tuple[str, ...], device_files: tuple[str, ...],
-          targets: tuple[str, ...], block: int | None, dynamic_lds: int, fmt: str,
-          output: str | None, color: str, debug: bool) -> None:
+def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
+          select, ignore, extend_select, fail_on, exit_zero, statistics, baseline,
+          write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
+          isolated, color, quiet, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
-    executables or libraries that embed them."""
-    import sys
+    executables or libraries that embed them. Report findings and launch advice."""
+    from occlint.run import Options, execute
 
-    from occlint.analysis import LaunchConfig, analyse
-    from occlint.devices.db import load_db
-    from occlint.inputs import expand_paths
-    from occlint.model.report import Run, document
-    from occlint.readers.loader import ReadOptions, read_path
-
-    if not paths:
-        raise click.UsageError("no paths given")
-    db = load_db(Path(p) for p in device_files)
-    devices = [db.get(name) for name in device_names]
-    files, path_errors = expand_paths(list(paths))
-    options = ReadOptions(targets=tuple(targets),
-                          prefer=tuple(d.arch.name for d in devices))
-    inputs = [read_path(path, display, options) for path, display in files]
-    launch = LaunchConfig(block=block, dynamic_lds=dynamic_lds)
-    kernels = [k for r in inputs for k in r.kernels]
-    reports = analyse(kernels, devices, lambda kernel: launch, db)
-    run = Run(inputs=inputs, reports=reports, devices=devices, errors=path_errors)
-    doc = document(run)
-
+    opts = Options(
+        paths=list(paths), devices=list(devices), device_files=list(device_files),
+        targets=list(targets), block=block, grid=grid, problem_size=problem_size,
+        dynamic_lds=dynamic_lds, select=_codes(select), ignore=_codes(ignore),
+        extend_select=_codes(extend_select), fail_on=fail_on, exit_zero=exit_zero,
+        baseline=baseline, write_baseline=write_baseline, config=config_path,
+        isolated=isolated, oversubscription=oversubscription,
+        occupancy_threshold=occupancy_threshold, hash_inputs=fmt == "html",
+    )
+    outcome = execute(opts)
+    doc = outcome.doc
     for error in doc["errors"]:
         where = f"{error['file']}[{error['entry']}]" if error["entry"] else error["file"]
         click.echo(f"occlint: error: {where}: {error['message']}", err=True)
-    if fmt == "json":
-        text = dumps_json(doc)
-    else:
-        from occlint.reporters.text import render
+    stale = (doc.get("baseline") or {}).get("stale") or []
+    if stale:
+        click.echo(f"occlint: warning: {len(stale)} baseline entr"
+                   f"{'y is' if len(stale) == 1 else 'ies are'} stale (fixed or gone); "
+                   "rewrite the baseline with --write-baseline", err=True)
+    from occlint.reporters import render
 
-        text = render(doc, use_color(sys.stdout, color) and output in (None, "-"))
+    colored = use_color(sys.stdout, color) and output in (None, "-")
+    text = render(fmt, doc, color=colored, statistics=statistics, quiet=quiet)
     write_output(text, output)
-    nothing = not kernels and not any(r.artifacts for r in inputs)
-    if doc["errors"] and nothing:
-        raise click.exceptions.Exit(2)
+    raise click.exceptions.Exit(outcome.exit_code)

@@ -1,0 +1,22 @@
+"""Output formats: each is a view of the same report document (occlint.model.report)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+FORMATTERS = {
+    "text": "occlint.reporters.text",
+    "json": "occlint.reporters.json_format",
+    "sarif": "occlint.reporters.sarif",
+    "github": "occlint.reporters.github",
+    "gitlab": "occlint.reporters.gitlab",
+    "junit": "occlint.reporters.junit",
+    "html": "occlint.reporters.html",
+}
+
+
+def render(fmt: str, doc: dict[str, Any], **options: Any) -> str:
+    """Render ``doc`` in format ``fmt`` (each module exposes ``render(doc, **options)``)."""
+    module = importlib.import_module(FORMATTERS[fmt])
+    return module.render(doc, **options)

@@ -82,14 +82,63 @@ def occupancy_line(k: dict[str, Any]) -> str:
     return f"{block}: {core}; limited by {', '.join(o['limiters'])}"
 
 
-def render(doc: dict[str, Any], color: bool = False) -> str:
+def finding_line(f: dict[str, Any], color: bool, show_device: bool) -> str:
+    fg, bold = SEVERITY_STYLE.get(f["severity"], (None, False))
+    where = f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else "")
+    kernel = f": {f['demangled'] or f['kernel']}" if f["kernel"] else ""
+    device = f" @ {f['device']}" if show_device and f["device"] else ""
+    help_text = f" — help: {f['advice']}" if f.get("advice") else ""
+    return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
+            f"{_style(f['severity'], color, fg, bold)}: {f['message']}{help_text}")
+
+
+def advice_line(k: dict[str, Any]) -> str | None:
+    a = k.get("advice") or {}
+    parts = []
+    if a.get("recommended_block"):
+        parts.append(f"block {a['recommended_block']} (best occupancy "
+                     f"{_pct(a['best_occupancy'])})")
+    over = a.get("oversubscription")
+    if over and over.get("recommended_grid"):
+        cap = a["capacity"]
+        parts.append(f"grid-stride grid {over['recommended_grid']} "
+                     f"({over['factor']:g}x the {cap['wave_slots']:,} wave slots of "
+                     f"{cap['units']} {cap['unit']}s)")
+    for step in k.get("next_steps", []):
+        if step["target"] is not None and step["resource"] in (k["occupancy"] or {}).get(
+                "limiters", ()):
+            from occlint.occupancy.steps import UNITS
+
+            parts.append(f"cut {step['cut']} {UNITS.get(step['resource'], step['resource'])} "
+                         f"for {step['occupancy_then']} "
+                         f"{'waves/SIMD' if k['vendor'] == 'amd' else 'blocks/SM'}")
+    return "advice: " + "; ".join(parts) if parts else None
+
+
+def statistics(doc: dict[str, Any]) -> str:
+    rows = sorted(doc["summary"]["findings"]["by_rule"], key=lambda r: (-r["count"], r["rule"]))
+    if not rows:
+        return "no findings\n"
+    width = max(len(str(r["count"])) for r in rows)
+    lines = [f"{r['count']:>{width}}  {r['rule']:<7} {r['severity']:<8} {r['name']}"
+             for r in rows]
+    lines.append(f"{'':>{width}}  {doc['summary']['findings']['total']} findings")
+    return "\n".join(lines) + "\n"
+
+
+def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = False,
+           quiet: bool = False, **options: Any) -> str:
+    if options.get("statistics"):
+        return statistics(doc)
+    show_device = len(doc["devices"]) > 1
     lines: list[str] = []
+    for f in doc.get("findings", []):
+        lines.append(finding_line(f, color, show_device))
     for k in doc["kernels"]:
         for f in k["findings"]:
-            fg, bold = SEVERITY_STYLE.get(f["severity"], (None, False))
-            lines.append(f"{k['file']}: {k['demangled']}: "
-                         f"{_style(f['rule'], color, bold=True)} "
-                         f"{_style(f['severity'], color, fg, bold)}: {f['message']}")
+            lines.append(finding_line(f, color, show_device))
+    if quiet:
+        return "\n".join(lines) + ("\n" if lines else "")
     if lines:
         lines.append("")
     current = None
@@ -102,14 +151,16 @@ def render(doc: dict[str, Any], color: bool = False) -> str:
         lines.append(f"  {_style(k['demangled'], color, bold=True)}  ({where}){entry}")
         lines.append(f"    {resource_line(k)}")
         lines.append(f"    {occupancy_line(k)}")
-    for a in doc["artifacts"]:
-        entry = f"[{a['entry']}]" if a["entry"] else ""
-        lines.append(f"{a['file']}{entry}: {a['kind']}: {a['message']}")
+        advice = advice_line(k)
+        if advice:
+            lines.append(f"    {advice}")
     s = doc["summary"]
-    if s["reports"] or s["errors"]:
-        lines.append("")
-        lines.append(f"{s['kernels']} kernel{'s' if s['kernels'] != 1 else ''} in "
-                     f"{s['inputs']} input{'s' if s['inputs'] != 1 else ''}"
-                     + (f", {s['errors']} error{'s' if s['errors'] != 1 else ''}"
-                        if s["errors"] else ""))
-    return "\n".join(lines) + ("\n" if lines else "")
+    counts = s.get("findings", {}).get("by_severity", {})
+    found = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in counts.items() if n)
+    lines.append("")
+    lines.append(f"{s['kernels']} kernel{'s' if s['kernels'] != 1 else ''} in "
+                 f"{s['inputs']} input{'s' if s['inputs'] != 1 else ''}: "
+                 + (found or "no findings")
+                 + (f" ({doc['baseline']['suppressed']} in the baseline)"
+                    if doc.get("baseline") else ""))
+    return "\n".join(lines) + "\n"

@@ -48,6 +48,7 @@ MACH = {
     0x053: "gfx10-3-generic", 0x054: "gfx11-generic", 0x059: "gfx12-generic",
     0x05B: "gfx12-5-generic", 0x062: "gfx11-7-generic", 0x063: "gfx13-generic",
 }
+DYNAMIC_LDS_KINDS = ("dynamic_shared_pointer", "hidden_dynamic_lds_size")
 COV_BY_ABI = {0: 2, 1: 3, 2: 4, 3: 5, 4: 6}
 _FEATURE_V4 = {0x000: None, 0x100: None, 0x200: "-", 0x300: "+"}  # unsupported/any/off/on
 
@@ -296,8 +297,10 @@ class AmdCodeObject:
                 wgp_mode = bool(meta_wgp)
 
         args = meta.get(".args", [])
+        # OpenCL __local pointer arguments, and (code object v5+) the hidden dynamic LDS
+        # size argument LLVM adds only to kernels that use extern __shared__ memory.
         uses_dynamic_lds = isinstance(args, list) and any(
-            isinstance(a, dict) and a.get(".value_kind") == "dynamic_shared_pointer" for a in args)
+            isinstance(a, dict) and a.get(".value_kind") in DYNAMIC_LDS_KINDS for a in args)
 
         resources = AmdResources(
             vgpr=vgpr, agpr=agpr, vgpr_count=vgpr_count, vgpr_alloc=vgpr_alloc, sgpr=sgpr,

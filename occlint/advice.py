@@ -1,0 +1,200 @@
+"""Launch advice: block and grid sizes, device capacity, oversubscription and tail effects.
+
+Everything here is derived from a KernelReport (occupancy already computed by the vendor
+engine) and the device's unit count; the rules quote these numbers and the reporters show
+them. Block-size sweeps are memoised on the kernel's resource profile, because real
+libraries hold thousands of kernels with the same few profiles.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from occlint.analysis import KernelReport
+from occlint.devices.models import AmdArch, NvArch
+from occlint.occupancy import amd, nvidia
+
+
+@dataclass(frozen=True)
+class AdviceSettings:
+    """Tunable advice parameters (``[tool.occlint]`` keys in parentheses)."""
+
+    oversubscription: float = 10.0  # target total waves / device wave slots (oversubscription)
+    min_block: int = 128  # smallest block size recommended (min-block)
+    occupancy_threshold: float = 0.5  # limiter findings below this occupancy (occupancy-threshold)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@lru_cache(maxsize=8192)
+def _amd_sweep(arch: AmdArch, kernel: amd.AmdKernel, wgp: bool | None, max_block: int,
+               ) -> tuple[tuple[int, int, int], ...]:
+    """(block, waves/SIMD, blocks/CU) for every multiple of the wave size up to max_block."""
+    out = []
+    for block in range(kernel.wave_size, max_block + 1, kernel.wave_size):
+        r = amd.occupancy(arch, kernel, block, wgp, max_block_size=max_block)
+        out.append((block, r.waves_per_simd, r.blocks_per_cu))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def _nv_sweep(arch: NvArch, func: nvidia.NvFunction, dynamic: int, max_block: int,
+              ) -> tuple[tuple[int, int, int], ...]:
+    """(block, warps/SM, blocks/SM) for every multiple of the warp size up to max_block."""
+    out = []
+    for block in range(arch.warp_size, max_block + 1, arch.warp_size):
+        r = nvidia.active_blocks(arch, func, block, dynamic)
+        out.append((block, r.warps_per_sm, r.blocks_per_sm))
+    return tuple(out)
+
+
+def block_sweep(report: KernelReport) -> list[tuple[int, float, int]]:
+    """(block, occupancy 0..1, blocks per unit) for the block sizes this kernel may use."""
+    arch, model, kernel = report.arch, report.input_model, report.kernel
+    res = kernel.resources
+    if isinstance(arch, AmdArch):
+        if res.reqd_workgroup_size:
+            return [(report.block_size, report.occupancy.occupancy,
+                     report.occupancy.blocks_per_cu)]
+        max_block = min(res.max_block_size, arch.max_workgroup_size)
+        rows = _amd_sweep(arch, model, res.wgp_mode, max_block)
+        return [(b, w / arch.max_waves_per_simd, n) for b, w, n in rows]
+    if res.required_block:
+        return [(report.block_size, report.occupancy.occupancy, report.occupancy.blocks_per_sm)]
+    max_block = min(model.max_threads, arch.max_threads_per_block)
+    rows = _nv_sweep(arch, model, report.launch.dynamic_lds, max_block)
+    return [(b, w / arch.max_warps_per_sm, n) for b, w, n in rows]
+
+
+def wave_size(report: KernelReport) -> int:
+    return report.kernel.wavefront_size
+
+
+def waves_per_block(report: KernelReport, block: int | None = None) -> int:
+    return _ceil_div(block or report.block_size, wave_size(report))
+
+
+def units(report: KernelReport) -> int | None:
+    """Scheduling units of the device: WGPs (RDNA, WGP mode), CUs or SMs."""
+    if report.device is None:
+        return None
+    return report.device.scheduling_units(report.wgp_mode)
+
+
+def unit_name(report: KernelReport) -> str:
+    if isinstance(report.arch, AmdArch):
+        return "WGP" if report.wgp_mode else "CU"
+    return "SM"
+
+
+def wave_slots(report: KernelReport) -> int | None:
+    """Wavefronts (warps) the whole device holds at once, whatever the kernel."""
+    n = units(report)
+    if n is None:
+        return None
+    occ = report.occupancy
+    if isinstance(occ, amd.AmdOccupancy):
+        return n * occ.simds * occ.max_waves_per_simd
+    return n * occ.max_warps_per_sm
+
+
+def blocks_per_unit(report: KernelReport) -> int:
+    occ = report.occupancy
+    return occ.blocks_per_cu if isinstance(occ, amd.AmdOccupancy) else occ.blocks_per_sm
+
+
+def oversubscription_grid(report: KernelReport, settings: AdviceSettings) -> int | None:
+    """Smallest multiple of the unit count whose waves reach the oversubscription target."""
+    n, slots = units(report), wave_slots(report)
+    if not n or not slots:
+        return None
+    target_blocks = math.ceil(settings.oversubscription * slots / waves_per_block(report))
+    return max(_ceil_div(target_blocks, n), 1) * n
+
+
+def tail(grid: int, n_units: int) -> dict[str, Any]:
+    """Load balance of ``grid`` blocks over ``n_units`` units (the zig-zag of the sources).
+
+    Blocks are spread over the units; the busiest unit runs ceil(grid/units) blocks while the
+    average is grid/units, so a grid just past a multiple of the unit count can take up to
+    ``cost`` longer than a balanced one."""
+    most = _ceil_div(grid, n_units)
+    cost = most * n_units / grid - 1
+    below = grid // n_units * n_units
+    above = most * n_units
+    return {
+        "units": n_units,
+        "max_blocks_per_unit": most,
+        "busy_units": grid - (most - 1) * n_units,
+        "cost": round(cost, 4),
+        "nearest_balanced": sorted({x for x in (below, above) if x > 0}),
+    }
+
+
+def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
+    """The per-kernel advice section (JSON ``advice``)."""
+    if report.occupancy is None:
+        return {}
+    sweep = block_sweep(report)
+    best = max((occ for _, occ, _ in sweep), default=report.occupancy.occupancy)
+    reaching = [b for b, occ, _ in sweep if occ == best and best > 0]
+    floor = min(settings.min_block, max(reaching, default=settings.min_block))
+    recommended = next((b for b in reaching if b >= floor), reaching[0] if reaching else None)
+    out: dict[str, Any] = {
+        "best_occupancy": round(best, 6),
+        "block_sizes_at_best": reaching,
+        "recommended_block": recommended,
+    }
+    if isinstance(report.arch, NvArch):
+        potential = nvidia.max_potential_block_size(report.arch, report.input_model,
+                                                    report.launch.dynamic_lds)
+        out["max_potential_block_size"] = potential.block_size
+    n = units(report)
+    if n:
+        slots = wave_slots(report)
+        per_unit = blocks_per_unit(report)
+        out["capacity"] = {
+            "units": n, "unit": unit_name(report), "blocks_per_unit": per_unit,
+            "concurrent_blocks": n * per_unit,
+            "concurrent_waves": n * per_unit * waves_per_block(report),
+            "wave_slots": slots,
+        }
+        target = oversubscription_grid(report, settings)
+        out["oversubscription"] = {
+            "factor": settings.oversubscription,
+            "target_waves": math.ceil(settings.oversubscription * slots),
+            "recommended_grid": target,
+        }
+        launch = report.launch
+        if launch.grid:
+            waves_total = launch.grid * waves_per_block(report)
+            out["grid"] = {"grid": launch.grid, "waves": waves_total,
+                           "device_waves": round(launch.grid / max(n * per_unit, 1), 4),
+                           **tail(launch.grid, n)}
+        if launch.problem_size:
+            grid = _ceil_div(launch.problem_size, report.block_size)
+            capacity = max(n * per_unit, 1)
+            rounds = _ceil_div(grid, capacity)
+            out["problem"] = {
+                "size": launch.problem_size, "grid": grid,
+                "waves": grid * waves_per_block(report),
+                "device_waves": round(grid / capacity, 4),
+                "tail_efficiency": round(launch.problem_size /
+                                         (rounds * capacity * report.block_size), 4),
+            }
+    return out
+
+
+def with_block(report: KernelReport, block: int):
+    """Occupancy of the same kernel at another block size (for messages)."""
+    if isinstance(report.arch, AmdArch):
+        return amd.occupancy(report.arch, report.input_model, block,
+                             report.kernel.resources.wgp_mode,
+                             max_block_size=report.kernel.resources.max_block_size)
+    return nvidia.active_blocks(report.arch, replace(report.input_model), block,
+                                report.launch.dynamic_lds)

@@ -1,0 +1,76 @@
+"""Run the rules over a run's reports: selection, severity overrides, per-kernel ignores."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any
+
+from occlint.advice import AdviceSettings, advice
+from occlint.rules.registry import RANK, Finding, Rule, all_rules, select_rules
+
+DEFAULT_SELECT = ("ALL",)
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    select: tuple[str, ...] = DEFAULT_SELECT
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)  # rule code -> severity
+    per_kernel_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
+    advice: AdviceSettings = field(default_factory=AdviceSettings)
+
+    def enabled(self) -> set[str]:
+        codes = list(all_rules())
+        return select_rules(codes, (*self.select, *self.extend_select), self.ignore)
+
+
+@dataclass
+class Context:
+    settings: AdviceSettings
+    advice: dict[str, Any] = field(default_factory=dict)
+
+
+def _ignored_for_kernel(finding: Finding, globs: dict[str, tuple[str, ...]]) -> bool:
+    if finding.kernel is None:
+        return False
+    names = (finding.kernel, finding.demangled or "", f"{finding.file}:{finding.kernel}")
+    return any(
+        any(fnmatch.fnmatchcase(name, pattern) for name in names)
+        and any(c == "ALL" or finding.rule.startswith(c) for c in codes)
+        for pattern, codes in globs.items())
+
+
+def apply_rules(reports: list, inputs: list, settings: RuleSettings) -> list[Finding]:
+    """Attach findings and advice to each report; return the input-level findings."""
+    rules = all_rules()
+    enabled = settings.enabled()
+    kernel_rules: list[Rule] = [r for c, r in rules.items() if c in enabled and
+                                r.scope == "kernel"]
+    input_rules: list[Rule] = [r for c, r in rules.items() if c in enabled and
+                               r.scope == "input"]
+
+    def finish(findings: list[Finding]) -> list[Finding]:
+        out = []
+        for f in findings:
+            if _ignored_for_kernel(f, settings.per_kernel_ignores):
+                continue
+            if f.rule in settings.severity:
+                f.severity = settings.severity[f.rule]
+            out.append(f)
+        out.sort(key=lambda f: (-RANK[f.severity], f.rule))
+        return out
+
+    for report in reports:
+        ctx = Context(settings.advice, advice(report, settings.advice))
+        report.advice = ctx.advice
+        found: list[Finding] = []
+        for r in kernel_rules:
+            found.extend(r.check(report, ctx))
+        report.findings = finish(found)
+    input_findings: list[Finding] = []
+    for result in inputs:
+        for r in input_rules:
+            input_findings.extend(r.check(result, Context(settings.advice)))
+    return finish(input_findings)

@@ -1,0 +1,292 @@
+"""LCH: launch configuration — block size, grid size, oversubscription, tail effects."""
+
+from __future__ import annotations
+
+from occlint.model.kernel import AmdResources
+from occlint.occupancy import amd, nvidia
+from occlint.rules.registry import kernel_finding, rule
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _device(report) -> str:
+    return report.device.name if report.device else report.kernel.arch
+
+
+@rule("LCH001", "block-not-wave-multiple", "warning")
+def block_not_wave_multiple(report, ctx):
+    """Block size is not a multiple of the wavefront (warp) size.
+
+    What it does:
+    Checks that the threads per block are a whole number of wavefronts: 64 on GCN/CDNA,
+    32 or 64 on RDNA (the code's wave mode), 32 on NVIDIA.
+    Why it matters:
+    Hardware runs whole wavefronts. A 100-thread block on a 32-wide GPU occupies four
+    warps; the last runs 4 lanes and wastes 28, and still takes a wave slot and registers.
+    How to fix:
+    Round the block size to a multiple of the wave size (the message names the nearest
+    ones) and let the grid cover the remainder with a bounds check.
+    Example:
+    `occlint k.cubin --block 100` -> block of 100 threads is not a multiple of the 32-lane
+    warp: its last warp runs 4 lanes, 28 idle (21.9% of the block's lanes); use 96 or 128.
+    """
+    block = report.block_size
+    wave = report.kernel.wavefront_size
+    if block is None or block % wave == 0:
+        return
+    lanes = -(-block // wave) * wave
+    idle = lanes - block
+    down, up = block // wave * wave, lanes
+    options = " or ".join(str(x) for x in (down, up) if x > 0)
+    word = "warp" if report.kernel.vendor == "nvidia" else "wavefront"
+    yield kernel_finding(
+        "LCH001", report,
+        f"block of {block} threads is not a multiple of the {wave}-lane {word}: its last "
+        f"{word} runs {block % wave} lanes, {idle} idle ({_pct(idle / lanes)} of the block's "
+        f"lanes)", advice=f"use {options} threads per block",
+        block=block, wave_size=wave, idle_lanes=idle, suggestions=[x for x in (down, up) if x])
+
+
+def _launch_limit(report) -> tuple[str, str] | None:
+    """Why this block size cannot launch at all, with the error the runtime gives."""
+    k, block, occ = report.kernel, report.block_size, report.occupancy
+    res = k.resources
+    if isinstance(res, AmdResources):
+        if res.reqd_workgroup_size:
+            x, y, z = res.reqd_workgroup_size
+            if block != x * y * z:
+                return (f"the kernel requires workgroups of {x}x{y}x{z} = {x * y * z} "
+                        f"work-items (reqd_work_group_size), not {block}",
+                        f"launch with {x}x{y}x{z}")
+        if block > res.max_block_size:
+            return (f"block of {block} exceeds the kernel's maximum flat workgroup size "
+                    f"{res.max_block_size} (__launch_bounds__ / amdgpu_flat_work_group_size): "
+                    "the launch fails", f"launch at most {res.max_block_size} work-items "
+                    "per block, or raise the launch bound")
+        if isinstance(occ, amd.AmdOccupancy) and occ.blocks_per_cu == 0:
+            return f"the launch cannot run: {occ.reason}", "use a smaller block"
+        return None
+    arch = report.arch
+    if res.required_block:
+        x, y, z = res.required_block
+        if block != x * y * z:
+            return (f"the kernel requires blocks of {x}x{y}x{z} = {x * y * z} threads "
+                    f"(.reqntid), not {block}", f"launch with {x}x{y}x{z}")
+    limit = min(res.max_block_size or arch.max_threads_per_block, arch.max_threads_per_block)
+    if block > limit:
+        source = "its __launch_bounds__" if res.max_block_size else "the device"
+        return (f"block of {block} exceeds the {limit} threads per block {source} allows: "
+                "the launch fails with an invalid-configuration error",
+                f"launch at most {limit} threads per block")
+    if isinstance(occ, nvidia.NvOccupancy) and occ.blocks_per_sm == 0:
+        if occ.limits["registers"] == 0:
+            return (f"{res.registers} registers x {block} threads exceed the "
+                    f"{arch.regs_per_block} registers a block may use: the launch fails with "
+                    "'too many resources requested for launch'",
+                    "use a smaller block, or cap registers with __launch_bounds__")
+        if occ.limits["shared"] == 0:
+            return (f"{res.shared_bytes} B static + {report.launch.dynamic_lds} B dynamic shared "
+                    "memory exceed what one block may use on this device: the launch fails",
+                    "use less shared memory per block")
+    return None
+
+
+@rule("LCH002", "block-exceeds-limit", "error")
+def block_exceeds_limit(report, ctx):
+    """The launch would fail: the block exceeds what the kernel or the device allows.
+
+    What it does:
+    Checks the block size against the kernel's maximum flat workgroup size or launch bound,
+    a required workgroup size, the device's 1024-thread limit, and the registers and shared
+    memory a block may use (NVIDIA's "too many resources requested for launch").
+    Why it matters:
+    Such a launch does not run at all; on HIP it fails with hipErrorInvalidValue or
+    hipErrorLaunchFailure, on CUDA with cudaErrorInvalidConfiguration or
+    cudaErrorLaunchOutOfResources, often only in production sizes.
+    How to fix:
+    Launch a block the kernel was compiled for, or compile the kernel for the block you
+    launch (`__launch_bounds__(N)` makes the compiler budget registers for N threads).
+    Example:
+    `occlint k.hsaco --block 512` on a kernel with `__launch_bounds__(256)` -> block of 512
+    exceeds the kernel's maximum flat workgroup size 256.
+    """
+    if report.block_size is None:
+        return
+    problem = _launch_limit(report)
+    if problem:
+        message, advice = problem
+        yield kernel_finding("LCH002", report, message, advice=advice, block=report.block_size)
+
+
+@rule("LCH003", "block-below-best-occupancy", "warning")
+def block_below_best(report, ctx):
+    """The launched block size cannot reach the kernel's best occupancy.
+
+    What it does:
+    For a block size you give (--block or a launch configuration), compares the occupancy
+    with the best this kernel reaches at any block size it allows.
+    Why it matters:
+    Some block sizes pack badly into the hardware's wave, block and barrier slots: 32-thread
+    blocks on NVIDIA hit the 32-blocks-per-SM limit at half occupancy, and a block of 3
+    wavefronts leaves slots unused.
+    How to fix:
+    Use one of the block sizes the message lists (they reach the best occupancy).
+    Example:
+    `occlint k.cubin --block 32 --device h100` -> block 32 reaches 50.0% occupancy; 64 or
+    larger reaches 100.0%.
+    """
+    if report.block_source != "launch" or report.occupancy is None:
+        return
+    adv = ctx.advice
+    best, current = adv.get("best_occupancy"), report.occupancy.occupancy
+    if best is None or current >= best or _launch_limit(report):
+        return
+    sizes = adv["block_sizes_at_best"]
+    shown = ", ".join(str(b) for b in sizes[:4]) + (", ..." if len(sizes) > 4 else "")
+    yield kernel_finding(
+        "LCH003", report,
+        f"block {report.block_size} reaches {_pct(current)} occupancy; {shown} reach "
+        f"{_pct(best)}, the best for this kernel on {_device(report)}",
+        advice=f"use {adv['recommended_block']} threads per block",
+        occupancy=round(current, 6), best=best, block_sizes_at_best=sizes)
+
+
+@rule("LCH101", "grid-tail-effect", "warning")
+def grid_tail(report, ctx):
+    """Grid is not a multiple of the device's CUs / WGPs / SMs (tail effect).
+
+    What it does:
+    With a grid size (--grid or a launch configuration) and a device, checks that the number
+    of blocks is a multiple of the units the dispatcher spreads them over: WGPs on RDNA in
+    WGP mode (HIP's multiProcessorCount), CUs on CDNA and in CU mode, SMs on NVIDIA.
+    Why it matters:
+    The busiest unit decides when the kernel ends. With 36 blocks on 35 WGPs one WGP runs
+    two blocks while 34 idle for half the time; measured grid sweeps show time jumping just
+    after every multiple of the unit count. The estimate is the extra time of the busiest
+    unit over a balanced grid (an upper bound; it shrinks as blocks per unit grow).
+    How to fix:
+    Use a grid that is a multiple of the unit count (the message gives the nearest ones);
+    for grid-stride loops any such grid above the oversubscription target works.
+    Example:
+    `occlint gamma.hsaco --device w7800 --block 256 --grid 1000` -> grid of 1000 is not a
+    multiple of the 35 WGPs: 20 WGPs run 29 blocks, 15 run 28 — up to 1.5% longer; nearest
+    balanced grids 980 and 1015.
+    """
+    grid = ctx.advice.get("grid")
+    if not grid or report.launch.grid <= grid["units"] or grid["cost"] == 0:
+        return
+    n, unit = grid["units"], ctx.advice["capacity"]["unit"]
+    most = grid["max_blocks_per_unit"]
+    nearest = " or ".join(str(g) for g in grid["nearest_balanced"])
+    yield kernel_finding(
+        "LCH101", report,
+        f"grid of {report.launch.grid} blocks is not a multiple of the {n} {unit}s of "
+        f"{_device(report)}: {grid['busy_units']} {unit}s run {most} blocks while "
+        f"{n - grid['busy_units']} run {most - 1} — up to {_pct(grid['cost'])} longer than a "
+        "balanced grid (tail effect)", advice=f"use a grid of {nearest} blocks",
+        grid=report.launch.grid, units=n, cost=grid["cost"],
+        nearest_balanced=grid["nearest_balanced"])
+
+
+@rule("LCH102", "grid-smaller-than-device", "warning")
+def grid_too_small(report, ctx):
+    """Fewer blocks than the device has CUs / WGPs / SMs.
+
+    What it does:
+    With a grid size and a device, checks that every unit gets at least one block.
+    Why it matters:
+    Units without a block sit idle for the whole kernel: 20 blocks on a 132-SM H100 leave
+    112 SMs unused. Nsight Compute's "Small Grid" rule estimates the loss as
+    (units - blocks) / units.
+    How to fix:
+    Launch at least one block per unit — smaller blocks, more work items per block split
+    across blocks, or a grid-stride loop with the recommended grid.
+    Example:
+    `occlint k.cubin --device h100 --block 256 --grid 20` -> grid of 20 blocks leaves 112 of
+    132 SMs idle.
+    """
+    capacity = ctx.advice.get("capacity")
+    grid = report.launch.grid
+    if not capacity or not grid or grid >= capacity["units"]:
+        return
+    n, unit = capacity["units"], capacity["unit"]
+    recommended = ctx.advice["oversubscription"]["recommended_grid"]
+    yield kernel_finding(
+        "LCH102", report,
+        f"grid of {grid} blocks leaves {n - grid} of {n} {unit}s of {_device(report)} idle "
+        f"(up to {_pct((n - grid) / n)} of the device unused)",
+        advice=f"launch at least {n} blocks; a grid-stride kernel: {recommended}",
+        grid=grid, units=n)
+
+
+@rule("LCH103", "grid-below-oversubscription-target", "warning")
+def grid_below_oversubscription(report, ctx):
+    """Too few waves in flight to hide memory latency (oversubscription target).
+
+    What it does:
+    With a grid size and a device, compares the wavefronts (warps) the grid launches with
+    the device's concurrent wave slots times the oversubscription factor (default 10,
+    configurable as `oversubscription`).
+    Why it matters:
+    Memory-bound grid-stride kernels need many more waves than the device holds at once to
+    keep memory busy: on a Radeon PRO W7800 the gamma-correction kernel only saturated at
+    about 1,400 workgroups of 256 threads, and on an H200 the same kernel kept speeding up
+    several full waves deep.
+    How to fix:
+    Launch the recommended grid: the smallest multiple of the unit count that reaches the
+    target. Compute-bound kernels may not need it; lower `oversubscription` for them.
+    Example:
+    `occlint gamma.hsaco --device w7800 --block 256 --grid 1000` -> grid of 1000 blocks
+    (8,000 waves) is below 10x the 2,240 wave slots (22,400 waves); use a grid of 2800.
+    """
+    over = ctx.advice.get("oversubscription")
+    grid = report.launch.grid
+    if not over or not grid or not over["recommended_grid"]:
+        return
+    waves = ctx.advice["grid"]["waves"]
+    if waves >= over["target_waves"]:
+        return
+    slots = ctx.advice["capacity"]["wave_slots"]
+    word = "warps" if report.kernel.vendor == "nvidia" else "waves"
+    unit = ctx.advice["capacity"]["unit"]
+    recommended = over["recommended_grid"]
+    yield kernel_finding(
+        "LCH103", report,
+        f"grid of {grid} blocks ({waves:,} {word}) is below the oversubscription target of "
+        f"{over['factor']:g}x the {slots:,} {word[:-1]} slots of {_device(report)} "
+        f"({over['target_waves']:,} {word}) that memory-bound grid-stride kernels need",
+        advice=f"use a grid of {recommended} blocks "
+               f"({recommended // ctx.advice['capacity']['units']} per {unit})",
+        grid=grid, waves=waves, target_waves=over["target_waves"],
+        recommended_grid=recommended)
+
+
+@rule("LCH104", "problem-size-tail", "info")
+def problem_tail(report, ctx):
+    """Grid, waves and tail efficiency for a one-element-per-thread problem size.
+
+    What it does:
+    With --problem-size N (or a launch configuration) and a device, derives the grid for
+    one element per thread, the number of full-device waves of blocks, and how full the
+    last wave is.
+    Why it matters:
+    A last wave that is almost empty costs nearly a full wave of time; with few waves that
+    tail is a large share of the runtime (Nsight Compute's tail-effect rule).
+    How to fix:
+    Nothing, when the efficiency is high. Otherwise change the block size so the grid fills
+    the last wave, or switch to a grid-stride loop with the recommended grid.
+    Example:
+    `occlint k.cubin --device h100 --block 256 --problem-size 1000000` -> 3907 blocks =
+    3.7 device waves; tail efficiency 92.5%.
+    """
+    problem = ctx.advice.get("problem")
+    if not problem:
+        return
+    yield kernel_finding(
+        "LCH104", report,
+        f"{problem['size']:,} elements at one per thread: grid of {problem['grid']} blocks "
+        f"= {problem['device_waves']:g} full-device waves of blocks on {_device(report)}; "
+        f"tail efficiency {_pct(problem['tail_efficiency'])}", **problem)
+

@@ -1,0 +1,128 @@
+"""The rule registry and the findings model.
+
+A rule is a function decorated with :func:`rule`: it receives one :class:`KernelReport`
+(or, for input-level rules, one file's read result) and yields :class:`Finding` objects.
+Its docstring is its documentation: a one-line summary, then the sections
+``What it does``, ``Why it matters``, ``How to fix`` and ``Example``
+(``occlint rule CODE`` prints them; SARIF and the HTML report reuse them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+RANK = {"info": 0, "warning": 1, "error": 2}
+SECTIONS = ("What it does", "Why it matters", "How to fix", "Example")
+
+
+@dataclass(slots=True)
+class Finding:
+    rule: str
+    name: str
+    severity: Severity
+    message: str
+    file: str
+    kernel: str | None = None  # mangled name
+    demangled: str | None = None
+    arch: str | None = None
+    device: str | None = None
+    entry: str | None = None
+    advice: str | None = None  # the concrete next step, when there is one
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "name": self.name, "severity": self.severity,
+                "message": self.message, "advice": self.advice, "file": self.file,
+                "entry": self.entry, "kernel": self.kernel, "demangled": self.demangled,
+                "arch": self.arch, "device": self.device, "data": self.data}
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    scope: Literal["kernel", "input"]
+    summary: str
+    docs: dict[str, str]
+    check: Callable[..., Iterable[Finding]]
+
+    @property
+    def family(self) -> str:
+        return re.match(r"[A-Z]+", self.code).group(0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "name": self.name, "severity": self.severity,
+                "scope": self.scope, "summary": self.summary,
+                "docs": {k.lower().replace(" ", "_"): v for k, v in self.docs.items()}}
+
+    def markdown(self) -> str:
+        parts = [f"# {self.code} {self.name}", "", self.summary, "",
+                 f"Default severity: **{self.severity}**."]
+        for title, text in self.docs.items():
+            parts += ["", f"## {title}", "", text]
+        return "\n".join(parts) + "\n"
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _parse_docs(doc: str) -> tuple[str, dict[str, str]]:
+    lines = [line.strip() for line in (doc or "").strip().splitlines()]
+    summary = lines[0] if lines else ""
+    docs: dict[str, str] = {}
+    current, buf = None, []
+    for line in lines[1:]:
+        if line.rstrip(":") in SECTIONS and line.endswith(":"):
+            if current:
+                docs[current] = "\n".join(buf).strip()
+            current, buf = line.rstrip(":"), []
+        elif current:
+            buf.append(line)
+    if current:
+        docs[current] = "\n".join(buf).strip()
+    return summary, docs
+
+
+def rule(code: str, name: str, severity: Severity, scope: Literal["kernel", "input"] = "kernel"):
+    def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
+        summary, docs = _parse_docs(func.__doc__ or "")
+        missing = [s for s in SECTIONS if s not in docs]
+        if missing or not summary:
+            raise ValueError(f"rule {code} lacks documentation sections {missing}")
+        if code in RULES:
+            raise ValueError(f"rule code {code} registered twice")
+        RULES[code] = Rule(code, name, severity, scope, summary, docs, func)
+        return func
+    return register
+
+
+def all_rules() -> dict[str, Rule]:
+    """Every rule, by code (importing the rule modules registers them)."""
+    from occlint.rules import binary, launch, occupancy, resources, target  # noqa: F401
+
+    return dict(sorted(RULES.items()))
+
+
+def kernel_finding(rule_code: str, report, message: str, advice: str | None = None,
+                   **data: Any) -> Finding:
+    r = RULES[rule_code]
+    k = report.kernel
+    return Finding(rule=r.code, name=r.name, severity=r.severity, message=message,
+                   file=k.file, kernel=k.name, demangled=k.demangled, arch=k.arch,
+                   device=report.device.name if report.device else None, entry=k.entry,
+                   advice=advice, data=data)
+
+
+def select_rules(codes: Iterable[str], select: Iterable[str], ignore: Iterable[str]) -> set[str]:
+    """ruff-style selection: prefixes (OCC, OCC1, OCC101) or ALL; ignore wins over select."""
+    def matches(code: str, prefix: str) -> bool:
+        return prefix == "ALL" or code.startswith(prefix)
+
+    chosen = {c for c in codes if any(matches(c, p) for p in select)}
+    return {c for c in chosen if not any(matches(c, p) for p in ignore)}
