@@ -156,3 +156,13 @@ def test_device_file_option(occlint, tmp_path):
                   "--block", "128", "--format", "json")
     assert run.code == 0, run.err
     assert run.json()["sms"] == 7
+
+
+def test_user_file_overlays_a_shipped_architecture(tmp_path):
+    path = tmp_path / "overlay.toml"
+    path.write_text("[nvidia_architectures.sm_120]\nmax_blocks_per_sm = 32\n")
+    db = load_db([path])
+    assert db.nv_archs["sm_120"].max_blocks_per_sm == 32
+    assert db.nv_archs["sm_120"].max_threads_per_sm == 1536  # the rest is kept
+    assert db.get("rtx5090").arch.max_blocks_per_sm == 32  # products follow the overlay
+    assert shipped_db().nv_archs["sm_120"].max_blocks_per_sm == 24

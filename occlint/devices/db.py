@@ -8,6 +8,7 @@ format: ``[[device]]`` entries and, optionally, architecture tables under
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import sys
@@ -200,9 +201,21 @@ class DeviceDb:
             if not isinstance(members, list) or set(gtable) != {"members"}:
                 raise DeviceDbError(f"{where}: [generic.{gname!r}]: needs only 'members' list")
             self.amd_generics[gname] = tuple(members)
-        # Inherit from already-loaded architectures too (user files extend the shipped DB).
-        known = self.amd_archs if vendor == "amd" else self.nv_archs
-        raw = {**{n: self._raw[vendor][n] for n in known if n in self._raw[vendor]}, **tables}
+        # Inherit from already-loaded architectures too (user files extend the shipped DB);
+        # a table named like a known architecture overlays it (a few keys suffice).
+        known = self._raw[vendor]
+        for name, table in list(tables.items()):
+            if name in known and isinstance(table, dict) and table.get("base") in (None, name):
+                overlay = {k: v for k, v in table.items() if k != "base"}
+                merged = {k: (dict(v) if isinstance(v, dict) else v)
+                          for k, v in known[name].items()}
+                for key, value in overlay.items():
+                    if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                        merged[key] = {**merged[key], **value}
+                    else:
+                        merged[key] = value
+                tables[name] = merged
+        raw = {**known, **tables}
         resolved = _resolve_bases(raw, where)
         for name in tables:
             if vendor == "amd":
@@ -210,6 +223,11 @@ class DeviceDb:
             else:
                 self.nv_archs[name] = _build_nv(name, resolved[name], where)
             self._raw[vendor][name] = resolved[name]
+        # products of an overlaid architecture use its new limits
+        archs = self.amd_archs if vendor == "amd" else self.nv_archs
+        for device in list(self.devices):
+            if device.vendor == vendor and device.arch.name in tables:
+                self._register(dataclasses.replace(device, arch=archs[device.arch.name]))
 
     def add_devices(self, entries: list[Any], where: str) -> None:
         for i, entry in enumerate(entries):
