@@ -67,9 +67,10 @@ def _launch_resolver(cfg: Config, opts: Options):
             if any(fnmatch.fnmatchcase(n, pattern) for n in (kernel.name, kernel.demangled)):
                 base = settings
                 break
-        dynamic = base.get("dynamic-lds", base.get("dynamic-shared", 0))
+        hint = kernel.launch_hint or {}
+        dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
         launch = LaunchConfig(
-            block=opts.block if opts.block is not None else base.get("block"),
+            block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
             grid=opts.grid if opts.grid is not None else base.get("grid"),
             problem_size=opts.problem_size if opts.problem_size is not None
             else base.get("problem-size"),

@@ -18,7 +18,7 @@ class WaveRegisters:
     hip_vgpr_alloc_granule: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # identity: one object per architecture
 class AmdArch:
     """Per-target limits of an AMD GPU (see device_db/amd/architectures.toml for each key)."""
 
@@ -70,7 +70,7 @@ class AmdArch:
             ) from None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # identity: one object per architecture
 class NvArch:
     """Per-compute-capability limits of an NVIDIA GPU (device_db/nvidia/architectures.toml)."""
 

@@ -90,6 +90,9 @@ class Kernel:
     mismatches: list[Mismatch] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     ptx_only: bool = False
+    # launch facts found beside the binary (Triton / torch.compile cache metadata):
+    # {"block": threads, "dynamic_lds": bytes, "source": "triton"}
+    launch_hint: dict | None = None
     _demangled: str | None = None
 
     @property

@@ -57,6 +57,8 @@ def looks_like_gpu_binary(path: Path) -> bool:
         if machine in (EM_AMDGPU, EM_CUDA):
             return True
         return _host_elf_has_gpu_code(path)
+    if head.startswith(ZIP_MAGIC):
+        return path.suffix in (".whl", ".zip")
     return path.suffix in (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb")
 
 
@@ -77,6 +79,22 @@ GPU_SECTIONS = AMD_SECTIONS + NVIDIA_SECTIONS
 SCANNED_SECTIONS = (".data", ".rodata", ".data.rel.ro", ".nvFatBinSegment")
 
 
+def _read_mapped(fh, display: str, options: ReadOptions, result: ReadResult,
+                 hash_it: bool) -> None:
+    mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        if hash_it:
+            result.sha256 = hashlib.sha256(mm).hexdigest()
+        if mm[:4] == ZIP_MAGIC:
+            from occlint.readers.archive import read_archive
+
+            read_archive(fh, display, options, result)
+        else:
+            _Reader(display, options, result).read(Span(mm), None, 0)
+    finally:
+        _close(mm)
+
+
 def read_path(path: Path, display: str, options: ReadOptions) -> ReadResult:
     result = ReadResult(path=display)
     try:
@@ -85,13 +103,15 @@ def read_path(path: Path, display: str, options: ReadOptions) -> ReadResult:
             result.size = size
             if size == 0:
                 raise FormatError("empty file")
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-            try:
-                if options.hash_inputs:
-                    result.sha256 = hashlib.sha256(mm).hexdigest()
-                _Reader(display, options, result).read(Span(mm), None, 0)
-            finally:
-                _close(mm)
+            _read_mapped(fh, display, options, result, options.hash_inputs)
+        if result.kernels:
+            from occlint.readers.sidecars import triton_hint
+
+            hint = triton_hint(path)
+            if hint:
+                for kernel in result.kernels:
+                    if hint.get("kernel") in (None, kernel.name):
+                        kernel.launch_hint = hint
     except FormatError as exc:
         result.errors.append(InputError(display, str(exc)))
     except IsADirectoryError:
@@ -151,8 +171,8 @@ class _Reader:
                 "LLVM bitcode (-fgpu-rdc or LTO), no resource data until it is linked"))
         elif span.startswith(OFFLOAD_BINARY_MAGIC):
             self.read_offload_binary(span, entry)
-        elif depth == 0 and span.startswith(ZIP_MAGIC):
-            raise FormatError("zip/wheel archives are not read by this version of occlint")
+        elif span.startswith(ZIP_MAGIC):
+            raise FormatError("zip archive nested inside another container")
         else:
             raise FormatError("not a GPU binary (no AMDGPU/CUDA ELF, offload bundle or "
                               "fatbin found)")

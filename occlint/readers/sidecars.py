@@ -1,0 +1,48 @@
+"""Launch metadata that compilers leave beside binaries.
+
+Triton (and torch.compile's Inductor, which uses Triton) caches each compiled kernel as
+``<hash>/<name>.cubin`` or ``.hsaco`` next to ``<name>.json`` holding, among others,
+``num_warps``, ``shared`` (the dynamic shared memory the launcher passes) and ``target``
+({"backend": "cuda"|"hip", "arch": ..., "warp_size": ...}). The real block size is
+``num_warps x warp_size``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+MAX_SIDECAR_BYTES = 1 << 20
+
+
+def triton_hint(binary: Path) -> dict[str, Any] | None:
+    """Launch hint from a Triton metadata file beside ``binary``, or None."""
+    sidecar = binary.with_suffix(".json")
+    try:
+        if not sidecar.is_file() or sidecar.stat().st_size > MAX_SIDECAR_BYTES:
+            return None
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return hint_from_metadata(meta)
+
+
+def hint_from_metadata(meta: Any) -> dict[str, Any] | None:
+    if not isinstance(meta, dict):
+        return None
+    warps, shared = meta.get("num_warps"), meta.get("shared", 0)
+    if not isinstance(warps, int) or isinstance(warps, bool) or not 0 < warps <= 64:
+        return None
+    if not isinstance(shared, int) or isinstance(shared, bool) or shared < 0:
+        shared = 0
+    target = meta.get("target") if isinstance(meta.get("target"), dict) else {}
+    warp_size = target.get("warp_size")
+    if not isinstance(warp_size, int) or warp_size not in (32, 64):
+        warp_size = 64 if target.get("backend") == "hip" else 32
+    hint: dict[str, Any] = {"block": warps * warp_size, "dynamic_lds": shared,
+                            "source": "triton"}
+    name = meta.get("name")
+    if isinstance(name, str):
+        hint["kernel"] = name
+    return hint

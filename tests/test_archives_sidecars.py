@@ -1,0 +1,85 @@
+"""Wheels / zip archives and Triton cache metadata beside binaries."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+
+from tests.conftest import REPO
+
+GAMMA = REPO / "fixtures/amd/co/gamma.gfx1100.hsaco"
+LIB = REPO / "fixtures/amd/containers/libgamma_small.so"
+
+
+def _wheel(path, members: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+
+
+def test_wheel_members_are_read(occlint, tmp_path):
+    whl = tmp_path / "pkg-1.0-py3-none-any.whl"
+    _wheel(whl, {"pkg/__init__.py": b"", "pkg/kernels/gamma.hsaco": GAMMA.read_bytes(),
+                 "pkg/lib/libgamma.so": LIB.read_bytes(), "pkg/data.bin": b"not gpu code"})
+    run = occlint(str(whl), "--isolated", "--format", "json")
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    files = {k["file"] for k in doc["kernels"]}
+    assert files == {f"{whl}!/pkg/kernels/gamma.hsaco", f"{whl}!/pkg/lib/libgamma.so"}
+    # the same kernels as the files on disk
+    direct = json.loads(occlint(str(LIB), "--isolated", "--format", "json").out)
+    assert len([k for k in doc["kernels"] if k["file"].endswith(".so")]) == \
+        len(direct["kernels"])
+
+
+def test_wheel_bad_member_does_not_stop_the_others(occlint, tmp_path):
+    whl = tmp_path / "bad-1.0-py3-none-any.whl"
+    _wheel(whl, {"a/broken.hsaco": GAMMA.read_bytes()[:200], "b/gamma.hsaco": GAMMA.read_bytes()})
+    run = occlint(str(whl), "--isolated", "--format", "json")
+    assert run.code == 1  # IO101 for the broken member
+    assert run.err.count("\n") == 1 and "broken.hsaco" in run.err
+    assert [k["file"] for k in json.loads(run.out)["kernels"]] == [f"{whl}!/b/gamma.hsaco"]
+
+
+def test_zip_bomb_member_is_capped(occlint, tmp_path):
+    whl = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(whl, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("k.hsaco", b"\x7fELF" + bytes(100 << 20))  # 100 MiB of zeros, ~100 KiB
+    run = occlint(str(whl), "--isolated")
+    assert run.code == 2 and "k.hsaco" in run.err and "Traceback" not in run.err
+
+
+def test_corrupted_zip(occlint, tmp_path):
+    bad = tmp_path / "x.whl"
+    bad.write_bytes(b"PK\x03\x04" + b"\xff" * 100)
+    run = occlint(str(bad), "--isolated")
+    assert run.code == 2 and run.err.startswith("occlint: error: ") and "zip" in run.err
+
+
+def test_directory_walk_includes_wheels(occlint, tmp_path):
+    _wheel(tmp_path / "w.whl", {"g.hsaco": GAMMA.read_bytes()})
+    (tmp_path / "other.zip").write_bytes(b"PK\x03\x04junk")
+    (tmp_path / "notes.txt").write_text("x")
+    run = occlint(str(tmp_path), "--isolated", "--format", "json")
+    assert run.code == 1  # other.zip is a broken archive: IO101
+    assert [k["file"] for k in json.loads(run.out)["kernels"]] == \
+        [f"{tmp_path / 'w.whl'}!/g.hsaco"]
+
+
+def test_triton_cache_metadata_gives_the_launch(occlint, tmp_path):
+    """A Triton cache entry: <name>.hsaco beside <name>.json (num_warps, shared, target)."""
+    entry = tmp_path / "cache" / "7f3a"
+    entry.mkdir(parents=True)
+    shutil.copy(GAMMA, entry / "gamma_correction.hsaco")
+    (entry / "gamma_correction.json").write_text(json.dumps({
+        "name": "_Z16gamma_correctionPhmf", "num_warps": 4, "num_stages": 2,
+        "shared": 8192, "target": {"backend": "hip", "arch": "gfx1100", "warp_size": 32}}))
+    doc = json.loads(occlint(str(tmp_path / "cache"), "--isolated", "--format", "json").out)
+    (k,) = doc["kernels"]
+    assert k["occupancy"]["block_size"] == 4 * 32 and k["occupancy"]["block_source"] == "launch"
+    assert k["occupancy"]["dynamic_shared_bytes"] == 8192
+    # the command line still wins
+    doc2 = json.loads(occlint(str(tmp_path / "cache"), "--block", "64", "--isolated",
+                              "--format", "json").out)
+    assert doc2["kernels"][0]["occupancy"]["block_size"] == 64
