@@ -55,8 +55,8 @@ def nvidia_sm(arch_name: str) -> tuple[int, str]:
     return int(match[1]), match[2]
 
 
-def cubin_runs_on(cubin_arch: str, device_arch: NvArch, device_variant: str = "") -> bool:
-    """Can SASS built for ``cubin_arch`` run on a GPU of ``device_arch``?
+def cubin_runs_on(cubin_arch: str, device_cc: tuple[int, int]) -> bool:
+    """Can SASS built for ``cubin_arch`` run on a GPU of compute capability ``device_cc``?
 
     Cubins run on the same major version with an equal or higher minor; 'a' (arch-specific)
     cubins only on exactly that compute capability; 'f' (family) cubins on that major with
@@ -64,8 +64,8 @@ def cubin_runs_on(cubin_arch: str, device_arch: NvArch, device_variant: str = ""
     sm, variant = nvidia_sm(cubin_arch)
     major, minor = divmod(sm, 10)
     if variant == "a":
-        return (major, minor) == device_arch.cc
-    return major == device_arch.cc[0] and minor <= device_arch.cc[1]
+        return (major, minor) == device_cc
+    return major == device_cc[0] and minor <= device_cc[1]
 
 
 def _amd_arch(kernel: Kernel, device: Device | None, db: DeviceDb):
@@ -94,7 +94,7 @@ def _nv_arch(kernel: Kernel, device: Device | None, db: DeviceDb):
         if not isinstance(device.arch, NvArch):
             return None, "arch-mismatch", (f"{kernel.arch} cubin cannot run on {device.name} "
                                            f"({device.arch_name})")
-        if cubin_runs_on(kernel.arch, device.arch, device.arch_variant):
+        if cubin_runs_on(kernel.arch, device.arch.cc):
             return device.arch, "ok", ""
         return None, "arch-mismatch", (f"{kernel.arch} cubin cannot run on {device.name} "
                                        f"({device.arch_name})")

@@ -258,7 +258,12 @@ class _Reader:
     def read_cubin(self, span: Span, entry: str | None) -> None:
         from occlint.readers.nvidia import read_cubin
 
-        self.result.kernels.extend(read_cubin(span, self.file, entry, self.options))
+        kernels = read_cubin(span, self.file, entry, self.options)
+        if not kernels and entry is None:  # a bare cubin without kernels
+            self.result.artifacts.append(Artifact(
+                self.file, entry, "empty", None,
+                "cubin has no kernels (a device-link stub, or device functions only)"))
+        self.result.kernels.extend(kernels)
 
     def read_fatbins(self, span: Span, prefix: str | None, depth: int, strict: bool) -> None:
         from occlint.readers.nvidia import read_fatbins

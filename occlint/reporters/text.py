@@ -24,6 +24,10 @@ def _bytes(n: int | None) -> str:
     return f"{n} B"
 
 
+def _blocks(n: int) -> str:
+    return f"{n} block{'' if n == 1 else 's'}"
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%" if x in (0, 1) else f"{100 * x:.1f}%"
 
@@ -75,10 +79,10 @@ def occupancy_line(k: dict[str, Any]) -> str:
         return f"{block}: cannot launch — {o.get('reason') or ', '.join(o['limiters'])}"
     if k["vendor"] == "amd":
         core = (f"{o['waves_per_simd']}/{o['max_waves_per_simd']} waves per SIMD "
-                f"({_pct(o['occupancy'])}), {o['blocks_per_cu']} blocks per {o['unit']}")
+                f"({_pct(o['occupancy'])}), {_blocks(o['blocks_per_cu'])} per {o['unit']}")
     else:
         core = (f"{o['warps_per_sm']}/{o['max_warps_per_sm']} warps per SM "
-                f"({_pct(o['occupancy'])}), {o['blocks_per_sm']} blocks per SM")
+                f"({_pct(o['occupancy'])}), {_blocks(o['blocks_per_sm'])} per SM")
     return f"{block}: {core}; limited by {', '.join(o['limiters'])}"
 
 
@@ -139,7 +143,7 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
             lines.append(finding_line(f, color, show_device))
     if quiet:
         return "\n".join(lines) + ("\n" if lines else "")
-    if lines:
+    if lines and doc["kernels"]:
         lines.append("")
     current = None
     for k in doc["kernels"]:

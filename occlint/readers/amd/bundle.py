@@ -166,7 +166,10 @@ def decompress_capped(method: str, payload, cap: int) -> tuple[bytes, bool, int]
             zdec = zstandard.ZstdDecompressor().decompressobj()
             chunks, total, pos = [], 0, 0
             while pos < len(payload) and total < cap and not zdec.eof:
-                step = max(1024, min(1 << 20, (cap - total) >> 16))
+                # one input byte expands to at most ~32 KiB (a 128 KiB RLE block from 4
+                # bytes), so a step of (remaining >> 15) bytes cannot overshoot the cap by
+                # more than the remaining allowance (or 128 KiB)
+                step = max(1, min(1 << 20, (cap - total) >> 15))
                 part = zdec.decompress(payload[pos:pos + step])
                 pos += step
                 total += len(part)
