@@ -150,6 +150,8 @@ def execute(opts: Options) -> Outcome:
         doc["baseline"] = baseline_info
     doc["settings"] = {"fail_on": fail_on, "select": list(settings.select),
                        "ignore": list(settings.ignore),
+                       "extend_select": list(settings.extend_select),
+                       "severity": dict(settings.severity),
                        "oversubscription": settings.advice.oversubscription,
                        "occupancy_threshold": settings.advice.occupancy_threshold}
 

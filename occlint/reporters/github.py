@@ -1,0 +1,86 @@
+"""``--format github``: GitHub Actions workflow commands (annotations).
+
+One line per shown finding::
+
+    ::error file=build/k.hsaco,title=DEV101 arch-mismatch::k(float*) @ MI300X: code object ...
+
+``error`` findings become ``::error``, ``warning`` ``::warning`` and ``info`` ``::notice``.
+Values are escaped as actions/toolkit does (data: ``%`` ``\\r`` ``\\n``; properties also
+``:`` and ``,``), and every other control or line-separator character is replaced, so a
+crafted kernel or file name can neither end the line nor start a workflow command of its
+own.
+
+GitHub shows at most 10 annotations of each type per step and 50 per job; the rest are
+dropped silently. So at most :data:`MAX_PER_TYPE` (10) of each type are written, the most
+severe types first and in document order within a type (at most 30 lines, under the job
+limit), and a final plain line says how many findings were not shown — ``--format sarif``
+(code scanning) and ``--format json`` always carry all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from occlint.reporters.sarif import all_findings, message_text, repo_path
+
+COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+ORDER = ("error", "warning", "info")
+MAX_PER_TYPE = 10  # GitHub: annotations of one type per step
+
+# C0/C1 controls except \r and \n (escaped instead), DEL, Unicode line/paragraph separators
+_UNSAFE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _clean(value: str) -> str:
+    return _UNSAFE.sub("\ufffd", value)
+
+
+def escape_data(value: str) -> str:
+    """Escape a command's message (actions/toolkit ``escapeData``)."""
+    return _clean(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a command property value (actions/toolkit ``escapeProperty``)."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(f: dict[str, Any]) -> str:
+    kind = COMMAND.get(f["severity"], "warning")
+    props = {"file": repo_path(f["file"]), "title": f"{f['rule']} {f['name']}"}
+    rendered = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
+    return f"::{kind} {rendered}::{escape_data(message_text(f))}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def render(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE, **_: Any) -> str:
+    findings = all_findings(doc)
+    shown: list[dict[str, Any]] = []
+    counts = {s: 0 for s in ORDER}
+    for severity in ORDER:
+        of_type = [f for f in findings if f["severity"] == severity]
+        counts[severity] = len(of_type)
+        shown.extend(of_type[:max(max_per_type, 0)])
+    lines = [command(f) for f in shown]
+
+    total = len(findings)
+    hidden = total - len(shown)
+    by_severity = ", ".join(_plural(counts[s], s if s != "info" else "info finding")
+                            for s in ORDER if counts[s])
+    summary = f"occlint: {_plural(total, 'finding')}"
+    if by_severity:
+        summary += f" ({by_severity})"
+    if hidden:
+        summary += (f"; {hidden} not shown as annotations (GitHub shows at most "
+                    f"{max_per_type} per type and step) — --format sarif or --format json "
+                    "lists all of them")
+    elif total:
+        summary += "; all shown as annotations"
+    if doc.get("baseline"):
+        summary += f"; {doc['baseline'].get('suppressed', 0)} in the baseline"
+    lines.append(_clean(summary))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,140 @@
+"""``--format junit``: JUnit XML for the test tabs of Jenkins, GitLab, Azure and others.
+
+Layout::
+
+    <testsuites name="occlint" tests= failures= errors=>
+      <testsuite name="build/k.hsaco" tests= failures= errors=>    one per input file
+        <testcase classname="build/k.hsaco" name="k(float*) [gfx942] @ MI300X">
+          <failure type="OCC101" message="...">details</failure>  per finding >= fail_on
+          <system-out>findings below fail_on</system-out>
+        </testcase>
+        <testcase name="BIN103 llvm-bitcode [entry]"/>            input-level findings
+        <testcase name="read [entry]"><error message="..."/></testcase>
+                                                 input errors with no IO101 finding
+
+One testcase per kernel record (kernel x device); it fails with one ``failure`` per finding
+at or above the run's ``fail_on`` (none when it is ``never``) and passes otherwise. The
+``failures`` attributes count failed testcases (the JUnit convention), not findings.
+Built with xml.etree (escaping for free); characters XML 1.0 cannot carry are replaced.
+No timestamps or durations: the output is deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from occlint.reporters.sarif import RANK, message_text, repo_path
+
+# characters not allowed in XML 1.0 documents
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _x(value: Any) -> str:
+    return _INVALID_XML.sub("\ufffd", str(value))
+
+
+def _fails(severity: str, fail_on: str) -> bool:
+    return fail_on in RANK and RANK.get(severity, 0) >= RANK[fail_on]
+
+
+def _details(f: dict[str, Any]) -> str:
+    lines = [f"{f['rule']} {f['name']} ({f['severity']}): {message_text(f)}"]
+    for key in ("kernel", "arch", "device", "entry"):
+        if f.get(key):
+            lines.append(f"{key}: {f[key]}")
+    return "\n".join(lines)
+
+
+class _Suite:
+    def __init__(self, name: str):
+        self.element = ET.Element("testsuite", {"name": _x(name)})
+        self.tests = self.failures = self.errors = 0
+
+    def case(self, classname: str, name: str) -> ET.Element:
+        self.tests += 1
+        return ET.SubElement(self.element, "testcase",
+                             {"classname": _x(classname), "name": _x(name)})
+
+    def add_findings(self, case: ET.Element, findings: list[dict[str, Any]],
+                     fail_on: str) -> None:
+        failing = [f for f in findings if _fails(f["severity"], fail_on)]
+        passing = [f for f in findings if not _fails(f["severity"], fail_on)]
+        for f in failing:
+            failure = ET.SubElement(case, "failure", {"type": _x(f["rule"]),
+                                                      "message": _x(f["message"])})
+            failure.text = _x(_details(f))
+        if failing:
+            self.failures += 1
+        if passing:
+            out = ET.SubElement(case, "system-out")
+            out.text = _x("\n".join(_details(f) for f in passing))
+
+    def finish(self) -> ET.Element:
+        self.element.set("tests", str(self.tests))
+        self.element.set("failures", str(self.failures))
+        self.element.set("errors", str(self.errors))
+        return self.element
+
+
+def _kernel_case_name(k: dict[str, Any]) -> str:
+    name = f"{k.get('demangled') or k['name']} [{k.get('target_id') or k.get('arch')}]"
+    if k.get("device"):
+        name += f" @ {k['device']}"
+    if k.get("entry"):
+        name += f" ({k['entry']})"
+    return name
+
+
+def junit_tree(doc: dict[str, Any]) -> ET.Element:
+    fail_on = (doc.get("settings") or {}).get("fail_on") or "warning"
+    suites: dict[str, _Suite] = {}
+
+    def suite(file: str) -> _Suite:
+        path = repo_path(file)
+        if path not in suites:
+            suites[path] = _Suite(path)
+        return suites[path]
+
+    for i in doc.get("inputs") or []:
+        suite(i["path"])
+    for k in doc.get("kernels") or []:
+        s = suite(k["file"])
+        case = s.case(repo_path(k["file"]), _kernel_case_name(k))
+        s.add_findings(case, k.get("findings") or [], fail_on)
+    io_reported = set()
+    for f in doc.get("findings") or []:
+        s = suite(f["file"])
+        name = f"{f['rule']} {f['name']}" + (f" [{f['entry']}]" if f.get("entry") else "")
+        case = s.case(repo_path(f["file"]), name)
+        s.add_findings(case, [f], fail_on)
+        if f["rule"] == "IO101":
+            io_reported.add((f["file"], f.get("entry"), f["message"]))
+    for e in doc.get("errors") or []:
+        if (e["file"], e.get("entry"), e["message"]) in io_reported:
+            continue
+        s = suite(e["file"])
+        case = s.case(repo_path(e["file"]),
+                      "read" + (f" [{e['entry']}]" if e.get("entry") else ""))
+        ET.SubElement(case, "error", {"type": "unreadable-input",
+                                      "message": _x(e["message"])})
+        s.errors += 1
+
+    root = ET.Element("testsuites", {"name": "occlint"})
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for s in suites.values():
+        root.append(s.finish())
+        totals["tests"] += s.tests
+        totals["failures"] += s.failures
+        totals["errors"] += s.errors
+    for key, value in totals.items():
+        root.set(key, str(value))
+    return root
+
+
+def render(doc: dict[str, Any], **_: Any) -> str:
+    root = junit_tree(doc)
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") \
+        + "\n"

@@ -1,0 +1,351 @@
+"""``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF consumers.
+
+One run, ``tool.driver`` carrying every enabled or firing rule with its documentation, one
+result per finding. The choices GitHub code scanning needs:
+
+* ``locations[0].physicalLocation.artifactLocation.uri`` is the input file as a
+  repo-relative POSIX path (relative to the working directory when the file is inside
+  it, percent-encoded); a file outside it gets an absolute ``file://`` URI. No
+  ``originalUriBaseIds`` (code scanning does not honour them), never an empty URI.
+  ``region.startLine`` is 1: binaries have no lines, the kernel is a logical location.
+* ``partialFingerprints["occlintFinding/v1"]`` = ``sha256(identity) + ":" + occurrence``
+  where identity is the baseline identity (logical file name, target, kernel, device,
+  rule; :func:`occlint.baseline.identity`) and occurrence counts results of the same
+  identity from 1 in document order. Nothing else (messages, offsets, other kernels or
+  files) enters it, so fingerprints survive unrelated changes.
+* At most :data:`MAX_RESULTS` results (GitHub's per-run limit): the most severe are kept
+  and ``run.properties`` records how many were left out.
+
+Output is deterministic: stable key order, no timestamps, no absolute paths for files
+inside the working directory. The helpers here (paths, fingerprints, finding order) are
+shared by the GitHub, GitLab and JUnit reporters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections import Counter
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+INFORMATION_URI = "https://github.com/occlint/occlint"
+FINGERPRINT_KEY = "occlintFinding/v1"
+MAX_RESULTS = 25_000  # GitHub code scanning: results per run
+MAX_DESCRIPTION = 1024  # GitHub: shortDescription / fullDescription length
+
+LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "info": "recommendation"}
+PRECISION = "high"  # computed from the binary's own records, not heuristics on source
+RANK = {"info": 0, "warning": 1, "error": 2}
+
+FAMILY_TAGS = {
+    "OCC": ["occupancy"],
+    "SPL": ["registers", "spills"],
+    "LCH": ["launch-configuration"],
+    "DEV": ["target"],
+    "DYN": ["lds"],
+    "BIN": ["binary"],
+    "IO": ["input"],
+}
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+def all_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every finding of the document in document order: input-level ones, then per kernel."""
+    out = list(doc.get("findings") or [])
+    for k in doc.get("kernels") or []:
+        out.extend(k.get("findings") or [])
+    return out
+
+
+def _cwd() -> Path:
+    return Path(os.path.abspath(os.getcwd()))
+
+
+def repo_path(file: str, cwd: Path | None = None) -> str:
+    """``file`` as a POSIX path relative to the working directory when it lies inside it,
+    else as an absolute POSIX path (never empty)."""
+    if not file:
+        return "."
+    cwd = cwd or _cwd()
+    path = Path(os.path.abspath(file))
+    for a, b in ((path, cwd), (path.resolve(), cwd.resolve())):
+        try:
+            rel = a.relative_to(b)
+        except ValueError:
+            continue
+        return rel.as_posix() if rel.parts else "."
+    return path.as_posix()
+
+
+def artifact_uri(file: str, cwd: Path | None = None) -> str:
+    """A SARIF ``uri``: percent-encoded relative reference, or ``file://`` when outside."""
+    rel = repo_path(file, cwd)
+    if PurePosixPath(rel).is_absolute():
+        return Path(rel).as_uri()
+    return quote(rel, safe="/")
+
+
+def _finding_object(f: dict[str, Any]):
+    from occlint.rules.registry import Finding
+
+    values = {fl.name: f.get(fl.name) for fl in dataclasses.fields(Finding)}
+    values["data"] = values["data"] or {}
+    return Finding(**values)
+
+
+def identity(f: dict[str, Any], cwd: Path | None = None) -> tuple[str, ...]:
+    """The baseline identity of a finding dict (see occlint.baseline)."""
+    from occlint.baseline import identity as baseline_identity
+
+    return baseline_identity(_finding_object(f), cwd or _cwd())
+
+
+def identity_hash(key: tuple[str, ...]) -> str:
+    return hashlib.sha256("\x1f".join(key).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fingerprints(findings: list[dict[str, Any]], cwd: Path | None = None
+                 ) -> list[tuple[str, int]]:
+    """(sha256 of the identity, occurrence 1..n among equal identities) per finding."""
+    cwd = cwd or _cwd()
+    seen: Counter = Counter()
+    out = []
+    for f in findings:
+        key = identity(f, cwd)
+        seen[key] += 1
+        out.append((identity_hash(key), seen[key]))
+    return out
+
+
+def subject(f: dict[str, Any]) -> str:
+    """What a finding is about: ``kernel @ device``, ``[entry]`` or ``''``."""
+    if f.get("kernel"):
+        who = f.get("demangled") or f["kernel"]
+        return who + (f" @ {f['device']}" if f.get("device") else "")
+    if f.get("entry"):
+        return f"[{f['entry']}]"
+    return ""
+
+
+def message_text(f: dict[str, Any]) -> str:
+    """One line: subject, message and the concrete advice when there is one."""
+    who = subject(f)
+    text = f"{who}: {f['message']}" if who else f["message"]
+    if f.get("advice"):
+        text += f" — help: {f['advice']}"
+    return text
+
+
+def enabled_rules(doc: dict[str, Any]) -> set[str]:
+    from occlint.rules.registry import all_rules, select_rules
+
+    settings = doc.get("settings") or {}
+    select = [*(settings.get("select") or ["ALL"]), *(settings.get("extend_select") or [])]
+    return select_rules(list(all_rules()), select, settings.get("ignore") or [])
+
+
+def most_severe(findings: list[dict[str, Any]], limit: int) -> list[int]:
+    """Indexes of at most ``limit`` findings, most severe first, then in document order;
+    returned in document order."""
+    order = sorted(range(len(findings)), key=lambda i: (-RANK.get(findings[i]["severity"], 0), i))
+    return sorted(order[:max(limit, 0)])
+
+
+# --------------------------------------------------------------------------- SARIF
+
+def _one_line(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _help_text(rule) -> str:
+    parts = [rule.summary]
+    for title, body in rule.docs.items():
+        parts += ["", f"{title}:", body]
+    return "\n".join(parts)
+
+
+def rule_descriptor(code: str, rule, fallback: dict[str, Any] | None = None,
+                    severity: str | None = None) -> dict[str, Any]:
+    """A ``reportingDescriptor``; ``severity`` is a configured override of the default."""
+    if rule is None:  # a finding of a rule this version does not register
+        name = (fallback or {}).get("name") or code
+        severity = (fallback or {}).get("severity", "warning")
+        return {
+            "id": code, "name": name,
+            "shortDescription": {"text": name},
+            "fullDescription": {"text": name},
+            "help": {"text": name, "markdown": f"# {code} {name}\n"},
+            "defaultConfiguration": {"level": LEVEL.get(severity, "warning")},
+            "properties": {"tags": ["gpu"], "precision": "high",
+                           "problem.severity": PROBLEM_SEVERITY.get(severity, "warning")},
+        }
+    severity = severity if severity in LEVEL else rule.severity
+    family = rule.family
+    tags = ["gpu", "performance" if family not in ("BIN", "IO") else "correctness",
+            *FAMILY_TAGS.get(family, [])]
+    what = rule.docs.get("What it does", "")
+    return {
+        "id": code,
+        "name": rule.name,
+        "shortDescription": {"text": _one_line(rule.summary)},
+        "fullDescription": {"text": _one_line(f"{rule.summary} {what}".strip())},
+        "help": {"text": _help_text(rule), "markdown": rule.markdown()},
+        "defaultConfiguration": {"level": LEVEL[severity]},
+        "properties": {"tags": tags, "precision": PRECISION,
+                       "problem.severity": PROBLEM_SEVERITY[severity]},
+    }
+
+
+def _logical_name(demangled: str) -> str:
+    """``ns::f<int>`` from ``void ns::f<int>(int*)``: drop the parameter list and a leading
+    return type (template functions); keep the name when the form is unexpected."""
+    text = demangled.strip()
+    if text.endswith(")"):
+        depth = 0
+        for i in range(len(text) - 1, -1, -1):
+            c = text[i]
+            if c in ")>":
+                depth += 1
+            elif c in "(<":
+                depth -= 1
+                if depth == 0 and c == "(":
+                    text = text[:i]
+                    break
+    depth, cut = 0, -1
+    for i, c in enumerate(text):
+        if c in "<(":
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+        elif c == " " and depth == 0:
+            cut = i
+    name = text[cut + 1:] if cut >= 0 else text
+    return name or demangled
+
+
+def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, int],
+                  cwd: Path, baseline: bool) -> dict[str, Any]:
+    location: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": artifact_uri(f["file"], cwd)},
+            "region": {"startLine": 1},
+        },
+    }
+    if f.get("kernel"):
+        demangled = f.get("demangled") or f["kernel"]
+        location["logicalLocations"] = [{
+            "name": _logical_name(demangled),
+            "fullyQualifiedName": demangled,
+            "decoratedName": f["kernel"],
+            "kind": "function",
+        }]
+    elif f.get("entry"):
+        location["logicalLocations"] = [{"name": f["entry"], "kind": "module"}]
+    digest, occurrence = fingerprint
+    properties: dict[str, Any] = {"severity": f["severity"]}
+    for key in ("arch", "device", "entry", "kernel", "data"):
+        if f.get(key):
+            properties[key] = f[key]
+    result: dict[str, Any] = {
+        "ruleId": f["rule"],
+        "ruleIndex": rule_index,
+        "level": LEVEL.get(f["severity"], "warning"),
+        "message": {"text": message_text(f)},
+        "locations": [location],
+        "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{occurrence}"},
+    }
+    if baseline:
+        result["baselineState"] = "new"
+    result["properties"] = properties
+    return result
+
+
+def sarif_log(doc: dict[str, Any], max_results: int = MAX_RESULTS,
+              cwd: Path | None = None) -> dict[str, Any]:
+    from occlint.rules.registry import all_rules
+
+    cwd = cwd or _cwd()
+    registry = all_rules()
+    findings = all_findings(doc)
+    fps = fingerprints(findings, cwd)
+
+    firing = {f["rule"]: f for f in reversed(findings)}
+    codes = sorted(enabled_rules(doc) | set(firing))
+    overrides = (doc.get("settings") or {}).get("severity") or {}
+    rules = [rule_descriptor(c, registry.get(c), firing.get(c), overrides.get(c)) for c in codes]
+    index = {c: i for i, c in enumerate(codes)}
+
+    kept = most_severe(findings, max_results)
+    baseline = bool(doc.get("baseline"))
+    results = [result_object(findings[i], index[findings[i]["rule"]], fps[i], cwd, baseline)
+               for i in kept]
+    omitted = Counter(findings[i]["severity"] for i in set(range(len(findings))) - set(kept))
+
+    tool = doc.get("tool") or {}
+    version = str(tool.get("version") or "")
+    driver: dict[str, Any] = {"name": "occlint"}
+    if version:
+        driver["version"] = version
+        driver["semanticVersion"] = version
+    driver["informationUri"] = INFORMATION_URI
+    driver["rules"] = rules
+
+    notifications = []
+    for e in doc.get("errors") or []:
+        where = f"{e['file']}[{e['entry']}]" if e.get("entry") else e["file"]
+        notifications.append({
+            "level": "error",
+            "message": {"text": f"{where}: {e['message']}"},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": artifact_uri(e["file"], cwd)}}}],
+        })
+    # as the exit code: unsuccessful only when inputs failed and nothing could be analysed
+    analysed = bool(doc.get("kernels") or doc.get("artifacts"))
+    invocation: dict[str, Any] = {"executionSuccessful": analysed or not notifications}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+
+    summary = doc.get("summary") or {}
+    properties: dict[str, Any] = {
+        "schemaVersion": doc.get("schema_version"),
+        "inputs": summary.get("inputs"),
+        "kernels": summary.get("kernels"),
+        "reports": summary.get("reports"),
+        "devices": [d["name"] for d in doc.get("devices") or [] if d],
+        "failOn": (doc.get("settings") or {}).get("fail_on"),
+        "resultsTotal": len(findings),
+        "resultsReported": len(results),
+        "truncated": len(results) < len(findings),
+    }
+    if properties["truncated"]:
+        properties["omittedBySeverity"] = {s: omitted.get(s, 0)
+                                           for s in ("error", "warning", "info")}
+        properties["truncationReason"] = (
+            f"GitHub code scanning accepts at most {max_results} results per run; the "
+            "most severe were kept (--format json lists every finding)")
+    if doc.get("baseline"):
+        b = doc["baseline"]
+        properties["baseline"] = {"path": repo_path(b["path"], cwd),
+                                  "suppressed": b.get("suppressed", 0),
+                                  "stale": len(b.get("stale") or [])}
+
+    run = {
+        "tool": {"driver": driver},
+        "invocations": [invocation],
+        "results": results,
+        "properties": properties,
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render(doc: dict[str, Any], max_results: int = MAX_RESULTS, **_: Any) -> str:
+    return json.dumps(sarif_log(doc, max_results), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,168 @@
+"""The pre-commit hooks of .pre-commit-hooks.yaml, run by the real ``pre-commit try-repo``.
+
+A temporary git repository holds a GPU binary (``kernels/``, committed) and the same
+binary as a git-ignored build output (``build/``), plus an ``occlint.toml`` with
+``devices = ["w7800"]``, ``paths = ["build"]`` and a launch configuration for
+``gamma_correction*``. Both hooks must fail with a bad launch (block 256, grid 1000: a tail
+effect and too few waves) and pass with a good one (grid 2800).
+
+pre-commit builds a virtualenv and pip-installs occlint from the hook repository, which
+needs PyPI for the dependencies (reachable here and in CI). ``PRE_COMMIT_HOME`` is a
+temporary directory shared by the module, so that install happens once. The hook
+repository is this repository when its work tree is clean (CI); otherwise a snapshot of
+the work tree (tracked and untracked, not ignored, files) committed to a temporary
+repository, because ``try-repo`` only sees committed or tracked changes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES, REPO, skip_or_fail
+
+pytestmark = pytest.mark.slow
+
+GOOD_GRID, BAD_GRID = 2800, 1000
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0")
+    return env
+
+
+def _git(*args: str, cwd: Path) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env=_git_env(), timeout=120)
+    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
+    return proc.stdout
+
+
+def _pre_commit() -> list[str]:
+    if importlib.util.find_spec("pre_commit") is not None:
+        return [sys.executable, "-m", "pre_commit"]
+    exe = shutil.which("pre-commit")
+    if exe is None:
+        skip_or_fail("pre-commit is not installed (pip install pre-commit)")
+    return [exe]
+
+
+def _commit_all(repo: Path) -> None:
+    _git("add", "-A", cwd=repo)
+    _git("-c", "user.name=occlint tests", "-c", "user.email=tests@occlint.invalid",
+         "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "snapshot",
+         cwd=repo)
+
+
+@pytest.fixture(scope="module")
+def tools():
+    if shutil.which("git") is None:
+        skip_or_fail("git is not installed")
+    return _pre_commit()
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tools, tmp_path_factory) -> Path:
+    """A git repository whose HEAD holds this work tree (with .pre-commit-hooks.yaml)."""
+    inside = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=REPO,
+                            capture_output=True, text=True, env=_git_env())
+    if inside.returncode == 0:
+        dirty = _git("--no-optional-locks", "status", "--porcelain", cwd=REPO)
+        if not dirty.strip():
+            return REPO
+        files = _git("ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                     cwd=REPO).split("\0")
+    else:  # an unpacked sdist: everything but caches
+        files = [str(p.relative_to(REPO)) for p in REPO.rglob("*")
+                 if p.is_file() and "__pycache__" not in p.parts]
+    snapshot = tmp_path_factory.mktemp("hook-repo")
+    for name in filter(None, files):
+        source = REPO / name
+        if not source.is_file():  # deleted in the work tree
+            continue
+        target = snapshot / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    _git("init", "-q", cwd=snapshot)
+    _commit_all(snapshot)
+    return snapshot
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _project(root: Path, grid: int) -> Path:
+    root.mkdir()
+    binary = (FIXTURES / "amd/co/gamma.gfx1100.hsaco").read_bytes()
+    (root / "kernels").mkdir()
+    (root / "kernels" / "gamma.gfx1100.hsaco").write_bytes(binary)
+    (root / "build").mkdir()
+    (root / "build" / "gamma.gfx1100.hsaco").write_bytes(binary)
+    (root / ".gitignore").write_text("build/\n")
+    (root / "occlint.toml").write_text(
+        'devices = ["w7800"]\n'
+        'paths = ["build"]\n'
+        '\n'
+        '[launch."gamma_correction*"]\n'
+        'block = 256\n'
+        f'grid = {grid}\n')
+    _git("init", "-q", cwd=root)
+    _git("add", "-A", cwd=root)  # staged is enough for --all-files
+    return root
+
+
+def _try_repo(tools, hook_repo: Path, home: Path, project: Path, hook: str):
+    env = _git_env()
+    env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never", NO_COLOR="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("VIRTUAL_ENV", None)
+    return subprocess.run([*tools, "try-repo", str(hook_repo), hook, "--all-files",
+                           "--color", "never"],
+                          cwd=project, capture_output=True, text=True, env=env, timeout=900)
+
+
+@pytest.mark.parametrize("hook", ["occlint", "occlint-build"])
+@pytest.mark.parametrize("grid", [BAD_GRID, GOOD_GRID])
+def test_hook_fails_on_bad_launch_and_passes_on_good_one(hook, grid, tools, hook_repo,
+                                                         pre_commit_home, tmp_path):
+    project = _project(tmp_path / "project", grid)
+    proc = _try_repo(tools, hook_repo, pre_commit_home, project, hook)
+    out = proc.stdout + proc.stderr
+    if "An unexpected error has occurred" in out or "CalledProcessError" in out:
+        pytest.fail(f"pre-commit could not run the hook:\n{out[-4000:]}")
+    name = {"occlint": "occlint (GPU occupancy lint)",
+            "occlint-build": "occlint (build outputs from [tool.occlint] paths)"}[hook]
+    status = [line for line in out.splitlines() if line.startswith(name)]
+    assert status, out[-4000:]
+    if grid == BAD_GRID:
+        assert proc.returncode == 1, out[-4000:]
+        assert status[0].endswith("Failed"), status
+        assert "LCH101" in out and "LCH103" in out
+        assert "exit code: 1" in out
+        seen = "build/gamma.gfx1100.hsaco" if hook == "occlint-build" \
+            else "kernels/gamma.gfx1100.hsaco"
+        assert seen in out
+    else:
+        assert proc.returncode == 0, out[-4000:]
+        assert status[0].endswith("Passed"), status
+
+
+def test_manifest_declares_both_hooks():
+    yaml = pytest.importorskip("yaml")
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"occlint", "occlint-build"}
+    staged, build = hooks["occlint"], hooks["occlint-build"]
+    assert staged["entry"] == build["entry"] == "occlint"
+    assert staged["language"] == build["language"] == "python"
+    assert staged["files"] == r"\.(hsaco|co|cubin|fatbin)$"
+    assert staged["types"] == ["file"] and staged["require_serial"] is True
+    assert build["pass_filenames"] is False and build["always_run"] is True
