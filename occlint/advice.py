@@ -32,8 +32,8 @@ def _ceil_div(a: int, b: int) -> int:
 
 
 @lru_cache(maxsize=8192)
-def _amd_sweep(arch: AmdArch, kernel: amd.AmdKernel, wgp: bool | None, max_block: int,
-               ) -> tuple[tuple[int, int, int], ...]:
+def amd_sweep(arch: AmdArch, kernel: amd.AmdKernel, wgp: bool | None, max_block: int,
+              ) -> tuple[tuple[int, int, int], ...]:
     """(block, waves/SIMD, blocks/CU) for every multiple of the wave size up to max_block."""
     out = []
     for block in range(kernel.wave_size, max_block + 1, kernel.wave_size):
@@ -43,7 +43,7 @@ def _amd_sweep(arch: AmdArch, kernel: amd.AmdKernel, wgp: bool | None, max_block
 
 
 @lru_cache(maxsize=8192)
-def _nv_sweep(arch: NvArch, func: nvidia.NvFunction, dynamic: int, max_block: int,
+def nv_sweep(arch: NvArch, func: nvidia.NvFunction, dynamic: int, max_block: int,
               ) -> tuple[tuple[int, int, int], ...]:
     """(block, warps/SM, blocks/SM) for every multiple of the warp size up to max_block."""
     out = []
@@ -62,12 +62,12 @@ def block_sweep(report: KernelReport) -> list[tuple[int, float, int]]:
             return [(report.block_size, report.occupancy.occupancy,
                      report.occupancy.blocks_per_cu)]
         max_block = min(res.max_block_size, arch.max_workgroup_size)
-        rows = _amd_sweep(arch, model, res.wgp_mode, max_block)
+        rows = amd_sweep(arch, model, res.wgp_mode, max_block)
         return [(b, w / arch.max_waves_per_simd, n) for b, w, n in rows]
     if res.required_block:
         return [(report.block_size, report.occupancy.occupancy, report.occupancy.blocks_per_sm)]
     max_block = min(model.max_threads, arch.max_threads_per_block)
-    rows = _nv_sweep(arch, model, report.launch.dynamic_lds, max_block)
+    rows = nv_sweep(arch, model, report.launch.dynamic_lds, max_block)
     return [(b, w / arch.max_warps_per_sm, n) for b, w, n in rows]
 
 

@@ -51,6 +51,7 @@ class Outcome:
     doc: dict[str, Any]
     exit_code: int
     config: Config
+    device_db: Any = None  # the DeviceDB the run used (shipped + user device files)
 
 
 def _launch_resolver(cfg: Config, opts: Options):
@@ -164,7 +165,7 @@ def execute(opts: Options) -> Outcome:
         code = EXIT_FINDINGS
     else:
         code = EXIT_OK
-    return Outcome(doc, code, cfg)
+    return Outcome(doc, code, cfg, db)
 
 
 def _counts(findings: list[Finding]) -> dict[str, Any]:

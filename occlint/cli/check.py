@@ -102,6 +102,7 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
     from occlint.reporters import render
 
     colored = use_color(sys.stdout, color) and output in (None, "-")
-    text = render(fmt, doc, color=colored, statistics=statistics, quiet=quiet)
+    text = render(fmt, doc, color=colored, statistics=statistics, quiet=quiet,
+                  device_db=outcome.device_db)
     write_output(text, output)
     raise click.exceptions.Exit(outcome.exit_code)

@@ -25,6 +25,12 @@ def use_color(stream: IO[str], mode: str = "auto") -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_output(text: str, output: str | None) -> None:
     """Write to stdout, or atomically to ``output`` (temp file + rename)."""
     if output in (None, "-"):
@@ -37,6 +43,7 @@ def write_output(text: str, output: str | None) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; reports are ordinary files
         os.replace(tmp, path)
     except OSError as exc:
         raise OcclintError(f"cannot write {output}: {exc.strerror or exc}") from None

@@ -1,0 +1,250 @@
+"""``--format html``: one self-contained HTML file, a view of the report document.
+
+Like coverage.py's HTML report, the data (the document of ``occlint.model.report``, the
+same dict ``--format json`` serialises) is kept apart from the presentation (jinja2
+templates, CSS and JS under ``templates/``). The page is built to be read anywhere:
+
+* one file, no network: no external CSS, JS, fonts or images;
+* readable with JavaScript off and under a strict Content-Security-Policy (Jenkins serves
+  archived HTML with ``default-src 'none'``): semantic tables, ``<details>`` per kernel and
+  inline SVG charts drawn with presentation attributes only (no ``style`` attributes), so
+  the page still reads when the inline ``<style>`` is blocked; the inline script only adds
+  sorting and filtering;
+* every string from a binary is escaped (jinja2 autoescape; ids are derived slugs);
+* deterministic: the same document gives a byte-identical file (no timestamps).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from markupsafe import Markup
+
+from occlint.reporters import charts as charts_mod
+from occlint.reporters import text as text_mod
+
+SEVERITIES = ("error", "warning", "info")
+# Kernel details are expanded by default in small reports only (big ones stay light).
+OPEN_DETAILS_UP_TO = 10
+
+
+@cache
+def _environment():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("occlint.reporters", "templates"),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    )
+    env.filters["bytes"] = charts_mod.fmt_bytes
+    env.filters["pct"] = _pct
+    env.filters["thousands"] = lambda n: f"{n:,}"
+    env.filters["breakable"] = _breakable
+    return env
+
+
+@cache
+def _asset(name: str) -> Markup:
+    """CSS / JS shipped beside the templates, inlined as is (they are ours, not data)."""
+    content = resources.files("occlint.reporters").joinpath("templates", name).read_text(
+        encoding="utf-8")
+    if re.search(r"</(style|script)", content, re.I):
+        raise ValueError(f"{name} must not close its own element")
+    return Markup(content.strip())
+
+
+def _breakable(path: str) -> Markup:
+    """A path that may wrap after each '/' (escaped, with <wbr> break opportunities)."""
+    return Markup("/<wbr>").join(path.split("/"))
+
+
+def _pct(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return f"{100 * x:.0f}%" if x in (0, 1) or round(100 * x, 1) == round(100 * x) \
+        else f"{100 * x:.1f}%"
+
+
+def _slug(text: str, limit: int = 40) -> str:
+    return re.sub(r"[^A-Za-z0-9_]+", "-", text).strip("-")[:limit].strip("-") or "kernel"
+
+
+def kernel_anchor(k: dict[str, Any]) -> str:
+    """A stable id: the kernel's name as a slug plus a hash of file, entry, name, device
+    (the same kernel gets the same anchor whatever else the report holds)."""
+    key = "\0".join(str(k.get(f) or "") for f in ("file", "entry", "name", "device"))
+    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"k-{_slug(k['name'])}-{digest}"
+
+
+def _counts(findings: list[dict[str, Any]]) -> dict[str, int]:
+    out = dict.fromkeys(SEVERITIES, 0)
+    for f in findings:
+        out[f["severity"]] = out.get(f["severity"], 0) + 1
+    return out
+
+
+def _worst(counts: dict[str, int]) -> str:
+    return next((s for s in SEVERITIES if counts.get(s)), "none")
+
+
+def _resource_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
+    r = k["resources"]
+    fmt = charts_mod.fmt_bytes
+    if k["vendor"] == "amd":
+        vgpr = f"{r['vgpr']}{'' if r['vgpr_exact'] else ' (at most)'}"
+        rows = [("wave size", f"wave{k['wavefront_size']}"), ("VGPRs", vgpr)]
+        if r["agpr"]:
+            rows.append(("AGPRs", str(r["agpr"])))
+        if r["vgpr_alloc"] != r["vgpr"]:
+            rows.append(("VGPRs allocated", str(r["vgpr_alloc"])))
+        rows += [("SGPRs", str(r["sgpr"])),
+                 ("LDS", fmt(r["lds_bytes"]) + (" + dynamic" if r["uses_dynamic_lds"] else "")),
+                 ("scratch", fmt(r["scratch_bytes"]) + (" + dynamic stack"
+                                                         if r["dynamic_stack"] else ""))]
+        if r["vgpr_spill"] or r["sgpr_spill"]:
+            rows.append(("spills", f"{r['vgpr_spill']} VGPR / {r['sgpr_spill']} SGPR"))
+        if r["reqd_workgroup_size"]:
+            rows.append(("required block", "×".join(map(str, r["reqd_workgroup_size"]))))
+        rows.append(("max block", str(r["max_block_size"])))
+        if r["wgp_mode"] is not None:
+            rows.append(("mode", "WGP" if r["wgp_mode"] else "CU"))
+    else:
+        rows = [("registers", str(r["registers"])), ("shared", fmt(r["shared_bytes"])),
+                ("local", fmt(r["local_bytes"]))]
+        if r["spill_instructions"]:
+            rows.append(("spill instructions", str(r["spill_instructions"])))
+        if r["required_block"]:
+            rows.append(("required block", "×".join(map(str, r["required_block"]))))
+        if r["max_block_size"]:
+            rows.append(("max block", str(r["max_block_size"])))
+        if r["min_blocks"]:
+            rows.append(("min blocks/SM", str(r["min_blocks"])))
+        if r["max_reg_count"]:
+            rows.append(("max registers", str(r["max_reg_count"])))
+        if r["cluster_dims"]:
+            rows.append(("cluster", "×".join(map(str, r["cluster_dims"]))))
+        if r["stack_bytes"]:
+            rows.append(("stack", fmt(r["stack_bytes"])))
+    return rows
+
+
+def _occupancy_cells(k: dict[str, Any]) -> dict[str, Any]:
+    o = k["occupancy"]
+    if o is None:
+        return {"block": None, "units": "—", "units_sort": -1, "occupancy": None,
+                "limiter": k["status"]}
+    if k["vendor"] == "amd":
+        units, top = o["waves_per_simd"], o["max_waves_per_simd"]
+        label = "waves/SIMD"
+    else:
+        units, top = o["warps_per_sm"], o["max_warps_per_sm"]
+        label = "warps/SM"
+    limiter = ", ".join(o["limiters"])
+    if o["blocks_per_cu"] == 0:
+        limiter = f"cannot launch ({limiter})"
+    return {"block": o["block_size"], "units": f"{units}/{top}", "units_sort": units,
+            "units_label": label, "occupancy": o["occupancy"], "limiter": limiter}
+
+
+def _kernel_view(k: dict[str, Any], anchor: str, db, with_charts: bool) -> dict[str, Any]:
+    counts = _counts(k["findings"])
+    charts, note = charts_mod.kernel_charts(k, db) if with_charts else ([], "")
+    where = k["target_id"] + (f" on {k['device']}" if k["device"] else "")
+    return {
+        "id": anchor, "k": k, "counts": counts, "worst": _worst(counts),
+        "title": k["demangled"] or k["name"], "where": where,
+        "cells": _occupancy_cells(k), "resources": _resource_rows(k),
+        "occupancy_line": text_mod.occupancy_line(k),
+        "advice_line": (text_mod.advice_line(k) or "").removeprefix("advice: "),
+        "steps": charts_mod.next_step_sentences(k),
+        "charts": charts, "chart_note": note,
+    }
+
+
+def _order(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Severity first, then impact (lowest occupancy), then the document's order."""
+    def key(item: tuple[int, dict[str, Any]]):
+        i, v = item
+        c, occ = v["counts"], v["cells"]["occupancy"]
+        return (-c["error"], -c["warning"], -c["info"], 2 if occ is None else occ, i)
+
+    return [v for _, v in sorted(enumerate(views), key=key)]
+
+
+def _rule_docs(codes: list[str]) -> dict[str, Any]:
+    try:
+        from occlint.rules.registry import all_rules
+
+        rules = all_rules()
+    except Exception:  # rule docs are an extra; the report stands without them
+        return {}
+    return {c: rules[c] for c in codes if c in rules}
+
+
+def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
+    """The template's view of the document (everything the page shows, precomputed)."""
+    if device_db is None:
+        from occlint.devices.db import shipped_db
+
+        device_db = shipped_db()
+    seen: dict[str, int] = {}
+    views = []
+    for k in doc["kernels"]:
+        anchor = kernel_anchor(k)
+        seen[anchor] = seen.get(anchor, 0) + 1
+        if seen[anchor] > 1:  # the same kernel twice in one file: keep ids unique
+            anchor = f"{anchor}-{seen[anchor]}"
+        views.append(_kernel_view(k, anchor, device_db, True))
+    views = _order(views)
+    frames: dict[tuple, tuple[str, charts_mod.Chart]] = {}
+    for v in views:  # identical frames (axes, ticks, titles) are drawn once and <use>d
+        for c in v["charts"]:
+            key = c.frame_key()
+            if key not in frames:
+                frames[key] = (f"frame-{len(frames)}", c)
+            c.frame = frames[key][0]
+    summary = doc["summary"]
+    findings = summary.get("findings") or {"total": 0, "by_severity": {}, "by_rule": []}
+    by_severity = {s: findings["by_severity"].get(s, 0) for s in SEVERITIES}
+    total = sum(by_severity.values())
+    bar, x = [], 0.0
+    for sev in SEVERITIES:  # the summary bar: one segment per severity, 600 px wide
+        n = by_severity[sev]
+        if n:
+            width = 600 * n / total
+            bar.append({"severity": sev, "x": round(x, 1), "width": round(width, 1), "n": n})
+            x += width
+    by_rule = sorted(findings.get("by_rule", []),
+                     key=lambda r: (SEVERITIES.index(r["severity"]), -r["count"], r["rule"]))
+    devices = [d for d in doc.get("devices", []) if d]
+    return {
+        "doc": doc, "version": doc["tool"]["version"], "summary": summary,
+        "by_severity": by_severity, "total_findings": total, "bar": bar, "by_rule": by_rule,
+        "rules": _rule_docs([r["rule"] for r in by_rule]),
+        "kernels": views, "open": len(views) <= OPEN_DETAILS_UP_TO,
+        "frames": list(frames.values()),
+        "devices": devices, "vendors": sorted({k["vendor"] for k in doc["kernels"]}),
+        "input_findings": doc.get("findings", []), "errors": doc.get("errors", []),
+        "artifacts": doc.get("artifacts", []), "baseline": doc.get("baseline"),
+        "settings": doc.get("settings") or {},
+        "css": _asset("report.css"), "js": _asset("report.js"),
+        "geometry": {"width": charts_mod.WIDTH, "height": charts_mod.HEIGHT,
+                     "left": charts_mod.LEFT, "right": charts_mod.RIGHT,
+                     "top": charts_mod.TOP, "bottom": charts_mod.BOTTOM},
+        "colors": {"curve": charts_mod.CURVE, "current": charts_mod.CURRENT,
+                   "gain": charts_mod.GAIN, "drop": charts_mod.DROP,
+                   "guide": charts_mod.GUIDE, "shade": charts_mod.SHADE,
+                   "limiter": charts_mod.LIMITER_TITLE},
+    }
+
+
+def render(doc: dict[str, Any], device_db=None, **options: Any) -> str:
+    """The report as one HTML page. ``device_db``: the database the run used (defaults to
+    the shipped one; charts are left out for kernels whose numbers it does not reproduce)."""
+    return _environment().get_template("report.html.j2").render(context(doc, device_db))

@@ -1,0 +1,195 @@
+"""The HTML report in a real browser: Debian's headless Chromium.
+
+Each page is opened twice: as written, and as a copy carrying a strict
+Content-Security-Policy (no scripts, no styles: what Jenkins does to archived HTML). Checks:
+Chromium logs no console message (under the CSP: only the two expected refusals of the
+inline ``<style>`` and ``<script>``, nothing for style attributes or resources), the script
+ran (or not), and a screenshot shows the charts: the curve and current-point colours,
+which come from SVG presentation attributes, are on screen with and without CSS.
+
+Skipped when chromium is missing; in CI (CI=true) that fails (tests/conftest.skip_or_fail).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+from occlint.reporters import charts
+from tests.conftest import FIXTURES, run_occlint, skip_or_fail
+
+pytestmark = pytest.mark.browser
+
+CSP = ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+       "img-src data:; style-src 'none'; script-src 'none'\">")
+GAMMA = FIXTURES / "amd" / "co" / "gamma.gfx1100.hsaco"
+NV_SMEM = FIXTURES / "nvidia" / "cubin" / "smem_tiles.sm_90.cubin"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--hide-scrollbars", "--mute-audio",
+                  "--enable-logging=stderr", "--v=0", "--force-device-scale-factor=1"]
+STYLE_REFUSED = "Applying inline style violates the following Content Security Policy"
+SCRIPT_REFUSED = "Executing inline script violates the following Content Security Policy"
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    skip_or_fail("chromium not installed (Debian: apt-get install chromium)")
+
+
+def browse(chromium: str, page: Path, tmp: Path, *args: str) -> tuple[str, list[str]]:
+    """Run headless Chromium on ``page``; (stdout, console messages from its log)."""
+    profile = tmp / f"profile-{len(list(tmp.iterdir()))}"
+    env = {**os.environ, "HOME": str(tmp)}
+    proc = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args,
+                           page.as_uri()], capture_output=True, text=True, timeout=120,
+                          env=env, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    console = re.findall(r":CONSOLE(?:\(\d+\)|:\d+)\] \"(.*?)\", source:", proc.stderr)
+    return proc.stdout, console
+
+
+def read_png(path: Path) -> tuple[int, int, list[bytes]]:
+    """(width, height, rows of RGB(A) bytes): a small PNG reader (8-bit RGB/RGBA)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, []
+    width = height = channels = 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and color in (2, 6) and interlace == 0, (depth, color)
+            channels = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * channels
+    rows: list[bytes] = []
+    prev = bytearray(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        if kind == 1:
+            for i in range(channels, stride):
+                line[i] = (line[i] + line[i - channels]) & 0xFF
+        elif kind == 2:
+            line = bytearray((a + b) & 0xFF for a, b in zip(line, prev, strict=True))
+        elif kind == 3:
+            for i in range(stride):
+                left = line[i - channels] if i >= channels else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 0xFF
+        elif kind == 4:
+            for i in range(stride):
+                a = line[i - channels] if i >= channels else 0
+                b = prev[i]
+                c = prev[i - channels] if i >= channels else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) \
+                    & 0xFF
+        rows.append(bytes(line) if channels == 3 else bytes(
+            v for i, v in enumerate(line) if i % 4 != 3))
+        prev = line
+    return width, height, rows
+
+
+def colour_count(rows: list[bytes], hex_colour: str) -> int:
+    """Pixels of exactly this colour (anti-aliased edges aside, lines keep their colour)."""
+    rgb = bytes.fromhex(hex_colour.lstrip("#"))
+    total = 0
+    for row in rows:
+        start = row.find(rgb)
+        while start != -1:
+            if start % 3 == 0:
+                total += 1
+            start = row.find(rgb, start + 1)
+    return total
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("browser")
+    out = tmp / "report.html"
+    run = run_occlint(str(GAMMA), str(NV_SMEM), "--device", "w7800", "--device", "h100",
+                      "--block", "256", "--grid", "1000", "--format", "html", "-o", str(out))
+    assert run.code in (0, 1), run.err
+    return out
+
+
+def with_csp(page: Path) -> Path:
+    text = page.read_text(encoding="utf-8")
+    assert text.count("<head>") == 1
+    copy = page.with_name("csp-" + page.name)
+    copy.write_text(text.replace("<head>", "<head>\n" + CSP, 1), encoding="utf-8")
+    return copy
+
+
+def check_charts_drawn(png: Path) -> None:
+    width, height, rows = read_png(png)
+    assert (width, height) == (1280, 3200)
+    curve = colour_count(rows, charts.CURVE)
+    current = colour_count(rows, charts.CURRENT)
+    assert curve > 800, f"occupancy curves not drawn ({curve} curve pixels)"
+    assert current > 80, f"current-point markers not drawn ({current} pixels)"
+    # Not blank anywhere the report has content: the top (header) and the chart area.
+    for band in (rows[:200], rows[1000:2000]):
+        assert any(len(set(row)) > 3 for row in band), "blank band"
+
+
+def test_renders_without_console_messages(chromium, report, tmp_path):
+    png = tmp_path / "page.png"
+    _, console = browse(chromium, report, tmp_path, f"--screenshot={png}",
+                        "--window-size=1280,3200")
+    assert console == []
+    check_charts_drawn(png)
+    dom, console = browse(chromium, report, tmp_path, "--dump-dom")
+    assert console == []
+    assert 'data-js="on"' in dom, "the enhancement script did not run to its end"
+    assert '<th scope="col" data-sort="num" class="num"><button type="button">' in dom
+    assert 'class="tools"' in dom
+
+
+def test_renders_under_strict_csp(chromium, report, tmp_path):
+    page = with_csp(report)
+    png = tmp_path / "csp.png"
+    _, console = browse(chromium, page, tmp_path, f"--screenshot={png}",
+                        "--window-size=1280,3200")
+    # Exactly the inline <style> and <script> are refused: no style attribute (that
+    # message adds "hashes do not apply to ... style attributes"), no blocked resource.
+    assert len(console) == 2, console
+    assert sum(m.startswith(STYLE_REFUSED) for m in console) == 1, console
+    assert sum(m.startswith(SCRIPT_REFUSED) for m in console) == 1, console
+    assert not [m for m in console if "style attributes" in m]
+    check_charts_drawn(png)
+    dom, _ = browse(chromium, page, tmp_path, "--dump-dom")
+    assert 'data-js="on"' not in dom and 'class="tools"' not in dom
+    assert "16/16" in dom and "gamma_correction" in dom
+
+
+def test_crafted_kernel_name_stays_text(chromium, tmp_path):
+    data = GAMMA.read_bytes().replace(b"_Z16gamma_correctionPhmf", b"<img/src=x onerror=al()>")
+    binary = tmp_path / "xss.gfx1100.hsaco"
+    binary.write_bytes(data)
+    out = tmp_path / "xss.html"
+    run = run_occlint(str(binary), "--device", "w7800", "--format", "html", "-o", str(out))
+    assert run.code in (0, 1), run.err
+    dom, console = browse(chromium, out, tmp_path, "--dump-dom")
+    assert console == []
+    assert "<img" not in dom
+    assert "&lt;img/src=x onerror=al()&gt;" in dom
