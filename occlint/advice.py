@@ -23,7 +23,7 @@ class AdviceSettings:
     """Tunable advice parameters (``[tool.occlint]`` keys in parentheses)."""
 
     oversubscription: float = 10.0  # target total waves / device wave slots (oversubscription)
-    min_block: int = 128  # smallest block size recommended (min-block)
+    preferred_block: int = 256  # recommend the largest best-occupancy block up to this
     occupancy_threshold: float = 0.5  # limiter findings below this occupancy (occupancy-threshold)
 
 
@@ -136,6 +136,52 @@ def tail(grid: int, n_units: int) -> dict[str, Any]:
     }
 
 
+def recommend_block(report: KernelReport, reaching: list[int], settings: AdviceSettings,
+                    ) -> tuple[int | None, str]:
+    """The block size to recommend among ``reaching`` (those at the best occupancy), and why.
+
+    Calibrated on an H200 (docs/validation.md): occupancy alone does not separate the
+    candidates, but per-block costs do. Tiny blocks pay a per-block launch and scheduling
+    cost that short memory-bound threads cannot hide (vecadd: 128 threads ran 22 % slower
+    than 192-256), so the default is the largest best-occupancy block up to
+    ``preferred_block`` (256). Where per-block shared memory / LDS limits occupancy, larger
+    blocks amortise the allocation and the work done per block, so the largest
+    best-occupancy block wins. A one-element-per-thread problem too small to give every
+    unit a block gets smaller blocks, so that no unit idles.
+    """
+    if not reaching:
+        return None, "nothing fits on this device"
+    if len(reaching) == 1:
+        return reaching[0], "the only block size at the best occupancy"
+    if _shared_limits_at(report, settings.preferred_block):
+        return reaching[-1], ("per-block shared memory limits occupancy: the largest block "
+                              "at the best occupancy amortises it")
+    at_most = [b for b in reaching if b <= settings.preferred_block]
+    choice = at_most[-1] if at_most else reaching[0]
+    reason = (f"the largest block at the best occupancy up to {settings.preferred_block}"
+              if at_most else "the smallest block at the best occupancy")
+    n, size = units(report), report.launch.problem_size
+    if n and size and _ceil_div(size, choice) < n:
+        filling = [b for b in reaching if _ceil_div(size, b) >= n]
+        if filling:
+            return filling[-1], (f"the largest block at the best occupancy that still gives "
+                                 f"all {n} {unit_name(report)}s a block of the "
+                                 f"{size:,}-element problem")
+    return choice, reason
+
+
+def _shared_limits_at(report: KernelReport, block: int) -> bool:
+    """Whether shared memory / LDS per block is what limits occupancy at ``block``."""
+    wave = report.kernel.wavefront_size
+    block = max(block // wave * wave, wave)
+    try:
+        occ = with_block(report, block)
+    except (ValueError, ZeroDivisionError):
+        return False
+    resident = occ.blocks_per_cu if isinstance(occ, amd.AmdOccupancy) else occ.blocks_per_sm
+    return resident > 0 and bool({"shared", "lds"} & set(occ.limiters))
+
+
 def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     """The per-kernel advice section (JSON ``advice``)."""
     if report.occupancy is None:
@@ -143,12 +189,12 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     sweep = block_sweep(report)
     best = max((occ for _, occ, _ in sweep), default=report.occupancy.occupancy)
     reaching = [b for b, occ, _ in sweep if occ == best and best > 0]
-    floor = min(settings.min_block, max(reaching, default=settings.min_block))
-    recommended = next((b for b in reaching if b >= floor), reaching[0] if reaching else None)
+    recommended, reason = recommend_block(report, reaching, settings)
     out: dict[str, Any] = {
         "best_occupancy": round(best, 6),
         "block_sizes_at_best": reaching,
         "recommended_block": recommended,
+        "recommended_reason": reason,
     }
     if isinstance(report.arch, NvArch):
         potential = nvidia.max_potential_block_size(report.arch, report.input_model,

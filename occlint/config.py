@@ -57,7 +57,7 @@ class Config:
     launch: dict[str, dict[str, int]] = field(default_factory=dict)
     fail_on: str = "warning"
     oversubscription: float = 10.0
-    min_block: int = 128
+    preferred_block: int = 256
     occupancy_threshold: float = 0.5
     baseline: Path | None = None
 
@@ -138,8 +138,8 @@ def parse(table: dict[str, Any], where: str, root: Path) -> Config:
             cfg.fail_on = value
         elif key == "oversubscription":
             cfg.oversubscription = _number(value, key, where, 0.01, 1e6)
-        elif key == "min-block":
-            cfg.min_block = int(_number(value, key, where, 1, 1024))
+        elif key == "preferred-block":
+            cfg.preferred_block = int(_number(value, key, where, 1, 1024))
         elif key == "occupancy-threshold":
             cfg.occupancy_threshold = _number(value, key, where, 0, 1)
         elif key == "baseline":

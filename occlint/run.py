@@ -112,7 +112,7 @@ def execute(opts: Options) -> Outcome:
         per_kernel_ignores={k: tuple(v) for k, v in cfg.per_kernel_ignores.items()},
         advice=AdviceSettings(
             oversubscription=opts.oversubscription or cfg.oversubscription,
-            min_block=cfg.min_block,
+            preferred_block=cfg.preferred_block,
             occupancy_threshold=cfg.occupancy_threshold if opts.occupancy_threshold is None
             else opts.occupancy_threshold),
     )
