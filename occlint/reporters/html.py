@@ -33,7 +33,7 @@ OPEN_DETAILS_UP_TO = 10
 
 
 @cache
-def _environment():
+def environment():
     import jinja2
 
     env = jinja2.Environment(
@@ -233,7 +233,14 @@ def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
         "input_findings": doc.get("findings", []), "errors": doc.get("errors", []),
         "artifacts": doc.get("artifacts", []), "baseline": doc.get("baseline"),
         "settings": doc.get("settings") or {},
-        "css": _asset("report.css"), "js": _asset("report.js"),
+        "js": _asset("report.js"), **chart_style(),
+    }
+
+
+def chart_style() -> dict[str, Any]:
+    """What the chart macros and the stylesheet need (shared with other pages)."""
+    return {
+        "css": _asset("report.css"),
         "geometry": {"width": charts_mod.WIDTH, "height": charts_mod.HEIGHT,
                      "left": charts_mod.LEFT, "right": charts_mod.RIGHT,
                      "top": charts_mod.TOP, "bottom": charts_mod.BOTTOM},
@@ -247,4 +254,4 @@ def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
 def render(doc: dict[str, Any], device_db=None, **options: Any) -> str:
     """The report as one HTML page. ``device_db``: the database the run used (defaults to
     the shipped one; charts are left out for kernels whose numbers it does not reproduce)."""
-    return _environment().get_template("report.html.j2").render(context(doc, device_db))
+    return environment().get_template("report.html.j2").render(context(doc, device_db))
