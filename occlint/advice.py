@@ -136,19 +136,29 @@ def tail(grid: int, n_units: int) -> dict[str, Any]:
     }
 
 
-def recommend_block(report: KernelReport, reaching: list[int], settings: AdviceSettings,
-                    ) -> tuple[int | None, str]:
-    """The block size to recommend among ``reaching`` (those at the best occupancy), and why.
+def recommend_block(report: KernelReport, sweep: list[tuple[int, float, int]],
+                    settings: AdviceSettings) -> tuple[int | None, str]:
+    """The block size to recommend among those at the best occupancy, and why.
 
-    Calibrated on an H200 (docs/validation.md): occupancy alone does not separate the
-    candidates, but per-block costs do. Tiny blocks pay a per-block launch and scheduling
-    cost that short memory-bound threads cannot hide (vecadd: 128 threads ran 22 % slower
-    than 192-256), so the default is the largest best-occupancy block up to
-    ``preferred_block`` (256). Where per-block shared memory / LDS limits occupancy, larger
-    blocks amortise the allocation and the work done per block, so the largest
-    best-occupancy block wins. A one-element-per-thread problem too small to give every
-    unit a block gets smaller blocks, so that no unit idles.
+    ``sweep``: (block, occupancy, blocks per unit) for every allowed block size. Calibrated
+    on an H200 (docs/validation.md): occupancy alone does not separate the candidates, but
+    per-block costs do.
+
+    * Default: the largest best-occupancy block up to ``preferred_block`` (256). Tiny
+      blocks pay a per-block launch and scheduling cost that short memory-bound threads
+      cannot hide (vecadd: 128 threads ran 22 % slower than 192-256).
+    * Per-block shared memory / LDS limits occupancy: the largest best-occupancy block,
+      which amortises the allocation and the work done per block.
+    * A one-element-per-thread problem that fits in one device wave (every block resident
+      at once, so nothing rebalances): the block whose grid spreads most evenly over the
+      units (``tail`` cost), every unit getting a block where possible; ties go to the
+      larger block, whose wider contiguous span per block averages uneven work (512 x 512
+      Mandelbrot: 256-thread blocks put the same half of every row on each SM, 18 % slower
+      than 1024).
     """
+    best = max((occ for _, occ, _ in sweep), default=0.0)
+    rows = [(b, n) for b, occ, n in sweep if occ == best and best > 0]
+    reaching = [b for b, _ in rows]
     if not reaching:
         return None, "nothing fits on this device"
     if len(reaching) == 1:
@@ -161,13 +171,18 @@ def recommend_block(report: KernelReport, reaching: list[int], settings: AdviceS
     reason = (f"the largest block at the best occupancy up to {settings.preferred_block}"
               if at_most else "the smallest block at the best occupancy")
     n, size = units(report), report.launch.problem_size
-    if n and size and _ceil_div(size, choice) < n:
-        filling = [b for b in reaching if _ceil_div(size, b) >= n]
-        if filling:
-            return filling[-1], (f"the largest block at the best occupancy that still gives "
-                                 f"all {n} {unit_name(report)}s a block of the "
-                                 f"{size:,}-element problem")
-    return choice, reason
+    per_unit = dict(rows)
+    if not n or not size or _ceil_div(size, choice) > per_unit[choice] * n:
+        return choice, reason
+    filling = [b for b in reaching if _ceil_div(size, b) >= n]
+    if not filling:
+        return reaching[0], (f"the {size:,}-element problem cannot give all {n} "
+                             f"{unit_name(report)}s a block: the smallest block at the best "
+                             "occupancy")
+    pick = min(filling, key=lambda b: (round(tail(_ceil_div(size, b), n)["cost"], 4), -b))
+    return pick, (f"the {size:,}-element problem fits in one device wave: the block at the "
+                  f"best occupancy whose grid spreads most evenly over the {n} "
+                  f"{unit_name(report)}s (ties: the larger block)")
 
 
 def _shared_limits_at(report: KernelReport, block: int) -> bool:
@@ -189,7 +204,7 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     sweep = block_sweep(report)
     best = max((occ for _, occ, _ in sweep), default=report.occupancy.occupancy)
     reaching = [b for b, occ, _ in sweep if occ == best and best > 0]
-    recommended, reason = recommend_block(report, reaching, settings)
+    recommended, reason = recommend_block(report, sweep, settings)
     out: dict[str, Any] = {
         "best_occupancy": round(best, 6),
         "block_sizes_at_best": reaching,

@@ -67,6 +67,23 @@ def test_small_problem_gets_blocks_for_every_sm():
     assert big["recommended_block"] == 256
 
 
+def test_one_wave_problem_gets_the_most_even_spread():
+    # H100 holds 8 x 132 = 1,056 blocks of 256 threads: these problems fit in one wave.
+    gs = "_Z27gamma_correction_gridstridePhmf"
+    # 512 x 512 = 262,144 = 2^18 elements on 132 = 4 x 33 SMs: every power-of-two block
+    # leaves the busiest SM 1/32 over the mean (e.g. 256 blocks of 1024: 2 x 132 / 256),
+    # a tie, so the largest block, 1024.
+    adv = _advice(GAMMA, "h100", problem_size=512 * 512)[gs]
+    assert adv["recommended_block"] == 1024
+    assert "one device wave" in adv["recommended_reason"]
+    # 200,000 elements: 64 -> 3,125 blocks, busiest SM 24 (3,168 / 3,125 = 1.0138);
+    # 128 -> 1,563, 12 (1.0134); 256 -> 782, 6 (1.0128); 512 -> 391, 3 (1.0128);
+    # 1024 -> 196, 2 (1.347). 256 and 512 tie: 512.
+    assert _advice(GAMMA, "h100", problem_size=200_000)[gs]["recommended_block"] == 512
+    # many waves (2^24 elements = 65,536 blocks of 256): the default, 256
+    assert _advice(GAMMA, "h100", problem_size=1 << 24)[gs]["recommended_block"] == 256
+
+
 def test_amd_lds_limited_kernel_gets_the_largest_block():
     # gfx906 (MI50): 64 KiB LDS per CU; 40 KiB static LDS (clang's remark) -> one workgroup
     # per CU whatever its size, so every block up to the kernel's 256 has the same
