@@ -83,3 +83,31 @@ def test_triton_cache_metadata_gives_the_launch(occlint, tmp_path):
     doc2 = json.loads(occlint(str(tmp_path / "cache"), "--block", "64", "--isolated",
                               "--format", "json").out)
     assert doc2["kernels"][0]["occupancy"]["block_size"] == 64
+
+
+def test_real_triton_cache(occlint):
+    """A cache written by Triton 3.6 on an H200 (benchmarks/gpu/triton_cache.py): the
+    cubins' resources against cuobjdump, the launch against Triton's own metadata."""
+    from tests.conftest import FIXTURES
+    from tests.truth.nvidia_reports import parse_cuobjdump_resource
+
+    cache = FIXTURES / "nvidia" / "triton"
+    doc = json.loads(occlint(str(cache), "--device", "h200", "--isolated", "--format",
+                             "json").out)
+    kernels = {k["name"]: k for k in doc["kernels"]}
+    assert set(kernels) == {"add_kernel", "softmax_kernel"}
+    for cubin in cache.glob("*/*.cubin"):
+        meta = json.loads(cubin.with_suffix(".json").read_text())
+        (report,) = parse_cuobjdump_resource(
+            cubin.with_suffix(".cuobjdump.txt").read_text())
+        k = kernels[meta["name"]]
+        assert report["name"] == meta["name"]
+        assert k["resources"]["registers"] == report["REG"]
+        # cuobjdump counts the 1 KiB sm_90 reserves per block in kernels that use shared
+        # memory; the static allocation is what is left (Triton's is all dynamic)
+        assert k["resources"]["shared_bytes"] == report["SHARED"] - (
+            1024 if report["SHARED"] else 0)
+        occ = k["occupancy"]
+        assert occ["block_size"] == meta["num_warps"] * meta["target"]["warp_size"]
+        assert occ["dynamic_shared_bytes"] == meta["shared"]
+        assert k["resources"]["required_block"] == [occ["block_size"], 1, 1]
