@@ -235,13 +235,32 @@ def test_html_page_is_a_view_of_the_result(fake):
 
 def test_docs_validation_results_are_the_committed_run():
     """docs/validation.md's results section is summarize.py's view of the committed JSON."""
-    import json
 
-    from benchmarks.gpu.summarize import summary
+    from benchmarks.gpu.summarize import load, summary
 
     runs = REPO / "docs" / "validation"
-    final = json.loads((runs / "h200-2026-11-21-final.json").read_text())
-    repeat = json.loads((runs / "h200-2026-11-21-final-repeat.json").read_text())
+    final = load(runs / "h200-2026-11-21-final.json")
+    repeat = load(runs / "h200-2026-11-21-final-repeat.json.gz")
     page = (REPO / "docs" / "validation.md").read_text()
     assert summary(final, repeat) in page
     assert "| **no** |" not in summary(final, repeat)  # every target met
+
+
+def test_static_only_launches_nothing(fake, occlint):
+    from occlint.validate.page import page
+    from occlint.validate.report import text
+
+    opts = ValidateOptions(binary=CUBIN, kernel="gamma_correction_gridstride", args=[],
+                           static_only=True)
+    result = run(opts, backend=fake)
+    assert not fake.launches and not fake.memory
+    assert result["mode"] == "static only" and result["occupancy_agrees"]
+    assert "best" not in result and "static = driver for 32/32" in text(result)
+    assert "<figure" not in page(result) and "Occupancy: static vs driver" in page(result)
+    # the CLI needs no --args then (and without a GPU says so)
+    run_ = occlint("validate", str(CUBIN), "--kernel", "gamma_correction_gridstride",
+                   "--static-only")
+    assert run_.code in (0, 2) and "--args" not in run_.err
+    missing = occlint("validate", str(CUBIN), "--kernel", "gamma_correction_gridstride",
+                      "--grid-stride")
+    assert missing.code == 2 and "--args is required" in missing.err

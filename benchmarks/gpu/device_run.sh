@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run on the lent GPU machine from the repository root (see docs/validation.md):
-#   bash benchmarks/gpu/device_run.sh smoke|full
+#   bash benchmarks/gpu/device_run.sh smoke|full|static
 # Installs the wheels carried in .whl/ offline, records the environment, then runs the GPU
 # test and a two-kernel check with a Triton cache (smoke) or the whole suite (full).
 # Results land in $OUT.
@@ -18,7 +18,11 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
   date -u
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
-if [ "$MODE" = smoke ]; then
+if [ "$MODE" = static ]; then
+  python3 benchmarks/gpu/static_check.py --out "$OUT/static.json" fixtures/nvidia/cubin \
+    fixtures/nvidia/triton fixtures/nvidia/gpu-suite > "$OUT/static.log" 2>&1
+  grep -v "^ok " "$OUT/static.log" | tail -40
+elif [ "$MODE" = smoke ]; then
   python3 -m pytest -q -m gpu tests/test_validate_gpu.py -p no:cacheprovider > "$OUT/gpu-test.log" 2>&1
   tail -3 "$OUT/gpu-test.log"
   python3 benchmarks/gpu/run.py --out "$OUT/smoke.json" --only vecadd register_heavy --repeats 3

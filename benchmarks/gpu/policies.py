@@ -13,7 +13,6 @@ with the run's problem sizes; this is how the defaults in occlint.advice were ch
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
+from benchmarks.gpu.summarize import load  # noqa: E402
 from occlint.advice import AdviceSettings, advice  # noqa: E402
 from occlint.analysis import LaunchConfig, analyse_kernel  # noqa: E402
 from occlint.devices.db import shipped_db  # noqa: E402
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--cubins", type=Path,
                         default=HERE.parent.parent / "fixtures" / "nvidia" / "gpu-suite")
     args = parser.parse_args()
-    doc = json.loads(args.results.read_text())
+    doc = load(args.results)
     table = score(doc["results"], args.cubins)
     print("| Policy | Geomean | Worst kernel |\n|---|---:|---|")
     for name, rows in table.items():

@@ -1,6 +1,6 @@
 """Summarise a GPU validation run (benchmarks/gpu/run.py) as Markdown.
 
-    python benchmarks/gpu/summarize.py RESULTS.json [--repeat REPEAT.json]
+    python benchmarks/gpu/summarize.py RESULTS.json[.gz] [--repeat REPEAT.json[.gz]]
         [--update docs/validation.md]
 
 Prints the per-kernel table (resources, static vs driver occupancy, best measured launch,
@@ -20,6 +20,16 @@ from typing import Any
 
 BASELINES = (("fixed_128", "fixed 128"), ("fixed_256", "fixed 256"),
              ("max_potential", "max potential"))
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A results document, plain or gzip-compressed JSON."""
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        import gzip
+
+        data = gzip.decompress(data)
+    return json.loads(data)
 
 
 def geomean(values: list[float]) -> float:
@@ -165,8 +175,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=Path)
     parser.add_argument("--update", type=Path)
     args = parser.parse_args()
-    doc = json.loads(args.results.read_text())
-    repeat = json.loads(args.repeat.read_text()) if args.repeat else None
+    doc = load(args.results)
+    repeat = load(args.repeat) if args.repeat else None
     text = summary(doc, repeat)
     if not args.update:
         print(text, end="")

@@ -36,9 +36,12 @@ def _ints(values: tuple[str, ...]) -> list[int]:
 @click.command(epilog=EPILOG)
 @click.argument("binary", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--kernel", required=True, help="Kernel name: mangled, demangled, or a glob.")
-@click.option("--args", "args_spec", required=True,
+@click.option("--args", "args_spec",
               help="Kernel arguments: TYPE[COUNT]:FILL buffers and TYPE:VALUE scalars, "
                    "comma-separated (e.g. 'u8[1024]:random, u64:1024, f32:2.2').")
+@click.option("--static-only", is_flag=True,
+              help="Only compare occupancy and attributes with the driver; launch nothing "
+                   "(no --args needed).")
 @click.option("--problem-size", type=click.IntRange(min=1),
               help="Elements at one per thread: grid = ceil(N / block).")
 @click.option("--grid-stride", is_flag=True,
@@ -56,7 +59,7 @@ def _ints(values: tuple[str, ...]) -> list[int]:
               show_default=True)
 @output_option()
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
-def validate(binary, kernel, args_spec, problem_size, grid_stride, blocks, grids,
+def validate(binary, kernel, args_spec, static_only, problem_size, grid_stride, blocks, grids,
              dynamic_shared, repeats, warmup, device_index, oversubscription, fmt, output,
              debug) -> None:
     """Run a kernel on this machine's GPU: compare occlint's static occupancy and resources
@@ -67,19 +70,24 @@ def validate(binary, kernel, args_spec, problem_size, grid_stride, blocks, grids
     from occlint.validate.harness import ValidateOptions, run
     from occlint.validate.spec import SpecError, parse
 
-    if bool(problem_size) == grid_stride:
-        raise click.UsageError("give exactly one of --problem-size N (one element per thread) "
-                               "or --grid-stride")
-    try:
-        args = parse(args_spec)
-    except SpecError as exc:
-        raise click.UsageError(f"--args: {exc}") from None
+    if static_only:
+        args = []
+    else:
+        if bool(problem_size) == grid_stride:
+            raise click.UsageError("give exactly one of --problem-size N (one element per "
+                                   "thread) or --grid-stride")
+        if not args_spec:
+            raise click.UsageError("--args is required unless --static-only")
+        try:
+            args = parse(args_spec)
+        except SpecError as exc:
+            raise click.UsageError(f"--args: {exc}") from None
     settings = AdviceSettings(oversubscription=oversubscription or 10.0)
     opts = ValidateOptions(binary=binary, kernel=kernel, args=args, blocks=_ints(blocks),
                            grids=_ints(grids), problem_size=problem_size,
                            grid_stride=grid_stride, dynamic_shared=dynamic_shared,
                            repeats=repeats, warmup=warmup, device_index=device_index,
-                           settings=settings)
+                           settings=settings, static_only=static_only)
     try:
         result = run(opts)
     except NoGpuError as exc:

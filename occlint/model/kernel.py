@@ -90,6 +90,7 @@ class Kernel:
     mismatches: list[Mismatch] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     ptx_only: bool = False
+    relocatable: bool = False  # NVIDIA -rdc object (ET_REL): resources before device linking
     # launch facts found beside the binary (Triton / torch.compile cache metadata):
     # {"block": threads, "dynamic_lds": bytes, "source": "triton"}
     launch_hint: dict | None = None

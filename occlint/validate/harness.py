@@ -58,6 +58,7 @@ class ValidateOptions:
     max_grid_points: int = 120
     seed: int = 1234
     settings: AdviceSettings = field(default_factory=AdviceSettings)
+    static_only: bool = False  # compare with the driver, launch nothing
 
 
 # -- kernel and device ----------------------------------------------------------------------
@@ -322,6 +323,26 @@ def run(opts: ValidateOptions, backend: Backend | None = None) -> dict[str, Any]
     res = kernel.resources
     attributes = _attribute_rows(kernel, attrs, predicted_max)
 
+    common = {
+        "binary": str(opts.binary), "kernel": kernel.name, "demangled": kernel.demangled,
+        "arch": kernel.arch,
+        "device": {"name": info.name, "arch": info.arch or kernel.arch, "units": info.units,
+                   "driver": info.driver, "occlint_device": device.name},
+        "database_check": database_check(info, device),
+        "resources": {"registers": getattr(res, "registers", None),
+                      "shared_bytes": getattr(res, "shared_bytes", None),
+                      "local_bytes": getattr(res, "local_bytes", None),
+                      "vgpr": getattr(res, "vgpr", None), "lds_bytes":
+                          getattr(res, "lds_bytes", None)},
+        "dynamic_shared": opts.dynamic_shared,
+        "attributes": attributes,
+        "occupancy": occupancy_rows,
+        "occupancy_agrees": all(r["equal"] for r in occupancy_rows),
+        "attributes_agree": all(r["equal"] is not False for r in attributes),
+    }
+    if opts.static_only:
+        return {**common, "mode": "static only"}
+
     # measurements
     buffers = Buffers(backend, opts.args, opts.seed)
     params = buffers.params()
@@ -343,6 +364,11 @@ def run(opts: ValidateOptions, backend: Backend | None = None) -> dict[str, Any]
         return cache[key]
 
     launchable = [r["block"] for r in occupancy_rows if r["driver"] > 0]
+    dims = getattr(res, "required_block", None) or getattr(res, "reqd_workgroup_size", None)
+    if dims:  # .reqntid / reqd_work_group_size: the code assumes exactly this block
+        launchable = [b for b in launchable if b == math.prod(dims)]
+    if not launchable:
+        raise OcclintError(f"{kernel.demangled}: no block size the driver can launch")
     blocks = [b for b in (opts.blocks or launchable) if b in launchable]
     units = device.scheduling_units(report.wgp_mode) or info.units
     settings = opts.settings
@@ -392,20 +418,7 @@ def run(opts: ValidateOptions, backend: Backend | None = None) -> dict[str, Any]
         return {**confirmed, "ratio": ratio(confirmed), "sweep_ms": m["ms"]}
 
     return {
-        "binary": str(opts.binary), "kernel": kernel.name, "demangled": kernel.demangled,
-        "arch": kernel.arch,
-        "device": {"name": info.name, "arch": info.arch or kernel.arch, "units": info.units,
-                   "driver": info.driver, "occlint_device": device.name},
-        "database_check": database_check(info, device),
-        "resources": {"registers": getattr(res, "registers", None),
-                      "shared_bytes": getattr(res, "shared_bytes", None),
-                      "local_bytes": getattr(res, "local_bytes", None),
-                      "vgpr": getattr(res, "vgpr", None), "lds_bytes":
-                          getattr(res, "lds_bytes", None)},
-        "attributes": attributes,
-        "occupancy": occupancy_rows,
-        "occupancy_agrees": all(r["equal"] for r in occupancy_rows),
-        "attributes_agree": all(r["equal"] for r in attributes),
+        **common,
         "mode": "grid-stride" if opts.grid_stride else "one element per thread",
         "problem_size": opts.problem_size,
         "args": [f"{a.dtype}{f'[{a.count}]' if a.is_buffer else ''}:{a.fill}"
@@ -461,17 +474,17 @@ def confirm(launch, opts: ValidateOptions, measured: list[dict[str, Any]],
 
 
 def predicted_max_threads(kernel: Kernel, device: Device, dynamic_shared: int = 0) -> int:
-    """The largest block the kernel can launch: its launch bound, the device's limit, and
-    (NVIDIA) the register file, found by asking the occupancy engine."""
+    """The largest block the runtime reports the kernel can launch: its launch bound, the
+    device's limit, and (NVIDIA) the register file, found by asking the occupancy engine.
+
+    As the CUDA driver does (measured on an H200, docs/validation.md), a required block size
+    (PTX ``.reqntid``, Triton's kernels) does not lower it; only ``.maxntid`` does."""
     arch = device.arch
     if isinstance(arch, AmdArch):
         limit = min(kernel.resources.max_block_size, arch.max_workgroup_size)
     else:
-        res = kernel.resources
-        bound = res.max_block_size or arch.max_threads_per_block
-        if res.required_block:
-            bound = res.required_block[0] * res.required_block[1] * res.required_block[2]
-        limit = min(bound, arch.max_threads_per_block)
+        limit = min(kernel.resources.max_block_size or arch.max_threads_per_block,
+                    arch.max_threads_per_block)
     for block in range(limit, 0, -1):
         report = analyse_kernel(kernel, device, LaunchConfig(block=block,
                                                              dynamic_lds=dynamic_shared))
@@ -496,4 +509,10 @@ def _attribute_rows(kernel: Kernel, attrs, predicted_max: int) -> list[dict[str,
                  ("scratch_bytes", res.scratch_bytes, attrs.local_bytes),
                  ("max_threads_per_block", min(res.max_block_size, predicted_max),
                   attrs.max_threads)]
-    return [{"field": f, "static": s, "driver": d, "equal": s == d} for f, s, d in pairs]
+    rows = [{"field": f, "static": s, "driver": d, "equal": s == d} for f, s, d in pairs]
+    if kernel.relocatable:  # the driver applies no stack frame to an unlinked -rdc object
+        for row in rows:
+            if row["field"] == "local_bytes" and not row["equal"]:
+                row.update(equal=None, note="relocatable (-rdc) object loaded unlinked: the "
+                           "driver reports no frame; ptxas's frame applies once linked")
+    return rows

@@ -112,14 +112,16 @@ def grid_chart(r: dict[str, Any]) -> c.Chart | None:
 
 
 def context(r: dict[str, Any]) -> dict[str, Any]:
-    charts = [x for x in (block_chart(r), grid_chart(r)) if x is not None]
+    measured = "best" in r  # not with --static-only
+    charts = [x for x in (block_chart(r), grid_chart(r)) if x is not None] if measured else []
     frames = []
     for i, chart in enumerate(charts):
         chart.frame = f"frame-{i}"
         frames.append((chart.frame, chart))
-    compared = [("occlint", r["recommended"])] + [(LABELS.get(k, k), v)
-                                                  for k, v in r["baselines"].items()]
+    compared = [("occlint", r["recommended"])] + [
+        (LABELS.get(k, k), v) for k, v in r["baselines"].items()] if measured else []
     return {"r": r, "charts": charts, "frames": frames, "compared": compared,
+            "measured": measured,
             "rounds": r["final"][0]["samples"] if r.get("final") else 0,
             "agree": sum(row["equal"] for row in r["occupancy"]),
             **html.chart_style()}

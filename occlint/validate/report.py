@@ -27,6 +27,8 @@ def text(r: dict[str, Any]) -> str:
         lines.append("  device db      " + ("matches the driver" if not bad_db else "differs: "
                      + ", ".join(f"{c['field']} {c['database']} vs {c['driver']}"
                                  for c in bad_db)))
+    if r["mode"] == "static only":
+        return "\n".join(lines) + "\n"
     lines.append(f"  mode           {r['mode']}"
                  + (f", N = {r['problem_size']:,}" if r["problem_size"] else ""))
     lines.append(f"  best measured  {_cfg(r['best'])}")

@@ -287,7 +287,8 @@ class NvCubin:
             notes.append("relocatable device code (-rdc): resources before device linking")
         return Kernel(vendor="nvidia", file=self.file, entry=self.entry, name=sym.name,
                       arch=self.arch, target_id=self.arch, wavefront_size=32,
-                      resources=resources, abi_version=self.elf.abi_version, notes=notes)
+                      resources=resources, abi_version=self.elf.abi_version, notes=notes,
+                      relocatable=self.elf.type == ET_REL)
 
 
 def _dims(info: dict[int, ea.Record], code: int) -> tuple[int, int, int] | None:
