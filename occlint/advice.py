@@ -108,12 +108,15 @@ def blocks_per_unit(report: KernelReport) -> int:
     return occ.blocks_per_cu if isinstance(occ, amd.AmdOccupancy) else occ.blocks_per_sm
 
 
-def oversubscription_grid(report: KernelReport, settings: AdviceSettings) -> int | None:
-    """Smallest multiple of the unit count whose waves reach the oversubscription target."""
+def oversubscription_grid(report: KernelReport, settings: AdviceSettings,
+                         block: int | None = None) -> int | None:
+    """Smallest multiple of the unit count whose waves reach the oversubscription target,
+    for blocks of ``block`` threads (default: the report's block size)."""
     n, slots = units(report), wave_slots(report)
     if not n or not slots:
         return None
-    target_blocks = math.ceil(settings.oversubscription * slots / waves_per_block(report))
+    per_block = waves_per_block(report, block)
+    target_blocks = math.ceil(settings.oversubscription * slots / per_block)
     return max(_ceil_div(target_blocks, n), 1) * n
 
 
@@ -229,7 +232,11 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
         out["oversubscription"] = {
             "factor": settings.oversubscription,
             "target_waves": math.ceil(settings.oversubscription * slots),
-            "recommended_grid": target,
+            "block": report.block_size,
+            "recommended_grid": target,  # at this report's block size
+            # at the recommended block size: what the advice line tells users to launch
+            "recommended_block_grid": oversubscription_grid(report, settings, recommended)
+            if recommended else target,
         }
         launch = report.launch
         if launch.grid:

@@ -100,3 +100,15 @@ def test_amd_lds_limited_kernel_gets_the_largest_block():
 def test_settings_default_matches_documentation():
     assert AdviceSettings().preferred_block == 256
     assert AdviceSettings().oversubscription == 10.0
+
+
+def test_advice_grid_is_given_at_the_recommended_block():
+    # W7800: 35 WGPs x 4 SIMDs x 16 slots = 2,240 waves; x10 = 22,400. Without --block the
+    # report's block is the kernel's max flat workgroup size, 1024 (32 wave32 waves): 700
+    # blocks; the advice says 256 threads (8 waves): 2,800 blocks, and says so.
+    gamma = FIXTURES / "amd" / "co" / "gamma.gfx1100.hsaco"
+    adv = _advice(gamma, "w7800")["_Z16gamma_correctionPhmf"]
+    over = adv["oversubscription"]
+    assert adv["recommended_block"] == 256
+    assert over["block"] == 1024 and over["recommended_grid"] == 700
+    assert over["recommended_block_grid"] == 2800

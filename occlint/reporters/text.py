@@ -105,7 +105,9 @@ def advice_line(k: dict[str, Any]) -> str | None:
     over = a.get("oversubscription")
     if over and over.get("recommended_grid"):
         cap = a["capacity"]
-        parts.append(f"grid-stride grid {over['recommended_grid']} "
+        grid = over.get("recommended_block_grid") or over["recommended_grid"]
+        at = a.get("recommended_block") or over.get("block")
+        parts.append(f"grid-stride grid {grid}{f' at block {at}' if at else ''} "
                      f"({over['factor']:g}x the {cap['wave_slots']:,} wave slots of "
                      f"{cap['units']} {cap['unit']}s)")
     for step in k.get("next_steps", []):
