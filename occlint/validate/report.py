@@ -41,8 +41,17 @@ def text(r: dict[str, Any]) -> str:
     if r.get("grid_sweep"):
         points = r["grid_sweep"]["points"]
         fastest = min(points, key=lambda p: p["ms"])
-        lines.append(f"  grid sweep     block {r['grid_sweep']['block']}: {len(points)} grids, "
+        g = r["grid_sweep"]
+        lines.append(f"  grid sweep     block {g['block']}: {len(points)} grids, "
                      f"fastest {fastest['grid']} ({fastest['ms']:.4f} ms)")
+        worst = max(g.get("jumps") or [], key=lambda j: j["increase"], default=None)
+        if worst and worst["increase"] > 0:
+            lines.append(f"  tail effect    largest jump {worst['grid']} -> {worst['grid'] + 1} "
+                         f"blocks: +{100 * worst['increase']:.1f}%")
+        if g.get("saturation_grid"):
+            lines.append(f"  saturation     within {100 * g['tolerance']:g}% of the fastest from "
+                         f"{g['saturation_grid']} blocks; occlint's grid {g['recommended_grid']}"
+                         f" is {'on' if g['recommended_on_plateau'] else 'NOT on'} the plateau")
     if r["zero_inputs"]:
         lines.append("  note           some inputs are zeros: timings may not reflect real data")
     t = r["timing"]

@@ -1,0 +1,45 @@
+"""The README's commands and examples stay true."""
+
+from __future__ import annotations
+
+import re
+
+from occlint.config import load_config
+from tests.conftest import REPO, run_occlint
+
+README = (REPO / "README.md").read_text()
+
+
+def test_setup_commands():
+    blocks = re.findall(r"```sh\n(.*?)```", README, re.S)
+    commands = [line for line in blocks[0].splitlines() if line and not line.startswith("#")]
+    assert commands == [
+        "python3 -m pip install . && occlint fixtures/amd/co/gamma.gfx1100.hsaco --device w7800",
+        "python3 -m pip install '.[test]' && python3 -m pytest",
+    ]
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "python3 -m pip install '.[test]' && python3 -m pytest" in ci
+
+
+def test_first_command_prints_what_the_readme_shows():
+    shown = re.search(r"The first prints:\n\n```text\n(.*?)```", README, re.S).group(1)
+    run = run_occlint("fixtures/amd/co/gamma.gfx1100.hsaco", "--device", "w7800", cwd=REPO)
+    assert run.code == 0 and run.out == shown
+
+
+def test_usage_example_findings_are_real():
+    run = run_occlint("fixtures/amd/co/gamma.gfx1100.hsaco", "--device", "w7800", "--block",
+                      "256", "--grid", "1000", cwd=REPO)
+    for line in run.out.splitlines():
+        if ": LCH" in line:
+            assert line in README, line
+
+
+def test_configuration_example_loads(tmp_path, monkeypatch):
+    block = re.search(r"```toml\n(.*?)```", README, re.S).group(1)
+    (tmp_path / "pyproject.toml").write_text(block)
+    (tmp_path / "lab-devices.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(None, False)
+    assert cfg.devices == ["w7800", "mi300x"] and cfg.preferred_block == 256
+    assert cfg.launch == {"gamma_correction*": {"block": 256, "grid": 2800}}
