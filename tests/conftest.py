@@ -27,7 +27,12 @@ class Run:
 
 def run_occlint(*args: str, cwd: Path | None = None, stdin: str | None = None,
                 env: dict | None = None) -> Run:
-    """Run ``python -m occlint`` as users do (separate process, real exit code)."""
+    """Run ``python -m occlint`` as users do (separate process, real exit code).
+
+    The package under test is this checkout's, whatever the working directory (a stale
+    ``pip install .`` elsewhere on sys.path must not answer instead)."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     proc = subprocess.run([sys.executable, "-m", "occlint", *args], capture_output=True,
                           text=True, cwd=cwd, input=stdin, env=env, timeout=600)
     return Run(proc.returncode, proc.stdout, proc.stderr)
