@@ -364,6 +364,25 @@ def test_github_hostile_kernel_and_file_names_cannot_inject_commands(tmp_path):
     assert result.out.count("\n") == len(result.out.splitlines())  # only \n line breaks
 
 
+def test_text_report_escapes_control_characters_in_names(tmp_path):
+    # A kernel name may hold a newline and a terminal escape: printed raw, it would forge an
+    # "occlint: error:" line or recolour the terminal.
+    hostile = b"ee\n\x1b[31mocclint: err\x1b[0m"
+    assert len(hostile) == len(MANGLED)
+    data = (FIXTURES / "amd/co/gamma.gfx1100.hsaco").read_bytes().replace(MANGLED, hostile)
+    path = tmp_path / "evil\x1b[1m.hsaco"
+    path.write_bytes(data)
+    doc = json.loads(run_occlint(path.name, *LAUNCH, "--format", "json", cwd=tmp_path).out)
+    assert doc["kernels"][0]["name"] == hostile.decode()  # JSON carries the name verbatim
+    result = run_occlint(path.name, *LAUNCH, cwd=tmp_path)
+    assert result.code == 1
+    assert "\x1b" not in result.out  # no raw ESC anywhere (NO_COLOR output)
+    assert not any(line.startswith("occlint: err") for line in result.out.splitlines())
+    assert r"ee\n\x1b[31mocclint: err\x1b[0m" in result.out
+    assert r"evil\x1b[1m.hsaco" in result.out
+    assert sum(r"e\n\x1b" in line for line in result.out.splitlines()) == 3  # 2 findings + kernel
+
+
 def test_github_escaping_functions():
     from occlint.reporters.github import escape_data, escape_property
 

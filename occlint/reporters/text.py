@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
+
 SEVERITY_STYLE = {"error": ("red", True), "warning": ("yellow", True), "info": ("cyan", False)}
 
 
@@ -72,7 +74,7 @@ def resource_line(k: dict[str, Any]) -> str:
 def occupancy_line(k: dict[str, Any]) -> str:
     o = k["occupancy"]
     if o is None:
-        return k["message"] or k["status"]
+        return _safe(k["message"] or k["status"])
     source = BLOCK_SOURCES.get(o["block_source"], o["block_source"])
     block = f"block {o['block_size']} ({source})"
     if o["blocks_per_cu"] == 0:
@@ -88,12 +90,12 @@ def occupancy_line(k: dict[str, Any]) -> str:
 
 def finding_line(f: dict[str, Any], color: bool, show_device: bool) -> str:
     fg, bold = SEVERITY_STYLE.get(f["severity"], (None, False))
-    where = f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else "")
-    kernel = f": {f['demangled'] or f['kernel']}" if f["kernel"] else ""
+    where = _safe(f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else ""))
+    kernel = f": {_safe(f['demangled'] or f['kernel'])}" if f["kernel"] else ""
     device = f" @ {f['device']}" if show_device and f["device"] else ""
-    help_text = f" — help: {f['advice']}" if f.get("advice") else ""
+    help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
-            f"{_style(f['severity'], color, fg, bold)}: {f['message']}{help_text}")
+            f"{_style(f['severity'], color, fg, bold)}: {_safe(f['message'])}{help_text}")
 
 
 def advice_line(k: dict[str, Any]) -> str | None:
@@ -151,10 +153,10 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     for k in doc["kernels"]:
         if k["file"] != current:
             current = k["file"]
-            lines.append(_style(current, color, bold=True))
-        where = k["target_id"] + (f" on {k['device']}" if k["device"] else "")
-        entry = f" [{k['entry']}]" if k["entry"] else ""
-        lines.append(f"  {_style(k['demangled'], color, bold=True)}  ({where}){entry}")
+            lines.append(_style(_safe(current), color, bold=True))
+        where = _safe(k["target_id"]) + (f" on {k['device']}" if k["device"] else "")
+        entry = f" [{_safe(k['entry'])}]" if k["entry"] else ""
+        lines.append(f"  {_style(_safe(k['demangled']), color, bold=True)}  ({where}){entry}")
         lines.append(f"    {resource_line(k)}")
         lines.append(f"    {occupancy_line(k)}")
         advice = advice_line(k)
