@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from occlint.analysis import KernelReport
+from occlint.analysis import KernelReport, potential_block_size
 from occlint.devices.models import AmdArch, NvArch
+from occlint.model.kernel import AmdResources
 from occlint.occupancy import amd, nvidia
 
 
@@ -200,10 +201,39 @@ def _shared_limits_at(report: KernelReport, block: int) -> bool:
     return resident > 0 and bool({"shared", "lds"} & set(occ.limiters))
 
 
+_ADVICE: dict[tuple, dict[str, Any]] = {}
+_MAX_ADVICE = 4096
+
+
+def _profile(report: KernelReport, settings: AdviceSettings) -> tuple:
+    """Everything :func:`_advice` reads from a report: kernels with equal profiles get equal
+    advice (the occupancy itself follows from the architecture, model, block and mode)."""
+    res = report.kernel.resources
+    if isinstance(res, AmdResources):
+        shape: tuple = (res.reqd_workgroup_size, res.max_block_size, res.wgp_mode)
+    else:
+        shape = (res.required_block,)
+    return (report.arch, report.input_model, report.block_size, report.launch, report.device,
+            report.kernel.wavefront_size, shape, settings)
+
+
 def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
-    """The per-kernel advice section (JSON ``advice``)."""
+    """The per-kernel advice section (JSON ``advice``), computed once per resource profile.
+
+    Kernels of one profile share the returned dict (the report encodes it once, see
+    occlint.model.report): read it, never change it."""
     if report.occupancy is None:
         return {}
+    key = _profile(report, settings)
+    out = _ADVICE.get(key)
+    if out is None:
+        if len(_ADVICE) >= _MAX_ADVICE:
+            _ADVICE.clear()
+        out = _ADVICE[key] = _advice(report, settings)
+    return out
+
+
+def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     sweep = block_sweep(report)
     best = max((occ for _, occ, _ in sweep), default=report.occupancy.occupancy)
     reaching = [b for b, occ, _ in sweep if occ == best and best > 0]
@@ -215,8 +245,8 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
         "recommended_reason": reason,
     }
     if isinstance(report.arch, NvArch):
-        potential = nvidia.max_potential_block_size(report.arch, report.input_model,
-                                                    report.launch.dynamic_lds)
+        potential = potential_block_size(report.arch, report.input_model,
+                                         report.launch.dynamic_lds)
         out["max_potential_block_size"] = potential.block_size
     n = units(report)
     if n:

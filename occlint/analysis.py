@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from occlint.devices.db import DeviceDb, shipped_db
@@ -123,7 +124,7 @@ def choose_block(kernel: Kernel, launch: LaunchConfig, arch, func=None) -> tuple
         return _product(res.required_block), "reqntid"
     if res.max_block_size:
         return res.max_block_size, "launch_bounds"
-    potential = nvidia.max_potential_block_size(arch, func, launch.dynamic_lds)
+    potential = potential_block_size(arch, func, launch.dynamic_lds)
     return potential.block_size or arch.warp_size, "max_potential_block_size"
 
 
@@ -172,27 +173,49 @@ def analyse_kernel(kernel: Kernel, device: Device | None, launch: LaunchConfig,
             return report
         model = amd_kernel_model(kernel, arch, launch.dynamic_lds)
         block, source = choose_block(kernel, launch, arch)
-        wgp = kernel.resources.wgp_mode
         try:
-            result = amd.occupancy(arch, model, block, wgp,
-                                   max_block_size=kernel.resources.max_block_size)
+            result, next_steps = _amd_profile(arch, model, block, kernel.resources.wgp_mode,
+                                              kernel.resources.max_block_size)
         except ValueError as exc:  # resources no compiler produces for this target
             report.status, report.message, report.arch = "invalid-resources", str(exc), None
             return report
-        report.next_steps = steps.amd_steps(arch, model, block, wgp, result)
     else:
         model = nv_function_model(kernel, arch, launch.dynamic_lds)
         try:
             block, source = choose_block(kernel, launch, arch, model)
-            result = nvidia.active_blocks(arch, model, block, launch.dynamic_lds)
+            result, next_steps = _nv_profile(arch, model, block, launch.dynamic_lds)
         except nvidia.OccupancyInputError as exc:
             report.status, report.message, report.arch = "invalid-resources", str(exc), None
             return report
-        report.next_steps = steps.nvidia_steps(arch, model, block, launch.dynamic_lds, -1,
-                                               result)
+    report.next_steps = list(next_steps)
     report.block_size, report.block_source = block, source
     report.occupancy, report.input_model = result, model
     return report
+
+
+# Real libraries hold thousands of kernels with a few dozen resource profiles (the 27,719
+# flashinfer kernels that run on a B200 have 41), so the engine runs once per profile.
+# Architectures hash by identity, the kernel models are frozen dataclasses, and the results
+# are never mutated.
+@lru_cache(maxsize=4096)
+def _amd_profile(arch: AmdArch, model: amd.AmdKernel, block: int, wgp: bool | None,
+                 max_block: int) -> tuple[amd.AmdOccupancy, tuple[steps.NextStep, ...]]:
+    result = amd.occupancy(arch, model, block, wgp, max_block_size=max_block)
+    return result, tuple(steps.amd_steps(arch, model, block, wgp, result))
+
+
+@lru_cache(maxsize=4096)
+def _nv_profile(arch: NvArch, model: nvidia.NvFunction, block: int, dynamic: int,
+                ) -> tuple[nvidia.NvOccupancy, tuple[steps.NextStep, ...]]:
+    result = nvidia.active_blocks(arch, model, block, dynamic)
+    return result, tuple(steps.nvidia_steps(arch, model, block, dynamic, -1, result))
+
+
+@lru_cache(maxsize=4096)
+def potential_block_size(arch: NvArch, model: nvidia.NvFunction, dynamic: int
+                         ) -> nvidia.PotentialBlockSize:
+    """``nvidia.max_potential_block_size``, memoised per resource profile."""
+    return nvidia.max_potential_block_size(arch, model, dynamic)
 
 
 def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: DeviceDb | None = None

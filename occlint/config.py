@@ -12,6 +12,7 @@ Example::
     fail-on = "warning"
     oversubscription = 10
     severity = { OCC101 = "error" }
+    jobs = "auto"                 # worker processes (an integer, or "auto")
 
     [tool.occlint.per-kernel-ignores]
     "reference_*" = ["OCC", "LCH003"]
@@ -60,6 +61,7 @@ class Config:
     preferred_block: int = 256
     occupancy_threshold: float = 0.5
     baseline: Path | None = None
+    jobs: int | str = "auto"  # worker processes, or "auto" (see occlint.run.auto_jobs)
 
 
 def _str_list(value: Any, key: str, where: str) -> list[str]:
@@ -82,6 +84,17 @@ def _rule_codes(values: list[str], key: str, where: str) -> list[str]:
         if value != "ALL" and not any(code.startswith(value) for code in codes):
             raise ConfigError(f"{where}: '{key}' has unknown rule selector {value!r}")
     return values
+
+
+def parse_jobs(value: Any, what: str) -> int | str:
+    """A worker-process count: an integer >= 1 or "auto"."""
+    if value == "auto":
+        return "auto"
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024:
+        raise ConfigError(f"{what} must be \"auto\" or an integer from 1 to 1024, got {value!r}")
+    return value
 
 
 def parse(table: dict[str, Any], where: str, root: Path) -> Config:
@@ -142,6 +155,8 @@ def parse(table: dict[str, Any], where: str, root: Path) -> Config:
             cfg.preferred_block = int(_number(value, key, where, 1, 1024))
         elif key == "occupancy-threshold":
             cfg.occupancy_threshold = _number(value, key, where, 0, 1)
+        elif key == "jobs":
+            cfg.jobs = parse_jobs(value, f"{where}: 'jobs'")
         elif key == "baseline":
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: 'baseline' must be a path")

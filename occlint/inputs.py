@@ -1,54 +1,127 @@
-"""Expand command-line paths: files as given, directories walked (sorted, deterministic)."""
+"""Expand command-line paths: files as given, directories walked; one deterministic order.
+
+The order of the inputs (and so of every report) depends only on their names, never on the
+order of the command-line arguments or on the order a file system lists a directory in:
+inputs are sorted as a sorted top-down walk visits them (in each directory its files by
+name, then its subdirectories by name), over the path as it is displayed.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
+from typing import NamedTuple
 
 from occlint.model.kernel import InputError
-from occlint.readers.loader import looks_like_gpu_binary
 
 
-def _excluded(path: Path, patterns: list[str]) -> bool:
-    text = path.as_posix()
-    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p) or
+class Candidate(NamedTuple):
+    """A file to read. ``listed``: named on the command line (always read, and reported when
+    it is not a GPU binary); else found in a directory (read only when it looks like GPU
+    code, see :func:`occlint.readers.loader.looks_like_gpu_binary`)."""
+
+    path: str
+    display: str
+    listed: bool
+    group: int | None = None  # one member group of a large archive (see split_archives)
+
+
+ARCHIVE_SUFFIXES = (".whl", ".zip")
+SPLIT_MIN_BYTES = 8 << 20
+
+
+def split_archives(candidates: list[Candidate]) -> list[Candidate]:
+    """Each large wheel or zip (by its name) as one candidate per member group, so that
+    worker processes share it; groups read separately give what one read gives (see
+    occlint.readers.archive)."""
+    from occlint.readers.archive import count_groups
+
+    out: list[Candidate] = []
+    for c in candidates:
+        groups = 1
+        if c.path.lower().endswith(ARCHIVE_SUFFIXES):
+            try:
+                large = os.stat(c.path).st_size >= SPLIT_MIN_BYTES
+            except OSError:
+                large = False
+            groups = count_groups(c.path) if large else 1
+        if groups == 1:
+            out.append(c)
+        else:
+            out.extend(c._replace(group=i) for i in range(groups))
+    return out
+
+
+def _excluded(path: str, name: str, patterns: list[str]) -> bool:
+    text = PurePath(path).as_posix()
+    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(name, p) or
                fnmatch.fnmatch(text, f"*/{p}") for p in patterns)
 
 
+def walk_key(display: str) -> tuple[tuple[int, str], ...]:
+    """Sort key of a displayed path: a sorted top-down walk's order (files before
+    subdirectories, each by name)."""
+    parts = PurePath(display).parts
+    return (*((1, part) for part in parts[:-1]), (0, parts[-1] if parts else display))
+
+
+def _walk(root: str, exclude: list[str], files: list[Candidate], errors: list[InputError]
+          ) -> None:
+    """Files under ``root`` (a directory), as ``os.walk`` visits them without following
+    symbolic links to directories; one stat per entry at most (``os.scandir``)."""
+    try:
+        with os.scandir(root) as listing:
+            entries = list(listing)  # in any order: expand_paths sorts
+    except OSError as exc:
+        errors.append(InputError(str(exc.filename or root),
+                                 f"cannot list directory: {exc.strerror}"))
+        return
+    subdirs: list[str] = []
+    prefix = "" if root == "." else root  # as str(Path(".") / name): no "./" prefix
+    for entry in entries:
+        full = os.path.join(prefix, entry.name)
+        if exclude and _excluded(full, entry.name, exclude):
+            continue
+        try:
+            if entry.is_dir():
+                if not entry.is_symlink():
+                    subdirs.append(full)
+                continue
+            if entry.is_symlink() and not os.path.exists(full):
+                errors.append(InputError(full, "broken symbolic link"))
+                continue
+            if entry.is_file():
+                files.append(Candidate(full, full, False))
+        except OSError:
+            files.append(Candidate(full, full, False))  # the reader reports the problem
+    for subdir in subdirs:
+        _walk(subdir, exclude, files, errors)
+
+
 def expand_paths(paths: list[str], exclude: list[str] | None = None,
-                 ) -> tuple[list[tuple[Path, str]], list[InputError]]:
-    """(path, display name) for every file to read, and errors for paths that do not exist.
+                 ) -> tuple[list[Candidate], list[InputError]]:
+    """Every file to read, in :func:`walk_key` order, and errors for paths that do not exist.
 
     Files named on the command line are always read (and reported if they are not GPU
     binaries); files found inside directories are read only when they look like GPU code
     and match no ``exclude`` glob (matched against the path and the file name)."""
     exclude = exclude or []
-    files: list[tuple[Path, str]] = []
+    found: list[Candidate] = []
     errors: list[InputError] = []
-    seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for root, dirs, names in os.walk(path, onerror=lambda e: errors.append(
-                    InputError(str(e.filename), f"cannot list directory: {e.strerror}"))):
-                dirs[:] = sorted(d for d in dirs if not _excluded(Path(root) / d, exclude))
-                for name in sorted(names):
-                    full = Path(root) / name
-                    if _excluded(full, exclude):
-                        continue
-                    if full.is_symlink() and not full.exists():
-                        errors.append(InputError(str(full), "broken symbolic link"))
-                        continue
-                    if full.is_file() and looks_like_gpu_binary(full):
-                        display = str(full)
-                        if display not in seen:
-                            seen.add(display)
-                            files.append((full, display))
+            _walk(str(path), exclude, found, errors)
         elif path.exists() or path.is_symlink():
-            if raw not in seen:
-                seen.add(raw)
-                files.append((path, raw))
+            found.append(Candidate(raw, raw, True))
         else:
             errors.append(InputError(raw, "no such file or directory"))
-    return files, errors
+    files: dict[str, Candidate] = {}
+    for candidate in found:  # a file both named and found in a directory is named
+        seen = files.get(candidate.display)
+        if seen is None or (candidate.listed and not seen.listed):
+            files[candidate.display] = candidate
+    ordered = sorted(files.values(), key=lambda c: walk_key(c.display))
+    errors.sort(key=lambda e: (walk_key(e.file), e.message))
+    return ordered, errors

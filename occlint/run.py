@@ -2,23 +2,52 @@
 
 The CLI builds :class:`Options` from its flags and renders the returned document; tests and
 other front ends can call :func:`execute` directly.
+
+Each input is read, analysed and checked on its own (:func:`analyse_input`), in this process
+or in worker processes (``jobs``, occlint.parallel). What comes back per input is compact:
+where the JSON text of its kernel records is (occlint.records: a worker writes them to a
+file of its own), its findings, artifacts and errors. The run assembles the document from
+these in input order (occlint.inputs sorts the inputs by name), so the output is
+byte-identical whatever the parallelism and the order paths were given in.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from occlint.advice import AdviceSettings
 from occlint.analysis import LaunchConfig, analyse
 from occlint.config import Config, load_config
 from occlint.errors import ConfigError
-from occlint.model.report import Run, document
+from occlint.inputs import Candidate
+from occlint.model.kernel import InputError, ReadResult
+from occlint.model.report import (
+    artifact_record,
+    assemble,
+    error_record,
+    input_record,
+    kernel_record,
+)
+from occlint.records import KernelRecords, Sink, Texts, encode
 from occlint.rules.registry import RANK, Finding
 
+if TYPE_CHECKING:
+    from occlint.devices.db import DeviceDb
+    from occlint.devices.models import Device
+    from occlint.readers.loader import ReadOptions
+    from occlint.rules.engine import RuleSettings
+
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+# "auto" parallelism starts worker processes only for runs this large (below, starting them
+# costs more than it saves): files, or bytes to read.
+AUTO_MIN_FILES = 256
+AUTO_MIN_BYTES = 64 << 20
 
 
 @dataclass
@@ -43,15 +72,28 @@ class Options:
     oversubscription: float | None = None
     occupancy_threshold: float | None = None
     hash_inputs: bool = False
-    jobs: int = 1
+    # worker processes: N (1: in this process), "auto", or None for the configuration's
+    # 'jobs' (default "auto": one per CPU when the run is large, see auto_jobs)
+    jobs: int | str | None = None
+    # an unexpected exception while analysing one input becomes an error of that input, and
+    # the other inputs are still analysed (the CLI without --debug); else it propagates
+    isolate_failures: bool = False
 
 
 @dataclass
 class Outcome:
-    doc: dict[str, Any]
+    document: dict[str, Any]  # "kernels" held as KernelRecords (JSON text)
     exit_code: int
     config: Config
     device_db: Any = None  # the DeviceDB the run used (shipped + user device files)
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        """The document with its kernel records decoded to dicts (decoded once)."""
+        kernels = self.document["kernels"]
+        if isinstance(kernels, KernelRecords):
+            self.document = {**self.document, "kernels": list(kernels)}
+        return self.document
 
 
 def _launch_resolver(cfg: Config, opts: Options):
@@ -83,52 +125,245 @@ def _launch_resolver(cfg: Config, opts: Options):
     return resolve
 
 
-def _read_all(files, read_options, jobs: int):
-    from occlint.readers.loader import read_path
+@dataclass
+class Setup:
+    """What analysing an input needs; built from (Options, Config) in every process."""
 
-    return [read_path(path, display, read_options) for path, display in files]
+    db: DeviceDb
+    devices: list[Device]
+    read_options: ReadOptions
+    settings: RuleSettings
+    resolve: Callable[[Any], LaunchConfig]  # kernel -> its launch configuration
+    isolate_failures: bool = False
+    sink: Sink = field(default_factory=Sink)  # where kernel records go: memory, or a file
+
+    @classmethod
+    def build(cls, opts: Options, cfg: Config) -> Setup:
+        from occlint.devices.db import load_db
+        from occlint.readers.loader import ReadOptions
+        from occlint.rules.engine import RuleSettings
+
+        db = load_db([*cfg.device_files, *(Path(p) for p in opts.device_files)])
+        devices = [db.get(name) for name in (opts.devices or cfg.devices)]
+        settings = RuleSettings(
+            select=tuple(opts.select or cfg.select),
+            ignore=tuple([*cfg.ignore, *opts.ignore]),
+            extend_select=tuple([*cfg.extend_select, *opts.extend_select]),
+            severity=dict(cfg.severity),
+            per_kernel_ignores={k: tuple(v) for k, v in cfg.per_kernel_ignores.items()},
+            advice=AdviceSettings(
+                oversubscription=opts.oversubscription or cfg.oversubscription,
+                preferred_block=cfg.preferred_block,
+                occupancy_threshold=cfg.occupancy_threshold if opts.occupancy_threshold is None
+                else opts.occupancy_threshold),
+        )
+        read_options = ReadOptions(targets=tuple(opts.targets or cfg.targets),
+                                   prefer=tuple(d.arch_name for d in devices),
+                                   hash_inputs=opts.hash_inputs)
+        return cls(db, devices, read_options, settings, _launch_resolver(cfg, opts),
+                   opts.isolate_failures)
 
 
-def execute(opts: Options) -> Outcome:
+@dataclass(slots=True)
+class InputOutcome:
+    """What one input gave, compact enough to send between processes."""
+
+    record: dict[str, Any]  # the document's "inputs" entry
+    kernels: Texts  # its kernel records as JSON text (in memory or in a worker's file)
+    distinct: int  # distinct (file, entry, name) among them (files differ between inputs)
+    findings: list[list[Finding]]  # the findings in each record
+    artifacts: list[dict[str, Any]]
+    errors: list[InputError]
+    input_findings: list[Finding]
+    analysed: bool  # kernels or artifacts found
+    group: int | None = None  # a member group of an archive: merged into the group before
+
+
+def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
+             sink: Sink) -> InputOutcome:
+    return InputOutcome(
+        record=input_record(result),
+        kernels=sink.add(encode(kernel_record(r, shared=True)) for r in reports),
+        distinct=len({(r.kernel.file, r.kernel.entry, r.kernel.name) for r in reports}),
+        findings=[r.findings for r in reports],
+        artifacts=[artifact_record(a) for a in result.artifacts],
+        errors=result.errors,
+        input_findings=input_findings,
+        analysed=bool(result.kernels) or bool(result.artifacts),
+    )
+
+
+def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
+    """Read, analyse and check one input; None for a file found in a directory that is not
+    GPU code."""
+    from occlint.readers.loader import looks_like_gpu_binary, read_path
+    from occlint.rules.engine import apply_rules
+
+    path = Path(candidate.path)
+    try:
+        if not candidate.listed and not looks_like_gpu_binary(path):
+            return None
+        result = read_path(path, candidate.display, setup.read_options, candidate.group)
+        reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db)
+        outcome = _outcome(result, reports, apply_rules(reports, [result], setup.settings),
+                           setup.sink)
+        outcome.group = candidate.group
+        return outcome
+    except Exception as exc:
+        if not setup.isolate_failures:
+            raise
+        message = (f"internal error: {type(exc).__name__}: {exc} (please report it; "
+                   "--debug shows a traceback)")
+        return _failed(candidate, message, setup)
+
+
+def _failed(candidate: Candidate, message: str, setup: Setup) -> InputOutcome:
+    from occlint.rules.engine import apply_rules
+
+    result = ReadResult(path=candidate.display,
+                        errors=[InputError(candidate.display, message)])
+    outcome = _outcome(result, [], apply_rules([], [result], setup.settings), setup.sink)
+    outcome.group = candidate.group
+    return outcome
+
+
+# -- worker processes -------------------------------------------------------------------------
+_WORKER_SETUP: Setup | None = None
+
+
+def _start_worker(opts: Options, cfg: Config, directory: str) -> None:
+    global _WORKER_SETUP
+    _WORKER_SETUP = Setup.build(opts, cfg)
+    _WORKER_SETUP.sink = Sink(os.path.join(directory, f"worker-{os.getpid()}"))
+
+
+def _work(batch: list[Candidate]) -> list[InputOutcome | None]:
+    assert _WORKER_SETUP is not None
+    outcomes = [analyse_input(c, _WORKER_SETUP) for c in batch]
+    _WORKER_SETUP.sink.flush()  # the main process reads the records from the file
+    return outcomes
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def large_run(candidates: list[Candidate]) -> bool:
+    """AUTO_MIN_FILES files or more, or AUTO_MIN_BYTES to read."""
+    if len(candidates) >= AUTO_MIN_FILES:
+        return True
+    size = 0
+    for c in candidates:
+        try:
+            size += os.stat(c.path).st_size
+        except OSError:
+            continue
+    return size >= AUTO_MIN_BYTES
+
+
+def auto_jobs(candidates: list[Candidate]) -> int:
+    """One worker per CPU for a large run (see :func:`large_run`), else 1."""
+    cpus = cpu_count()
+    if cpus < 2:
+        return 1
+    return cpus if large_run(candidates) else 1
+
+
+def chunks(items: list[Candidate], jobs: int, per_worker: int = 8, most: int = 64
+           ) -> list[list[Candidate]]:
+    """Consecutive runs of ``items``: about ``per_worker`` chunks per worker, at most ``most``
+    items each (small chunks keep the workers evenly loaded and the results flowing, large
+    ones save messages)."""
+    size = max(1, min(most, -(-len(items) // max(jobs * per_worker, 1))))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Options,
+                 cfg: Config, directory: Callable[[], str]
+                 ) -> Iterator[list[InputOutcome | None]]:
+    """Outcomes of every candidate, batch by batch, in order (``directory()``: where
+    workers and large runs write their kernel records)."""
+    batches = chunks(candidates, jobs)
+    done = 0
+    if jobs > 1 and len(batches) > 1:
+        from occlint import parallel  # multiprocessing: imported only when used
+
+        try:
+            for result in parallel.ordered_map(
+                    _work, batches, min(jobs, len(batches)),
+                    crashed=lambda c, message: _failed(c, message, setup),
+                    initializer=_start_worker, initargs=(opts, cfg, directory())):
+                done += 1
+                yield result
+            return
+        except parallel.WorkersUnavailable:
+            pass  # go on in this process
+    if done < len(batches) and (jobs > 1 or large_run(candidates)):
+        setup.sink = Sink(os.path.join(directory(), "main"))  # keep the memory bounded
+    for batch in batches[done:]:
+        yield [analyse_input(c, setup) for c in batch]
+
+
+Progress = Callable[[int, int, int], None]  # (files done, files in all, kernels so far)
+
+
+def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     from occlint import baseline as baseline_mod
-    from occlint.devices.db import load_db
     from occlint.inputs import expand_paths
-    from occlint.readers.loader import ReadOptions
-    from occlint.rules.engine import RuleSettings, apply_rules
+    from occlint.rules.engine import apply_rules
 
     cfg = load_config(opts.config, opts.isolated)
-    db = load_db([*cfg.device_files, *(Path(p) for p in opts.device_files)])
-    devices = [db.get(name) for name in (opts.devices or cfg.devices)]
+    setup = Setup.build(opts, cfg)
     paths = opts.paths or cfg.paths
     if not paths:
         raise ConfigError("no paths given (on the command line or as 'paths' in the "
                           "configuration)")
     fail_on = opts.fail_on or cfg.fail_on
-    settings = RuleSettings(
-        select=tuple(opts.select or cfg.select),
-        ignore=tuple([*cfg.ignore, *opts.ignore]),
-        extend_select=tuple([*cfg.extend_select, *opts.extend_select]),
-        severity=dict(cfg.severity),
-        per_kernel_ignores={k: tuple(v) for k, v in cfg.per_kernel_ignores.items()},
-        advice=AdviceSettings(
-            oversubscription=opts.oversubscription or cfg.oversubscription,
-            preferred_block=cfg.preferred_block,
-            occupancy_threshold=cfg.occupancy_threshold if opts.occupancy_threshold is None
-            else opts.occupancy_threshold),
-    )
-    files, path_errors = expand_paths(list(paths), cfg.exclude)
-    read_options = ReadOptions(targets=tuple(opts.targets or cfg.targets),
-                               prefer=tuple(d.arch_name for d in devices),
-                               hash_inputs=opts.hash_inputs)
-    inputs = _read_all(files, read_options, opts.jobs)
-    kernels = [k for r in inputs for k in r.kernels]
-    reports = analyse(kernels, devices, _launch_resolver(cfg, opts), db)
-    from occlint.model.kernel import ReadResult
+    settings = setup.settings
+    candidates, path_errors = expand_paths(list(paths), cfg.exclude)
+    jobs = opts.jobs if opts.jobs is not None else cfg.jobs
+    jobs = auto_jobs(candidates) if jobs == "auto" else int(jobs)
+    if jobs > 1:
+        from occlint.inputs import split_archives
 
+        candidates = split_archives(candidates)
+
+    inputs: list[dict[str, Any]] = []
+    texts = KernelRecords()  # owns the directory of the records' files
+    distinct = 0
+    kernel_findings: list[list[Finding]] = []
+    artifacts: list[dict[str, Any]] = []
+    errors: list[InputError] = []
+    input_findings: list[Finding] = []
+    analysed = False
+    done = 0
+    for batch in _analyse_all(candidates, jobs, setup, opts, cfg, texts.directory):
+        for one in batch:
+            if one is None:
+                continue
+            if one.group:  # a later member group of the archive just before
+                inputs[-1]["kernels"] += one.record["kernels"]
+            else:
+                inputs.append(one.record)
+            texts.add(one.kernels)
+            distinct += one.distinct
+            kernel_findings.extend(one.findings)
+            artifacts.extend(one.artifacts)
+            errors.extend(one.errors)
+            input_findings.extend(one.input_findings)
+            analysed = analysed or one.analysed
+        done += len(batch)
+        if progress is not None:
+            progress(done, len(candidates), len(texts))
     error_holder = ReadResult(path="", errors=path_errors)
-    input_findings = apply_rules(reports, [*inputs, error_holder], settings)
+    input_findings.extend(apply_rules([], [error_holder], settings))
+    input_findings.sort(key=lambda f: (-RANK[f.severity], f.rule))  # as apply_rules sorts
+    errors.extend(path_errors)
 
-    all_findings: list[Finding] = [f for r in reports for f in r.findings] + input_findings
+    all_findings: list[Finding] = [f for fs in kernel_findings for f in fs] + input_findings
     baseline_info = None
     baseline_path = opts.baseline or (str(cfg.baseline) if cfg.baseline else None)
     if opts.write_baseline:
@@ -137,14 +372,18 @@ def execute(opts: Options) -> Outcome:
         recorded = baseline_mod.load(baseline_path)
         new, suppressed, stale = baseline_mod.apply(all_findings, recorded, cfg.root)
         keep = {id(f) for f in new}
-        for r in reports:
-            r.findings = [f for f in r.findings if id(f) in keep]
+        for i, found in enumerate(kernel_findings):
+            kept = [f for f in found if id(f) in keep]
+            if len(kept) != len(found):  # re-encode the record without the suppressed ones
+                record = json.loads(texts[i])
+                record["findings"] = [f.to_dict() for f in kept]
+                texts[i], kernel_findings[i] = encode(record), kept
         input_findings = [f for f in input_findings if id(f) in keep]
         all_findings = new
         baseline_info = {"path": baseline_path, "suppressed": suppressed, "stale": stale}
 
-    run = Run(inputs=inputs, reports=reports, devices=devices, errors=path_errors)
-    doc = document(run)
+    doc = assemble(setup.devices, inputs, texts, distinct, artifacts,
+                   [error_record(e) for e in errors])
     doc["findings"] = [f.to_dict() for f in input_findings]
     doc["summary"]["findings"] = _counts(all_findings)
     if baseline_info is not None:
@@ -156,7 +395,6 @@ def execute(opts: Options) -> Outcome:
                        "oversubscription": settings.advice.oversubscription,
                        "occupancy_threshold": settings.advice.occupancy_threshold}
 
-    analysed = bool(kernels) or any(r.artifacts for r in inputs)
     if doc["errors"] and not analysed:
         code = EXIT_ERROR
     elif opts.exit_zero or opts.write_baseline:
@@ -165,7 +403,7 @@ def execute(opts: Options) -> Outcome:
         code = EXIT_FINDINGS
     else:
         code = EXIT_OK
-    return Outcome(doc, code, cfg, db)
+    return Outcome(doc, code, cfg, setup.db)
 
 
 def _counts(findings: list[Finding]) -> dict[str, Any]:

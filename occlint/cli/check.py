@@ -6,7 +6,13 @@ import sys
 
 import click
 
-from occlint.cli.common import device_file_option, output_option, use_color, write_output
+from occlint.cli.common import (
+    device_file_option,
+    output_option,
+    use_color,
+    write_binary,
+    write_output,
+)
 
 FORMATS = ["text", "json", "sarif", "github", "gitlab", "junit", "html"]
 
@@ -20,6 +26,22 @@ Examples:
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage, configuration or
 unreadable input (nothing analysed) or internal error.
 """
+
+
+class JobsType(click.ParamType):
+    name = "jobs"
+
+    def convert(self, value, param, ctx):
+        from occlint.config import parse_jobs
+        from occlint.errors import ConfigError
+
+        try:
+            return parse_jobs(value, "--jobs")
+        except ConfigError as exc:
+            self.fail(str(exc).removeprefix("--jobs "), param, ctx)
+
+
+JOBS = JobsType()
 
 
 def _codes(values: tuple[str, ...]) -> list[str]:
@@ -70,12 +92,17 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True, help="Colour text output (never when NO_COLOR is set).")
-@click.option("-q", "--quiet", is_flag=True, help="Text output: findings only, no summary.")
+@click.option("-q", "--quiet", is_flag=True, help="Text output: findings only, no summary; no "
+              "progress line.")
+@click.option("-j", "--jobs", type=JOBS, default=None, metavar="N|auto",
+              help="Worker processes reading and analysing inputs; 1 works in this process. "
+                   "Default: 'jobs' from the configuration, else auto (one per CPU when there "
+                   "are 256+ files or 64+ MiB to read).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
           select, ignore, extend_select, fail_on, exit_zero, statistics, baseline,
           write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
-          isolated, color, quiet, debug) -> None:
+          isolated, color, quiet, jobs, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
     executables or libraries that embed them. Report findings and launch advice."""
     from occlint.run import Options, execute
@@ -87,10 +114,18 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
         extend_select=_codes(extend_select), fail_on=fail_on, exit_zero=exit_zero,
         baseline=baseline, write_baseline=write_baseline, config=config_path,
         isolated=isolated, oversubscription=oversubscription,
-        occupancy_threshold=occupancy_threshold, hash_inputs=fmt == "html",
+        occupancy_threshold=occupancy_threshold, hash_inputs=fmt == "html", jobs=jobs,
+        isolate_failures=not debug,
     )
-    outcome = execute(opts)
-    doc = outcome.doc
+    from occlint.cli.progress import ProgressLine
+
+    bar = ProgressLine(sys.stderr) if ProgressLine.wanted(sys.stderr, quiet) else None
+    try:
+        outcome = execute(opts, progress=bar.update if bar else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    doc = outcome.document  # kernel records still JSON text: --format json writes them as is
     for error in doc["errors"]:
         where = f"{error['file']}[{error['entry']}]" if error["entry"] else error["file"]
         click.echo(f"occlint: error: {where}: {error['message']}", err=True)
@@ -99,10 +134,15 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
         click.echo(f"occlint: warning: {len(stale)} baseline entr"
                    f"{'y is' if len(stale) == 1 else 'ies are'} stale (fixed or gone); "
                    "rewrite the baseline with --write-baseline", err=True)
-    from occlint.reporters import render
+    if fmt == "json":
+        from occlint.reporters import json_format
 
-    colored = use_color(sys.stdout, color) and output in (None, "-")
-    text = render(fmt, doc, color=colored, statistics=statistics, quiet=quiet,
-                  device_db=outcome.device_db)
-    write_output(text, output)
+        write_binary(lambda stream: json_format.write(doc, stream), output)
+    else:
+        from occlint.reporters import render
+
+        colored = use_color(sys.stdout, color) and output in (None, "-")
+        text = render(fmt, outcome.doc, color=colored, statistics=statistics, quiet=quiet,
+                      device_db=outcome.device_db)
+        write_output(text, output)
     raise click.exceptions.Exit(outcome.exit_code)

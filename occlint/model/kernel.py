@@ -120,15 +120,35 @@ class Artifact:
 
 @dataclass(slots=True)
 class InputError:
-    """An input (or part of one) that could not be read."""
+    """An input (or part of one) that could not be read.
+
+    Names in it come from the input (archive members, bundle entry ids, section names) and
+    are untrusted: control and line-separator characters are escaped, so that the error
+    stays one line of text."""
 
     file: str
     message: str
     entry: str | None = None
 
+    def __post_init__(self) -> None:
+        self.file = one_line(self.file)
+        self.message = one_line(self.message)
+        if self.entry is not None:
+            self.entry = one_line(self.entry)
+
     def line(self) -> str:
         where = f"{self.file}[{self.entry}]" if self.entry else self.file
         return f"{where}: {self.message}"
+
+
+def one_line(text: str) -> str:
+    """``text`` with control, surrogate and line-separator characters backslash-escaped."""
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    return "".join(c.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") else c for c in text)
 
 
 @dataclass(slots=True)

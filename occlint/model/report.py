@@ -98,8 +98,17 @@ def device_record(device: Device | None) -> dict[str, Any] | None:
             "unit": device.unit_name(), "arch_only": device.arch_only}
 
 
-def kernel_record(report) -> dict[str, Any]:
+def kernel_record(report, shared: bool = False) -> dict[str, Any]:
+    """The record of one KernelReport. ``shared``: the sections that kernels of one resource
+    profile share (occupancy, next steps, advice) come as their JSON text, encoded once
+    (for occlint.records.encode; see :func:`_shared_text`)."""
     k = report.kernel
+    if shared:
+        occupancy, next_steps, advice = _shared_sections(report)
+    else:
+        occupancy = occupancy_record(report)
+        next_steps = [s.to_dict() for s in report.next_steps]
+        advice = report.advice or None
     return {
         "file": k.file,
         "entry": k.entry,
@@ -114,14 +123,49 @@ def kernel_record(report) -> dict[str, Any]:
         "status": report.status,
         "message": report.message or None,
         "resources": resources_record(k.resources),
-        "occupancy": occupancy_record(report),
-        "next_steps": [s.to_dict() for s in report.next_steps],
+        "occupancy": occupancy,
+        "next_steps": next_steps,
         "mismatches": [{"field": m.field, "metadata": m.metadata, "descriptor": m.descriptor,
                         "used": m.used} for m in k.mismatches],
         "notes": list(k.notes),
         "findings": [f.to_dict() for f in report.findings],
-        "advice": report.advice or None,
+        "advice": advice,
     }
+
+
+# JSON text of record sections, keyed by the identity of the objects they are made of:
+# the analysis and the advice return one shared object per resource profile, and the cache
+# keeps each object alive, so that its id cannot be reused while it is a key.
+_SHARED: dict[tuple, tuple[Any, Any]] = {}
+_MAX_SHARED = 8192
+
+
+def _shared_text(key: tuple, pinned: Any, make) -> Any:
+    hit = _SHARED.get(key)
+    if hit is None:
+        if len(_SHARED) >= _MAX_SHARED:
+            _SHARED.clear()
+        from occlint.jsonenc import RawJSON, encode
+        from occlint.records import DEPTH
+
+        value = make()  # encoded at the depth of a record's sections
+        hit = _SHARED[key] = (pinned, RawJSON(encode(value, DEPTH + 1))
+                              if isinstance(value, (dict, list)) and value else value)
+    return hit[1]
+
+
+def _shared_sections(report) -> tuple[Any, Any, Any]:
+    occ, steps, advice = report.occupancy, tuple(report.next_steps), report.advice
+    if occ is None:  # no occupancy: no next steps, no advice
+        return None, [s.to_dict() for s in steps], advice or None
+    occupancy = _shared_text(
+        ("occupancy", id(occ), report.block_size, report.block_source,
+         report.launch.dynamic_lds), occ, lambda: occupancy_record(report))
+    next_steps = _shared_text(("steps", *map(id, steps)), steps,
+                              lambda: [s.to_dict() for s in steps])
+    if advice:
+        advice = _shared_text(("advice", id(advice)), advice, lambda: advice)
+    return occupancy, next_steps, advice or None
 
 
 def artifact_record(a: Artifact) -> dict[str, Any]:
@@ -129,22 +173,40 @@ def artifact_record(a: Artifact) -> dict[str, Any]:
             "message": a.message, "kernels": list(a.kernels)}
 
 
-def document(run: Run) -> dict[str, Any]:
-    errors = [e for r in run.inputs for e in r.errors] + run.errors
-    kernels = [kernel_record(r) for r in run.reports]
+def input_record(r: ReadResult) -> dict[str, Any]:
+    return {"path": r.path, "size": r.size, "sha256": r.sha256, "kernels": len(r.kernels)}
+
+
+def error_record(e: InputError) -> dict[str, Any]:
+    return {"file": e.file, "entry": e.entry, "message": e.message}
+
+
+def assemble(devices: list[Device], inputs: list[dict[str, Any]],
+             kernels: Any, distinct_kernels: int,
+             artifacts: list[dict[str, Any]], errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The document from its parts. ``kernels``: a list of records, or KernelRecords
+    (occlint.records); ``distinct_kernels``: distinct (file, entry, name) among them."""
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "occlint", "version": __version__},
-        "devices": [device_record(d) for d in run.devices],
-        "inputs": [{"path": r.path, "size": r.size, "sha256": r.sha256,
-                    "kernels": len(r.kernels)} for r in run.inputs],
+        "devices": [device_record(d) for d in devices],
+        "inputs": inputs,
         "kernels": kernels,
-        "artifacts": [artifact_record(a) for r in run.inputs for a in r.artifacts],
-        "errors": [{"file": e.file, "entry": e.entry, "message": e.message} for e in errors],
+        "artifacts": artifacts,
+        "errors": errors,
         "summary": {
-            "inputs": len(run.inputs),
-            "kernels": len({(k["file"], k["entry"], k["name"]) for k in kernels}),
+            "inputs": len(inputs),
+            "kernels": distinct_kernels,
             "reports": len(kernels),
             "errors": len(errors),
         },
     }
+
+
+def document(run: Run) -> dict[str, Any]:
+    errors = [e for r in run.inputs for e in r.errors] + run.errors
+    kernels = [kernel_record(r) for r in run.reports]
+    return assemble(run.devices, [input_record(r) for r in run.inputs], kernels,
+                    len({(k["file"], k["entry"], k["name"]) for k in kernels}),
+                    [artifact_record(a) for r in run.inputs for a in r.artifacts],
+                    [error_record(e) for e in errors])

@@ -8,7 +8,7 @@ twice.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 from occlint.devices.models import AmdArch, NvArch
 from occlint.occupancy import amd, nvidia
@@ -36,10 +36,9 @@ class NextStep:
         return describe(self.to_dict(), metric)
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data["cut"] = self.cut
-        data["blocked_by"] = list(self.blocked_by)
-        return data
+        return {"resource": self.resource, "current": self.current, "target": self.target,
+                "occupancy_now": self.occupancy_now, "occupancy_then": self.occupancy_then,
+                "blocked_by": list(self.blocked_by), "cut": self.cut}
 
 
 def describe(step: dict, metric: str) -> str:

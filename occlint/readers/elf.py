@@ -32,6 +32,7 @@ _SYM = struct.Struct("<IBBHQQ")
 _NOTE = struct.Struct("<III")
 MAX_SECTIONS = 1 << 16
 MAX_SYMBOLS = 1 << 22
+NAME_RATIO = 16  # decoded symbol-name bytes per string-table byte (plus 1 MiB)
 
 
 class Section(NamedTuple):
@@ -89,18 +90,26 @@ class ElfImage:
 
     @cached_property
     def sections(self) -> list[Section]:
-        raw = [self.span.unpack(_SHDR, self.shoff + i * _SHDR.size, "section header")
-               for i in range(self.shnum)]
+        if not self.shnum:
+            return []
+        table = self.span.bytes(self.shoff, self.shnum * _SHDR.size, "section header table")
+        raw = list(_SHDR.iter_unpack(table))
         names = b""
         if 0 < self.shstrndx < len(raw):
             strtab = raw[self.shstrndx]
             if strtab[1] != SHT_NOBITS:
                 names = self.span.bytes(strtab[4], strtab[5], "section name table")
         out = []
+        find, size, new = names.find, len(names), tuple.__new__
+        left = NAME_RATIO * size + (1 << 20)  # as for symbol names (see _symbols)
         for index, (name_off, *rest) in enumerate(raw):
-            end = names.find(b"\0", name_off) if name_off < len(names) else -1
+            end = find(b"\0", name_off) if name_off < size else -1
             name = names[name_off:end].decode("utf-8", "replace") if end >= 0 else ""
-            out.append(Section(index, name, *rest))
+            left -= len(name)
+            if left < 0:
+                raise FormatError("section names add up to far more than the name table "
+                                  "holds: corrupted or hostile")
+            out.append(new(Section, (index, name, *rest)))  # the fast NamedTuple path
         return out
 
     @cached_property
@@ -119,6 +128,11 @@ class ElfImage:
         return self.span.sub(section.offset, section.size, f"section {section.name!r}")
 
     def symbols(self) -> list[Symbol]:
+        """Every symbol of the first SHT_SYMTAB (decoded once, then cached)."""
+        return self._symbols
+
+    @cached_property
+    def _symbols(self) -> list[Symbol]:
         symtab = next((s for s in self.sections if s.type == SHT_SYMTAB), None)
         if symtab is None:
             return []
@@ -130,13 +144,20 @@ class ElfImage:
         if not 0 <= symtab.link < len(self.sections):
             raise FormatError("symbol table links to a missing string table")
         strtab = self.section_span(self.sections[symtab.link])
-        data = self.section_span(symtab)
+        strings = strtab.bytes(0, len(strtab), "string table")
+        data = self.section_span(symtab).bytes(0, count * _SYM.size, "symbol")
         out = []
-        for i in range(count):
-            name_off, info, other, shndx, value, size = data.unpack(_SYM, i * _SYM.size,
-                                                                    "symbol")
-            name = strtab.cstring(name_off, what="symbol name") if name_off else ""
-            out.append(Symbol(i, name, info, other, shndx, value, size))
+        # Names may overlap (suffix sharing) but not much more: without a bound, symbols that
+        # all name one 4 KiB string would take ~170 times the file's size in memory.
+        left = NAME_RATIO * len(strings) + (1 << 20)
+        new = tuple.__new__  # the fast NamedTuple path
+        for i, (name_off, info, other, shndx, value, size) in enumerate(_SYM.iter_unpack(data)):
+            name = _cstring(strings, name_off, "symbol name") if name_off else ""
+            left -= len(name)
+            if left < 0:
+                raise FormatError("symbol names add up to far more than the string table holds: "
+                                  "corrupted or hostile")
+            out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
         return out
 
     def notes(self) -> Iterator[tuple[str, int, bytes]]:
@@ -158,6 +179,17 @@ class ElfImage:
         if offset < 0 or offset + size > section.size:
             raise FormatError(f"address {address:#x} is outside section {section.name!r}")
         return self.section_span(section).bytes(offset, size, "symbol data")
+
+
+def _cstring(table: bytes, offset: int, what: str, limit: int = 4096) -> str:
+    """A NUL-terminated string of a string table (as :meth:`Span.cstring`, on bytes)."""
+    if offset > len(table):
+        raise FormatError(f"{what} at offset {offset:#x} (+0 bytes) lies beyond the end of the "
+                          f"data ({len(table)} bytes): truncated or corrupted")
+    end = table.find(b"\0", offset, offset + limit)
+    if end < 0:
+        raise FormatError(f"{what} at offset {offset:#x} is not NUL-terminated")
+    return table[offset:end].decode("utf-8", "replace")
 
 
 def _iter_notes(span: Span) -> Iterator[tuple[str, int, bytes]]:

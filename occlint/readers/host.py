@@ -1,16 +1,17 @@
 """Host executables, shared libraries and objects: find the sections holding GPU code.
 
-pyelftools reads the section headers (host ELFs come in every class and byte order); the
-section contents stay in the memory-mapped file and are handed on as spans.
+Host ELFs come in every class and byte order; only their section headers and names are
+decoded here (bounds-checked, linear in the file size). The section contents stay in the
+memory-mapped file and are handed on as spans.
 """
 
 from __future__ import annotations
 
-import io
 import struct
 from collections.abc import Iterator
 
 from occlint.errors import FormatError
+from occlint.readers.elf import NAME_RATIO
 from occlint.readers.span import Span
 
 GPU_SECTIONS = (".hip_fatbin", ".llvm.offloading", ".nv_fatbin", "__nv_relfatbin")
@@ -19,10 +20,55 @@ SCAN_MAGICS = (b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b"\x50\xed\x55\xba")
 SHT_NOBITS = 8
 
 
-def _stream(span: Span):
-    if span.start == 0 and span.end == len(span.buf) and hasattr(span.buf, "seek"):
-        return span.buf
-    return io.BytesIO(span.bytes(0, len(span)))
+MAX_NAME = 4096
+
+
+def section_headers(span: Span) -> list[tuple[str, int, int, int]]:
+    """(name, sh_type, sh_offset, sh_size) of every section of an ELF of any class and byte
+    order. Every read is bounds-checked and names are read at most MAX_NAME bytes each, so
+    the work is linear in the size of the file (pyelftools reads each section name up to
+    the next NUL anywhere in the file: quadratic on a hostile string table)."""
+    ident = span.bytes(0, 16, "ELF identification") if len(span) >= 16 else b""
+    if len(ident) < 16 or ident[4] not in (1, 2) or ident[5] not in (1, 2):
+        raise FormatError("malformed ELF: truncated, or unknown class / data encoding")
+    endian = "<" if ident[5] == 1 else ">"
+    if ident[4] == 2:
+        (shoff,) = span.unpack(struct.Struct(endian + "Q"), 40, "ELF header")
+        shentsize, shnum, shstrndx = span.unpack(struct.Struct(endian + "HHH"), 58,
+                                                 "ELF header")
+        shdr = struct.Struct(endian + "IIQQQQIIQQ")
+    else:
+        (shoff,) = span.unpack(struct.Struct(endian + "I"), 32, "ELF header")
+        shentsize, shnum, shstrndx = span.unpack(struct.Struct(endian + "HHH"), 46,
+                                                 "ELF header")
+        shdr = struct.Struct(endian + "IIIIIIIIII")
+    if shoff == 0:
+        return []
+    if shentsize != shdr.size:
+        raise FormatError(f"malformed ELF: section header size {shentsize}, expected "
+                          f"{shdr.size}")
+    first = span.unpack(shdr, shoff, "section header")
+    if shnum == 0:
+        shnum = first[5]  # extended numbering: the count is section 0's sh_size
+    if shstrndx == 0xFFFF:  # SHN_XINDEX: the index is section 0's sh_link
+        shstrndx = first[6]
+    table = span.bytes(shoff, shnum * shdr.size, "section header table")
+    raw = list(shdr.iter_unpack(table))
+    names = b""
+    if 0 < shstrndx < len(raw) and raw[shstrndx][1] != SHT_NOBITS:
+        strtab = raw[shstrndx]
+        names = span.bytes(strtab[4], strtab[5], "section name table")
+    out = []
+    left = NAME_RATIO * len(names) + (1 << 20)  # memory stays proportional to the file
+    for name_off, sh_type, _, _, offset, size, *_ in raw:
+        end = names.find(b"\0", name_off, name_off + MAX_NAME) if name_off < len(names) else -1
+        name = names[name_off:end].decode("utf-8", "replace") if end >= 0 else ""
+        left -= len(name)
+        if left < 0:
+            raise FormatError("malformed ELF: section names add up to far more than the name "
+                              "table holds")
+        out.append((name, sh_type, offset, size))
+    return out
 
 
 def gpu_sections(span: Span) -> Iterator[tuple[str, Span, bool]]:
@@ -30,31 +76,27 @@ def gpu_sections(span: Span) -> Iterator[tuple[str, Span, bool]]:
 
     Sections named for GPU code come first; then data sections that contain a bundle or
     fatbin magic (NVIDIA libraries keep many fatbins in .data) — those magics are only
-    candidates, validated by the container readers."""
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-
-    try:
-        elf = ELFFile(_stream(span))
-        headers = [(s.name, s["sh_type"], s["sh_offset"], s["sh_size"])
-                   for s in elf.iter_sections()]
-    except (ELFError, struct.error, ValueError, KeyError, IndexError, AssertionError) as exc:
-        raise FormatError(f"malformed ELF: {exc}") from None
-    except Exception as exc:
-        if type(exc).__module__.startswith(("elftools", "construct")):
-            raise FormatError(f"malformed ELF: {exc}") from None
-        raise
+    candidates, validated by the container readers. Sections that overlap are an error
+    (each would be read again: a few bytes of section headers could multiply the work)."""
+    headers = section_headers(span)
     named, scanned = [], []
     for name, sh_type, offset, size in headers:
-        if sh_type == "SHT_NOBITS" or sh_type == SHT_NOBITS or size == 0:
+        if sh_type == SHT_NOBITS or size == 0:
             continue
         if name in GPU_SECTIONS or name.startswith("__CLANG_OFFLOAD_BUNDLE__"):
             named.append((name, offset, size))
         elif name in SCANNED_SECTIONS:
             scanned.append((name, offset, size))
-    for name, offset, size in named:
-        yield name, span.sub(offset, size, f"section {name!r}"), False
+    chosen = [(name, span.sub(offset, size, f"section {name!r}"), False)
+              for name, offset, size in named]
     for name, offset, size in scanned:
         section = span.sub(offset, size, f"section {name!r}")
         if any(section.find(magic) >= 0 for magic in SCAN_MAGICS):
-            yield name, section, True
+            chosen.append((name, section, True))
+    previous = None
+    for name, section, _ in sorted(chosen, key=lambda c: (c[1].start, c[1].end)):
+        if previous is not None and section.start < previous[1].end:
+            raise FormatError(f"sections {previous[0]!r} and {name!r} overlap: corrupted or "
+                              "hostile")
+        previous = (name, section)
+    yield from chosen

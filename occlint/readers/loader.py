@@ -27,6 +27,8 @@ BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 OFFLOAD_BINARY_MAGIC = b"\x10\xff\x10\xad"
 ZIP_MAGIC = b"PK\x03\x04"
 MAX_DEPTH = 4
+MAX_ERRORS = 1000  # per input: the rest are summed up in one line
+BUDGET_RATIO = 64  # decompressed bytes one input may produce, per byte of input
 EM_AMDGPU = 224
 EM_CUDA = 190
 
@@ -45,9 +47,12 @@ class ReadOptions:
 
 def looks_like_gpu_binary(path: Path) -> bool:
     """Cheap test used when recursing into directories: a known magic at the start."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(64)
+    try:  # os-level calls: this runs for every file of a directory tree
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            head = os.read(fd, 64)
+        finally:
+            os.close(fd)
     except OSError:
         return True  # let the reader report the problem
     if head.startswith((BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC)):
@@ -63,12 +68,16 @@ def looks_like_gpu_binary(path: Path) -> bool:
 
 
 def _host_elf_has_gpu_code(path: Path) -> bool:
-    from elftools.elf.elffile import ELFFile
+    from occlint.readers.host import section_headers
 
     try:
         with path.open("rb") as fh:
-            names = {s.name for s in ELFFile(fh).iter_sections()}
-    except Exception:  # any parse failure: not something we recognise
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                names = {name for name, *_ in section_headers(Span(mm))}
+            finally:
+                _close(mm)
+    except (OSError, ValueError, FormatError):  # not something we recognise
         return False
     return bool(names & set(GPU_SECTIONS))
 
@@ -80,22 +89,49 @@ SCANNED_SECTIONS = (".data", ".rodata", ".data.rel.ro", ".nvFatBinSegment")
 
 
 def _read_mapped(fh, display: str, options: ReadOptions, result: ReadResult,
-                 hash_it: bool) -> None:
+                 hash_it: bool, group: int | None = None) -> None:
     mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     try:
-        if hash_it:
-            result.sha256 = hashlib.sha256(mm).hexdigest()
-        if mm[:4] == ZIP_MAGIC:
-            from occlint.readers.archive import read_archive
-
-            read_archive(fh, display, options, result)
-        else:
-            _Reader(display, options, result).read(Span(mm), None, 0)
+        _read_buffer(mm, fh, display, options, result, hash_it, group)
     finally:
         _close(mm)
 
 
-def read_path(path: Path, display: str, options: ReadOptions) -> ReadResult:
+def _read_buffer(buf, fh, display: str, options: ReadOptions, result: ReadResult,
+                 hash_it: bool, group: int | None = None) -> None:
+    """Read a whole input held in ``buf`` (``fh``: the same bytes as a file, for zip);
+    ``group``: only that member group of a zip archive (occlint.readers.archive)."""
+    if hash_it:
+        result.sha256 = hashlib.sha256(buf).hexdigest()
+    if buf[:4] == ZIP_MAGIC:
+        from occlint.readers.archive import read_archive
+
+        read_archive(fh, display, options, result, group)
+    elif not group:  # (a group of a file that is no longer an archive: nothing)
+        _Reader(display, options, result).read(Span(buf), None, 0)
+
+
+def read_bytes(data: bytes, display: str, options: ReadOptions) -> ReadResult:
+    """:func:`read_path` for an input already in memory (no Triton sidecar lookup).
+
+    The fuzzer (benchmarks/fuzz.py) and tests use it; problems end up in ``errors``."""
+    import io
+
+    result = ReadResult(path=display, size=len(data))
+    try:
+        if not data:
+            raise FormatError("empty file")
+        _read_buffer(data, io.BytesIO(data), display, options, result, options.hash_inputs)
+    except FormatError as exc:
+        result.errors.append(InputError(display, str(exc)))
+    return result
+
+
+def read_path(path: Path, display: str, options: ReadOptions,
+              group: int | None = None) -> ReadResult:
+    """Read one file. ``group``: read only that member group of a zip archive (a worker's
+    share of a large wheel; the other groups' workers neither hash the file nor report
+    what is wrong with the archive as a whole)."""
     result = ReadResult(path=display)
     try:
         with path.open("rb") as fh:
@@ -103,7 +139,8 @@ def read_path(path: Path, display: str, options: ReadOptions) -> ReadResult:
             result.size = size
             if size == 0:
                 raise FormatError("empty file")
-            _read_mapped(fh, display, options, result, options.hash_inputs)
+            _read_mapped(fh, display, options, result, options.hash_inputs and not group,
+                         group)
         if result.kernels:
             from occlint.readers.sidecars import triton_hint
 
@@ -134,21 +171,52 @@ def _join(prefix: str | None, part: str) -> str:
     return f"{prefix}/{part}" if prefix else part
 
 
+class Budget:
+    """Bytes that one input may still decompress, all its streams together (zip members,
+    compressed bundles, compressed fatbin entries): BUDGET_RATIO times its size, at least
+    ``max_decompressed``. Without it many streams, or many bundle entries pointing at one
+    stream, would each get the whole per-stream cap."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, input_size: int, options: ReadOptions):
+        self.left = max(options.max_decompressed, BUDGET_RATIO * input_size)
+
+
 class _Reader:
     """Walks one input; appends kernels, artifacts and errors to ``result``."""
 
-    def __init__(self, file: str, options: ReadOptions, result: ReadResult):
+    def __init__(self, file: str, options: ReadOptions, result: ReadResult,
+                 budget: Budget | None = None):
         self.file = file
         self.options = options
         self.result = result
+        self.budget = budget  # set by the first read() unless shared (archive members)
 
     def error(self, message: str, entry: str | None) -> None:
-        self.result.errors.append(InputError(self.file, message, entry))
+        errors = self.result.errors
+        if len(errors) < MAX_ERRORS:
+            errors.append(InputError(self.file, message, entry))
+        elif len(errors) == MAX_ERRORS:
+            errors.append(InputError(self.file, f"more than {MAX_ERRORS} errors: the others "
+                                                "are not reported"))
+
+    def decompression_limit(self) -> int:
+        """The most the next compressed stream may decompress to."""
+        return min(self.options.max_decompressed, self.budget.left)
+
+    def decompressing(self, declared: int, limit: int) -> None:
+        """Charge a stream's declared size to the budget before it is decompressed (the
+        decompressor stops there; a stream that turns out corrupted cost as much)."""
+        if declared <= limit:  # else the reader refuses it before any work
+            self.budget.left -= declared
 
     # -- dispatch ---------------------------------------------------------------------------
     def read(self, span: Span, entry: str | None, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise FormatError("containers nested too deeply (self-referencing bundle?)")
+        if self.budget is None:
+            self.budget = Budget(len(span), self.options)
         if span.startswith(ELF_MAGIC):
             machine = int.from_bytes(span.bytes(18, 2, "ELF header"), "little") \
                 if len(span) >= 20 and span.bytes(5, 1) == b"\x01" else None
@@ -195,9 +263,13 @@ class _Reader:
         from occlint.readers.amd.bundle import CompressedBundle, OffloadBundle
 
         pos, ordinal = 0, 0
+        found: dict[bytes, int | None] = {BUNDLE_MAGIC: -1, CCOB_MAGIC: -1}  # None: no more
         while pos < len(span):
-            starts = [p for p in (span.find(BUNDLE_MAGIC, pos), span.find(CCOB_MAGIC, pos))
-                      if p >= 0]
+            for magic, at in found.items():  # search again only once passed: linear time
+                if at is not None and at < pos:
+                    at = span.find(magic, pos)
+                    found[magic] = at if at >= 0 else None
+            starts = [p for p in found.values() if p is not None]
             if not starts:
                 break
             start = min(starts)
@@ -206,7 +278,9 @@ class _Reader:
             try:
                 if rest.startswith(CCOB_MAGIC):
                     ccob = CompressedBundle.parse(rest)
-                    data, size = ccob.decompress(rest, self.options.max_decompressed)
+                    limit = self.decompression_limit()
+                    self.decompressing(ccob.uncompressed_size, limit)
+                    data, size = ccob.decompress(rest, limit)
                     if not data.startswith(BUNDLE_MAGIC):
                         raise FormatError("compressed bundle does not hold an offload bundle")
                     if not ccob.hash_matches(data):

@@ -23,7 +23,7 @@ def triton_hint(binary: Path) -> dict[str, Any] | None:
         if not sidecar.is_file() or sidecar.stat().st_size > MAX_SIDECAR_BYTES:
             return None
         meta = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # deeply nested JSON
         return None
     return hint_from_metadata(meta)
 

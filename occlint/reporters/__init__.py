@@ -17,6 +17,14 @@ FORMATTERS = {
 
 
 def render(fmt: str, doc: dict[str, Any], **options: Any) -> str:
-    """Render ``doc`` in format ``fmt`` (each module exposes ``render(doc, **options)``)."""
+    """Render ``doc`` in format ``fmt`` (each module exposes ``render(doc, **options)``).
+
+    Kernel records held as JSON text (KernelRecords) are decoded for every format but JSON,
+    which writes them as they are."""
     module = importlib.import_module(FORMATTERS[fmt])
+    if fmt != "json":
+        from occlint.records import KernelRecords
+
+        if isinstance(doc.get("kernels"), KernelRecords):
+            doc = {**doc, "kernels": list(doc["kernels"])}
     return module.render(doc, **options)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from occlint.advice import AdviceSettings, advice
@@ -22,8 +23,20 @@ class RuleSettings:
     advice: AdviceSettings = field(default_factory=AdviceSettings)
 
     def enabled(self) -> set[str]:
-        codes = list(all_rules())
-        return select_rules(codes, (*self.select, *self.extend_select), self.ignore)
+        return set(_enabled((*self.select, *self.extend_select), self.ignore))
+
+
+@lru_cache(maxsize=64)
+def _enabled(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(select_rules(list(all_rules()), select, ignore))
+
+
+@lru_cache(maxsize=64)
+def _rules(enabled: frozenset[str]) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
+    """(kernel-scope, input-scope) rules among ``enabled``, in code order."""
+    chosen = [r for c, r in all_rules().items() if c in enabled]
+    return (tuple(r for r in chosen if r.scope == "kernel"),
+            tuple(r for r in chosen if r.scope == "input"))
 
 
 @dataclass
@@ -44,12 +57,8 @@ def _ignored_for_kernel(finding: Finding, globs: dict[str, tuple[str, ...]]) -> 
 
 def apply_rules(reports: list, inputs: list, settings: RuleSettings) -> list[Finding]:
     """Attach findings and advice to each report; return the input-level findings."""
-    rules = all_rules()
-    enabled = settings.enabled()
-    kernel_rules: list[Rule] = [r for c, r in rules.items() if c in enabled and
-                                r.scope == "kernel"]
-    input_rules: list[Rule] = [r for c, r in rules.items() if c in enabled and
-                               r.scope == "input"]
+    kernel_rules, input_rules = _rules(
+        _enabled((*settings.select, *settings.extend_select), settings.ignore))
 
     def finish(findings: list[Finding]) -> list[Finding]:
         out = []

@@ -15,6 +15,7 @@ with a hard cap, so lying headers and decompression bombs end in a FormatError.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import struct
 import zlib
 from dataclasses import dataclass
@@ -84,6 +85,13 @@ class OffloadBundle:
                 raise FormatError(f"bundle entry {entry_id!r} at {offset:#x}+{size:#x} lies "
                                   f"outside the bundle ({len(span)} bytes)")
             entries.append(BundleEntry(entry_id, offset, size))
+        # Entries must not share bytes: each would be read again, and nested bundles of
+        # entries pointing at one payload multiply the work (4096 ** depth).
+        placed = sorted((e.offset, e.offset + e.size, e.id) for e in entries if e.size)
+        for (_, end, first), (start, _, second) in itertools.pairwise(placed):
+            if start < end:
+                raise FormatError(f"bundle entries {first!r} and {second!r} overlap: "
+                                  "corrupted or hostile")
         self.span = span
         self.entries = entries
         self.header_size = pos
@@ -133,8 +141,13 @@ class CompressedBundle:
             raise FormatError(f"compressed bundle would decompress to {self.uncompressed_size} "
                               f"bytes, over the {limit}-byte limit")
         end = self.total_size if self.total_size is not None else len(span)
-        payload = span.bytes(self.header_size, end - self.header_size, "compressed payload")
-        out, eof, consumed = decompress_capped(self.method, payload, self.uncompressed_size + 1)
+        # a view, not a copy: a v1 header (no total size) takes the rest of its section
+        payload = span.view(self.header_size, end - self.header_size, "compressed payload")
+        try:
+            out, eof, consumed = decompress_capped(self.method, payload,
+                                                   self.uncompressed_size + 1)
+        finally:
+            payload.release()
         if len(out) != self.uncompressed_size:
             more = "more than " if len(out) > self.uncompressed_size else ""
             raise FormatError(f"compressed bundle decompresses to {more}{len(out)} bytes, "
@@ -148,12 +161,16 @@ class CompressedBundle:
         return struct.unpack("<Q", hashlib.md5(data).digest()[:8])[0] == self.hash
 
 
+ZSTD_SLACK = 4 << 20  # bytes a zstd stream may decompress beyond its cap before it stops
+
+
 def decompress_capped(method: str, payload, cap: int) -> tuple[bytes, bool, int]:
     """Decompress at most ``cap`` bytes: (output, stream ended, input bytes consumed).
 
     Memory stays bounded whatever the input claims: zlib takes an output limit; zstd does
     not, so its input is fed in steps small enough that one step cannot expand beyond a
-    bounded amount (a zstd block of a few bytes expands to at most 128 KiB)."""
+    bounded amount (a zstd block of a few bytes expands to at most 128 KiB): the output
+    stays below ``cap`` + ZSTD_SLACK."""
     try:
         if method == "zlib":
             dec = zlib.decompressobj()
@@ -167,9 +184,10 @@ def decompress_capped(method: str, payload, cap: int) -> tuple[bytes, bool, int]
             chunks, total, pos = [], 0, 0
             while pos < len(payload) and total < cap and not zdec.eof:
                 # one input byte expands to at most ~32 KiB (a 128 KiB RLE block from 4
-                # bytes), so a step of (remaining >> 15) bytes cannot overshoot the cap by
-                # more than the remaining allowance (or 128 KiB)
-                step = max(1, min(1 << 20, (cap - total) >> 15))
+                # bytes), so a step of (remaining + slack) >> 15 bytes cannot overshoot the
+                # cap by more than the slack (or 128 KiB); without the slack, small entries
+                # were fed a few bytes per call (1.7 million calls for one libcurand.so)
+                step = max(1, min(1 << 20, (cap - total + ZSTD_SLACK) >> 15))
                 part = zdec.decompress(payload[pos:pos + step])
                 pos += step
                 total += len(part)

@@ -30,6 +30,7 @@ NT_AMD_HSA_METADATA = 10  # code object v2 (YAML)
 STT_OBJECT = 1
 MAX_METADATA_BYTES = 64 << 20
 MAX_KERNELS = 1 << 16
+MAX_NOTES = 64  # real code objects have 1-3; program headers may all point at one segment
 
 # EF_AMDGPU_MACH (LLVM BinaryFormat/ELF.h).
 MACH = {
@@ -134,7 +135,9 @@ class AmdCodeObject:
 
     @cached_property
     def metadata(self) -> dict[str, Any] | None:
-        for owner, ntype, desc in self.elf.notes():
+        for count, (owner, ntype, desc) in enumerate(self.elf.notes()):
+            if count >= MAX_NOTES:
+                raise FormatError(f"more than {MAX_NOTES} notes: corrupted or hostile")
             if owner == "AMDGPU" and ntype == NT_AMDGPU_METADATA:
                 if len(desc) > MAX_METADATA_BYTES:
                     raise FormatError(f"metadata note of {len(desc)} bytes is implausibly large")

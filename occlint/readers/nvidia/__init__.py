@@ -54,6 +54,8 @@ from occlint.readers.span import Span
 __all__ = ["read_cubin", "read_fatbins"]
 
 MAX_DEPTH = 4
+MAX_BROKEN = 1024  # broken containers of one span kept for reporting (memory stays bounded;
+# the reader reports 1000 errors per input, then one line for the rest)
 ELF_MAGIC = b"\x7fELF"
 PTX_MESSAGE = "PTX only: the driver JIT-compiles it; no register data"
 _SM = re.compile(r"(?:sm|compute|lto)_(\d+)([af]?)")
@@ -141,11 +143,26 @@ def select_elf(entries: list[FatbinEntry], options) -> list[FatbinEntry]:
 
 
 def ptx_is_reported(ptx: FatbinEntry, elf: list[FatbinEntry], options) -> bool:
-    consumers = _consumers(options)
-    if consumers:
-        return any(_ptx_jits_for(ptx.sm, ptx.variant, c)
-                   and not any(_runs_on(e.arch, c) for e in elf) for c in consumers)
-    return not any(e.sm // 10 == ptx.sm // 10 and e.sm >= ptx.sm for e in elf)
+    return _PtxPolicy(elf, options).reported(ptx)
+
+
+class _PtxPolicy:
+    """:func:`ptx_is_reported` for the PTX entries of one container: the ELF entries are
+    summed up once, so that each PTX entry costs O(1) (a container may hold 65536 entries:
+    comparing every PTX entry with every ELF entry would take minutes)."""
+
+    def __init__(self, elf: list[FatbinEntry], options):
+        self.consumers = _consumers(options)
+        self.served = {c: any(_runs_on(e.arch, c) for e in elf) for c in self.consumers}
+        self.highest: dict[int, int] = {}  # major version -> highest SM of an ELF entry
+        for e in elf:
+            self.highest[e.sm // 10] = max(self.highest.get(e.sm // 10, -1), e.sm)
+
+    def reported(self, ptx: FatbinEntry) -> bool:
+        if self.consumers:
+            return any(_ptx_jits_for(ptx.sm, ptx.variant, c) and not self.served[c]
+                       for c in self.consumers)
+        return self.highest.get(ptx.sm // 10, -1) < ptx.sm
 
 
 # -- containers -------------------------------------------------------------------------------
@@ -177,7 +194,7 @@ def read_fatbins(reader, span: Span, prefix: str | None, depth: int, strict: boo
     if depth > MAX_DEPTH:
         raise FormatError("containers nested too deeply")
     found: list[tuple[int, FatbinContainer | None, str | None]] = []
-    pos = 0
+    pos = broken = 0
     while pos < len(span):
         start = span.find(FATBIN_MAGIC_BYTES, pos)
         if start < 0:
@@ -186,7 +203,9 @@ def read_fatbins(reader, span: Span, prefix: str | None, depth: int, strict: boo
             try:
                 container = FatbinContainer(span.sub(start, len(span) - start))
             except FormatError as exc:
-                found.append((start, None, str(exc)))
+                broken += 1
+                if broken <= MAX_BROKEN:
+                    found.append((start, None, str(exc)))
                 pos = start + 1
                 continue
         else:
@@ -215,10 +234,11 @@ def _read_container(reader, container: FatbinContainer, label: str | None) -> No
     names = _entry_names(entries)
     elf = [e for e in entries if e.kind == KIND_ELF]
     options = reader.options
+    ptx_policy = _PtxPolicy(elf, options)
     for item in select_elf(elf, options):
         name = _join(label, names[item.offset])
         try:
-            data = decompress(item, container.payload(item), options.max_decompressed)
+            data = _decompress(reader, item, container)
             if not data.startswith(ELF_MAGIC):
                 raise FormatError("fatbin ELF entry does not hold an ELF file")
             reader.result.kernels.extend(
@@ -227,9 +247,9 @@ def _read_container(reader, container: FatbinContainer, label: str | None) -> No
             reader.error(str(exc), name)
     for item in entries:
         name = _join(label, names[item.offset])
-        if item.kind == KIND_PTX and ptx_is_reported(item, elf, options):
+        if item.kind == KIND_PTX and ptx_policy.reported(item):
             try:
-                data = decompress(item, container.payload(item), options.max_decompressed)
+                data = _decompress(reader, item, container)
                 kernels = tuple(dict.fromkeys(
                     m.decode("utf-8", "replace")
                     for m in _PTX_ENTRY.findall(data.bytes(0, len(data), "PTX text"))))
@@ -250,6 +270,14 @@ def _read_container(reader, container: FatbinContainer, label: str | None) -> No
     if error is not None:
         where = len(entries)
         reader.error(f"fatbin entry {where}: {error}" if where else str(error), label)
+
+
+def _decompress(reader, item: FatbinEntry, container: FatbinContainer) -> Span:
+    """The entry's payload; compressed streams of one input share one budget."""
+    limit = reader.decompression_limit()
+    if item.compression is not None:
+        reader.decompressing(item.uncompressed_size, limit)
+    return decompress(item, container.payload(item), limit)
 
 
 def _entry_names(entries: list[FatbinEntry]) -> dict[int, str]:

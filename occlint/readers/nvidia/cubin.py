@@ -170,28 +170,66 @@ class NvCubin:
                 edges.setdefault(caller, set()).add(callee)
         return edges
 
+    @cached_property
+    def _info_cache(self) -> dict[int, tuple[dict[int, ea.Record], int]]:
+        return {}
+
+    @cached_property
+    def _reaches_cycle(self) -> dict[int, bool]:
+        """Functions explored by :meth:`_recursive`: does a call cycle lie below each?"""
+        return {}
+
     def _recursive(self, root: int) -> bool:
-        """Is a call cycle reachable from ``root``?"""
+        """Is a call cycle reachable from ``root``? What was explored for one kernel is kept
+        for the next, so that all kernels together cost O(call edges), not O(kernels x
+        edges)."""
         edges = self._call_edges
         if not edges:
             return False
-        state: dict[int, int] = {}  # 1: on the current path, 2: done
+        known = self._reaches_cycle
+        if root in known:
+            return known[root]
+        on_path = {root}
         stack = [(root, iter(edges.get(root, ())))]
-        state[root] = 1
         while stack:
             node, children = stack[-1]
             child = next(children, None)
             if child is None:
-                state[node] = 2
+                known[node] = False  # everything below it explored: no cycle
+                on_path.discard(node)
                 stack.pop()
                 continue
-            seen = state.get(child)
-            if seen == 1:
+            if child in on_path or known.get(child):
+                for above, _ in stack:
+                    known[above] = True
                 return True
-            if seen is None:
-                state[child] = 1
+            if child not in known:
+                on_path.add(child)
                 stack.append((child, iter(edges.get(child, ()))))
         return False
+
+    def _kernel_info(self, section: Section) -> tuple[dict[int, ea.Record], int]:
+        """(attributes by code, spill instructions) of a per-kernel ``.nv.info.<k>``; kept
+        per section (entry symbols that share one would each parse it again)."""
+        cache = self._info_cache
+        if section.index in cache:
+            return cache[section.index]
+        info: dict[int, ea.Record] = {}
+        spills = 0
+        what = section.name
+        for rec in ea.parse_records(self._section_bytes(section), what):
+            if rec.attr == ea.ANNOTATIONS:
+                payload = rec.payload
+                if len(payload) % 8:
+                    raise FormatError(f"{what}: EIATTR_ANNOTATIONS payload of "
+                                      f"{len(payload)} bytes is not a list of pairs")
+                spills += sum(1 for pos in range(0, len(payload), 8)
+                              if int.from_bytes(payload[pos:pos + 4], "little")
+                              == ea.ANNOTATION_SPILL_REFILL)
+            else:
+                info[rec.attr] = rec
+        cache[section.index] = (info, spills)
+        return info, spills
 
     # -- kernels -----------------------------------------------------------------------------
     def entry_symbols(self) -> list[Symbol]:
@@ -233,21 +271,7 @@ class NvCubin:
             if self.reserves_smem:
                 shared = max(shared - RESERVED_SMEM_BYTES, 0)
 
-        info: dict[int, ea.Record] = {}
-        spills = 0
-        if "info" in own:
-            what = own["info"].name
-            for rec in ea.parse_records(self._section_bytes(own["info"]), what):
-                if rec.attr == ea.ANNOTATIONS:
-                    payload = rec.payload
-                    if len(payload) % 8:
-                        raise FormatError(f"{what}: EIATTR_ANNOTATIONS payload of "
-                                          f"{len(payload)} bytes is not a list of pairs")
-                    spills += sum(1 for pos in range(0, len(payload), 8)
-                                  if int.from_bytes(payload[pos:pos + 4], "little")
-                                  == ea.ANNOTATION_SPILL_REFILL)
-                else:
-                    info[rec.attr] = rec
+        info, spills = self._kernel_info(own["info"]) if "info" in own else ({}, 0)
 
         max_threads = _dims(info, ea.MAX_THREADS)
         required = _dims(info, ea.REQNTID)

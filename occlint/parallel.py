@@ -1,0 +1,130 @@
+"""Run the per-input work of a run in worker processes; results come back in input order.
+
+Workers are started with the ``spawn`` method on every platform (no state inherited by
+accident, safe with threads) and set up once by an initializer; the work is sent in chunks
+of consecutive items, a few chunks per worker in flight, and the results are consumed in
+submission order, so the output never depends on which worker was faster.
+
+A worker that dies (a crash in a C extension, the out-of-memory killer) breaks the pool.
+The chunks that were in flight are then redone one item at a time in a fresh one-worker
+pool: the item that kills that worker too is reported through ``crashed`` and the run goes
+on, never hanging. Python exceptions do not kill a worker; the work function decides what
+becomes of them. Every pool must first answer a no-op task: when workers cannot start at
+all (a program embedding occlint without an ``if __name__ == "__main__":`` guard, no
+resources for processes), :class:`WorkersUnavailable` tells the caller to go on in-process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+IN_FLIGHT_PER_WORKER = 4
+CRASH_MESSAGE = ("the worker process reading this input died (a crash or out of memory); "
+                 "nothing from it is reported")
+
+
+class WorkersUnavailable(RuntimeError):
+    """Worker processes could not be started (the results yielded so far stand)."""
+
+
+def _ready() -> bool:
+    return True
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it
+    # (else each prints a KeyboardInterrupt traceback).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs: int,
+                crashed: Callable[[T, str], R], initializer: Callable[..., None] | None = None,
+                initargs: tuple = ()) -> Iterator[list[R]]:
+    """``work(batch)`` for every batch, in ``jobs`` worker processes, yielded in order.
+
+    ``work`` and ``initializer`` must be module-level functions (they are pickled by name);
+    ``crashed(item, message)`` stands in for the result of an item whose worker died."""
+    context = multiprocessing.get_context("spawn")
+
+    def pool(workers: int) -> ProcessPoolExecutor:
+        executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                                       initargs=(initializer, initargs))
+        try:  # one no-op per worker: the executor starts a process per task while none idles
+            for probe in [executor.submit(_ready) for _ in range(workers)]:
+                probe.result()
+        except (BrokenProcessPool, OSError) as exc:
+            executor.shutdown(wait=True, cancel_futures=True)
+            raise WorkersUnavailable(str(exc)) from None
+        return executor
+
+    executor = pool(jobs)
+    pending: deque[tuple[list[T], Future]] = deque()
+    todo = iter(batches)
+    try:
+        while True:
+            while len(pending) < jobs * IN_FLIGHT_PER_WORKER:
+                batch = next(todo, None)
+                if batch is None:
+                    break
+                pending.append((batch, executor.submit(work, batch)))
+            if not pending:
+                return
+            batch, future = pending.popleft()
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                executor.shutdown(wait=True, cancel_futures=True)
+                unfinished = [(batch, future), *pending]
+                pending.clear()
+                for each, done in unfinished:
+                    result = _finished(done)
+                    yield result if result is not None else _isolate(work, each, crashed, pool)
+                executor = pool(jobs)
+                continue
+            yield result
+    finally:
+        # Never wait here: when done, the idle workers exit while the caller writes its
+        # report (the interpreter joins them at exit); when interrupted (Ctrl-C, an error in
+        # the consumer), the chunks still running are not waited for.
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _finished(future: Future) -> Any:
+    """The result of a future that completed before the pool broke, else None."""
+    if future.done() and not future.cancelled() and future.exception() is None:
+        return future.result()
+    return None
+
+
+def _isolate(work: Callable[[list[T]], list[R]], batch: list[T],
+             crashed: Callable[[T, str], R],
+             pool: Callable[[int], ProcessPoolExecutor]) -> list[R]:
+    """Redo ``batch`` one item at a time in a one-worker pool, to find the item that kills
+    its worker."""
+    out: list[R] = []
+    executor: ProcessPoolExecutor | None = None
+    try:
+        for item in batch:
+            if executor is None:
+                executor = pool(1)
+            try:
+                out.extend(executor.submit(work, [item]).result())
+            except BrokenProcessPool:
+                executor.shutdown(wait=True)
+                executor = None
+                out.append(crashed(item, CRASH_MESSAGE))
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True)
+    return out

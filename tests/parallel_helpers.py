@@ -1,0 +1,20 @@
+"""Work functions for tests of occlint.parallel (module level: workers import them by name)."""
+
+from __future__ import annotations
+
+import os
+
+DEADLY = {7, 23}  # items whose worker dies
+
+
+def square_or_die(batch: list[int]) -> list[int]:
+    out = []
+    for item in batch:
+        if item in DEADLY:
+            os._exit(70)  # as a segfault or the OOM killer would: no exception, no result
+        out.append(item * item)
+    return out
+
+
+def fail_to_start() -> None:
+    raise RuntimeError("this worker cannot start")
