@@ -50,6 +50,8 @@ class Config:
     targets: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)
+    extend_exclude: list[str] = field(default_factory=list)
     select: list[str] = field(default_factory=lambda: ["ALL"])
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
@@ -109,8 +111,8 @@ def parse(table: dict[str, Any], where: str, root: Path) -> Config:
         elif key == "paths":
             cfg.paths = [str(root / p) if not Path(p).is_absolute() else p
                          for p in _str_list(value, key, where)]
-        elif key == "exclude":
-            cfg.exclude = _str_list(value, key, where)
+        elif key in ("exclude", "include", "extend-exclude"):
+            setattr(cfg, key.replace("-", "_"), _str_list(value, key, where))
         elif key in ("select", "ignore", "extend-select"):
             setattr(cfg, key.replace("-", "_"), _rule_codes(_str_list(value, key, where),
                                                             key, where))

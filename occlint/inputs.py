@@ -53,7 +53,9 @@ def split_archives(candidates: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _excluded(path: str, name: str, patterns: list[str]) -> bool:
+def _matches(path: str, name: str, patterns: list[str]) -> bool:
+    """``path`` or its file ``name`` matches a glob (``*`` also matches ``/``; a pattern
+    may match the path's tail: ``build/*.co`` matches ``src/build/a.co``)."""
     text = PurePath(path).as_posix()
     return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(name, p) or
                fnmatch.fnmatch(text, f"*/{p}") for p in patterns)
@@ -66,10 +68,11 @@ def walk_key(display: str) -> tuple[tuple[int, str], ...]:
     return (*((1, part) for part in parts[:-1]), (0, parts[-1] if parts else display))
 
 
-def _walk(root: str, exclude: list[str], files: list[Candidate], errors: list[InputError]
-          ) -> None:
+def _walk(root: str, exclude: list[str], include: list[str], files: list[Candidate],
+          errors: list[InputError]) -> None:
     """Files under ``root`` (a directory), as ``os.walk`` visits them without following
-    symbolic links to directories; one stat per entry at most (``os.scandir``)."""
+    symbolic links to directories; one stat per entry at most (``os.scandir``). Excluded
+    directories are not entered; with ``include`` globs, only the files matching one."""
     try:
         with os.scandir(root) as listing:
             entries = list(listing)  # in any order: expand_paths sorts
@@ -81,7 +84,7 @@ def _walk(root: str, exclude: list[str], files: list[Candidate], errors: list[In
     prefix = "" if root == "." else root  # as str(Path(".") / name): no "./" prefix
     for entry in entries:
         full = os.path.join(prefix, entry.name)
-        if exclude and _excluded(full, entry.name, exclude):
+        if exclude and _matches(full, entry.name, exclude):
             continue
         try:
             if entry.is_dir():
@@ -91,28 +94,33 @@ def _walk(root: str, exclude: list[str], files: list[Candidate], errors: list[In
             if entry.is_symlink() and not os.path.exists(full):
                 errors.append(InputError(full, "broken symbolic link"))
                 continue
+            if include and not _matches(full, entry.name, include):
+                continue
             if entry.is_file():
                 files.append(Candidate(full, full, False))
         except OSError:
             files.append(Candidate(full, full, False))  # the reader reports the problem
     for subdir in subdirs:
-        _walk(subdir, exclude, files, errors)
+        _walk(subdir, exclude, include, files, errors)
 
 
 def expand_paths(paths: list[str], exclude: list[str] | None = None,
+                 include: list[str] | None = None,
                  ) -> tuple[list[Candidate], list[InputError]]:
     """Every file to read, in :func:`walk_key` order, and errors for paths that do not exist.
 
     Files named on the command line are always read (and reported if they are not GPU
     binaries); files found inside directories are read only when they look like GPU code
-    and match no ``exclude`` glob (matched against the path and the file name)."""
+    and match no ``exclude`` glob and, when there are ``include`` globs, one of them
+    (matched against the path and the file name)."""
     exclude = exclude or []
+    include = include or []
     found: list[Candidate] = []
     errors: list[InputError] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            _walk(str(path), exclude, found, errors)
+            _walk(str(path), exclude, include, found, errors)
         elif path.exists() or path.is_symlink():
             found.append(Candidate(raw, raw, True))
         else:

@@ -60,6 +60,9 @@ class Options:
     grid: int | None = None
     problem_size: int | None = None
     dynamic_lds: int | None = None
+    include: list[str] = field(default_factory=list)  # directory walks: replace the config's
+    exclude: list[str] = field(default_factory=list)  # replaces the configuration's
+    extend_exclude: list[str] = field(default_factory=list)  # added to the exclusions
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
@@ -323,7 +326,10 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
                           "configuration)")
     fail_on = opts.fail_on or cfg.fail_on
     settings = setup.settings
-    candidates, path_errors = expand_paths(list(paths), cfg.exclude)
+    candidates, path_errors = expand_paths(
+        list(paths), [*(opts.exclude or cfg.exclude), *cfg.extend_exclude,
+                      *opts.extend_exclude],
+        opts.include or cfg.include)
     jobs = opts.jobs if opts.jobs is not None else cfg.jobs
     jobs = auto_jobs(candidates) if jobs == "auto" else int(jobs)
     if jobs > 1:

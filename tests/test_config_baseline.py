@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -96,6 +97,46 @@ def test_exclude_globs_in_directory_walk(occlint, project):
     (project / "occlint.toml").write_text('paths = ["build"]\nexclude = ["suite*"]\n')
     doc = _json(occlint("--format", "json", cwd=project))
     assert [i["path"] for i in doc["inputs"]] == [str(project / "build" / "gamma.hsaco")]
+
+
+def _inputs(run) -> list[str]:
+    assert run.code in (0, 1), run.err
+    return [Path(i["path"]).relative_to(Path(i["path"]).parents[1]).as_posix()
+            for i in _json(run)["inputs"]]
+
+
+@pytest.fixture
+def tree(project):
+    """build/{gamma,suite}.hsaco plus build/debug/gamma.hsaco and build/gamma.co."""
+    (project / "build" / "debug").mkdir()
+    shutil.copy(GAMMA, project / "build" / "debug" / "gamma.hsaco")
+    shutil.copy(GAMMA, project / "build" / "gamma.co")
+    return project
+
+
+@pytest.mark.parametrize("config,args,expected", [
+    ("", [], ["build/gamma.co", "build/gamma.hsaco", "build/suite.hsaco", "debug/gamma.hsaco"]),
+    ("", ["--include", "*.co"], ["build/gamma.co"]),
+    ("", ["--include", "gamma*", "--exclude", "debug"], ["build/gamma.co", "build/gamma.hsaco"]),
+    ('include = ["*.hsaco"]\n', [],
+     ["build/gamma.hsaco", "build/suite.hsaco", "debug/gamma.hsaco"]),
+    ('include = ["*.hsaco"]\n', ["--include", "suite*"], ["build/suite.hsaco"]),  # replaces
+    ('exclude = ["suite*"]\n', ["--exclude", "*/debug"],  # --exclude replaces
+     ["build/gamma.co", "build/gamma.hsaco", "build/suite.hsaco"]),
+    ('exclude = ["suite*"]\n', ["--extend-exclude", "*/debug"],  # adds
+     ["build/gamma.co", "build/gamma.hsaco"]),
+    ('extend-exclude = ["*.co"]\nexclude = ["suite*"]\n', [],  # both, in any order
+     ["build/gamma.hsaco", "debug/gamma.hsaco"]),
+])
+def test_include_and_exclude_globs(occlint, tree, config, args, expected):
+    (tree / "occlint.toml").write_text(config)
+    assert _inputs(occlint("build", *args, "--format", "json", cwd=tree)) == expected
+
+
+def test_globs_do_not_filter_files_named_on_the_command_line(occlint, tree):
+    run = occlint("build/gamma.co", "--include", "*.hsaco", "--exclude", "*.co",
+                  "--format", "json", cwd=tree)
+    assert _inputs(run) == ["build/gamma.co"]
 
 
 def test_no_paths_anywhere_is_a_usage_error(occlint, tmp_path):

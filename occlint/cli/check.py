@@ -64,6 +64,14 @@ def _codes(values: tuple[str, ...]) -> list[str]:
               help="Elements processed at one per thread (derives the grid).")
 @click.option("--dynamic-lds", "--dynamic-shared", "dynamic_lds", type=click.IntRange(min=0),
               help="Dynamic LDS / shared memory per block in bytes.")
+@click.option("--include", multiple=True, metavar="GLOB",
+              help="In directories, read only files matching a glob (path or file name; "
+                   "repeatable). Replaces the configuration's 'include'.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="In directories, skip files and directories matching a glob "
+                   "(repeatable). Replaces the configuration's 'exclude'.")
+@click.option("--extend-exclude", multiple=True, metavar="GLOB",
+              help="Globs to skip in addition to the configuration's 'exclude'.")
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (ALL, OCC, "
               "LCH101); comma-separated or repeated. Replaces the configuration's.")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
@@ -100,7 +108,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
                    "are 256+ files or 64+ MiB to read).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
-          select, ignore, extend_select, fail_on, exit_zero, statistics, baseline,
+          include, exclude, extend_exclude, select, ignore, extend_select, fail_on, exit_zero,
+          statistics, baseline,
           write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
           isolated, color, quiet, jobs, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
@@ -110,7 +119,8 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
     opts = Options(
         paths=list(paths), devices=list(devices), device_files=list(device_files),
         targets=list(targets), block=block, grid=grid, problem_size=problem_size,
-        dynamic_lds=dynamic_lds, select=_codes(select), ignore=_codes(ignore),
+        dynamic_lds=dynamic_lds, include=list(include), exclude=list(exclude),
+        extend_exclude=list(extend_exclude), select=_codes(select), ignore=_codes(ignore),
         extend_select=_codes(extend_select), fail_on=fail_on, exit_zero=exit_zero,
         baseline=baseline, write_baseline=write_baseline, config=config_path,
         isolated=isolated, oversubscription=oversubscription,
