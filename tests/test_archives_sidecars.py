@@ -6,6 +6,8 @@ import json
 import shutil
 import zipfile
 
+import pytest
+
 from tests.conftest import REPO
 
 GAMMA = REPO / "fixtures/amd/co/gamma.gfx1100.hsaco"
@@ -55,6 +57,62 @@ def test_corrupted_zip(occlint, tmp_path):
     bad.write_bytes(b"PK\x03\x04" + b"\xff" * 100)
     run = occlint(str(bad), "--isolated")
     assert run.code == 2 and run.err.startswith("occlint: error: ") and "zip" in run.err
+
+
+def _read_zip(data: bytes):
+    from occlint.readers.loader import ReadOptions, read_bytes
+
+    return read_bytes(data, "w.whl", ReadOptions())
+
+
+def _two_member_zip(method: int) -> tuple[bytes, list[zipfile.ZipInfo]]:
+    import io
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as z:
+        z.writestr("a/gamma.hsaco", GAMMA.read_bytes())
+        z.writestr("b/gamma.hsaco", GAMMA.read_bytes())
+    return buf.getvalue(), zipfile.ZipFile(io.BytesIO(buf.getvalue())).infolist()
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+@pytest.mark.parametrize("damage,needle", [
+    ("crc", "bad CRC-32 for 'b/gamma.hsaco'"),
+    ("local-header", "bad local file header"),
+    ("sizes", "member"),  # the directory's compressed size runs past the end
+])
+def test_damaged_member_is_one_error_and_the_others_are_read(method, damage, needle):
+    data, (_, second) = _two_member_zip(method)
+    data = bytearray(data)
+    if damage == "crc":  # one bit of the member's bytes (the directory's CRC stays)
+        data[second.header_offset + 30 + len(second.filename) + second.compress_size // 2] ^= 1
+    elif damage == "local-header":
+        data[second.header_offset:second.header_offset + 4] = b"PK\x07\x08"
+    else:
+        central = data.rindex(b"PK\x01\x02")  # the second member's directory entry
+        data[central + 20:central + 24] = (second.compress_size + 100_000).to_bytes(4, "little")
+        needle = ("member size differs" if method == zipfile.ZIP_STORED
+                  else "member is truncated")
+    result = _read_zip(bytes(data))
+    messages = [e.message for e in result.errors]
+    if damage == "crc" and method == zipfile.ZIP_DEFLATED:  # may break the stream instead
+        needle = "cannot extract"
+    assert len(messages) == 1 and needle in messages[0], messages
+    assert result.errors[0].file == "w.whl!/b/gamma.hsaco"
+    assert [k.file for k in result.kernels] == ["w.whl!/a/gamma.hsaco"]
+
+
+def test_zlib_fallback_reads_the_same(monkeypatch):
+    import zlib
+
+    from occlint.readers import archive
+
+    data = _two_member_zip(zipfile.ZIP_DEFLATED)[0]
+    fast = _read_zip(data)
+    monkeypatch.setattr(archive, "_INFLATE", zlib)
+    slow = _read_zip(data)
+    assert [(k.file, k.name) for k in fast.kernels] == [(k.file, k.name) for k in slow.kernels]
+    assert len(fast.kernels) == 2 and not fast.errors and not slow.errors
 
 
 def test_directory_walk_includes_wheels(occlint, tmp_path):
