@@ -146,7 +146,10 @@ def _small_member(fh, info: zipfile.ZipInfo, budget) -> bytes | None:
     if len(header) != LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
         raise FormatError("cannot extract: bad local file header")
     name_size, extra_size = LOCAL_HEADER.unpack(header)[1:]
-    fh.seek(info.header_offset + LOCAL_HEADER.size + name_size + extra_size)
+    start = info.header_offset + LOCAL_HEADER.size + name_size + extra_size
+    if start + info.compress_size > fh.seek(0, os.SEEK_END):  # before any allocation
+        raise FormatError("cannot extract: member is truncated")
+    fh.seek(start)
     if info.compress_type == zipfile.ZIP_STORED:
         if info.compress_size != info.file_size:
             raise FormatError("member size differs from the archive directory")
