@@ -24,17 +24,12 @@ Example::
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from occlint.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from occlint.tomlfile import read_toml
 
 FAIL_ON = ("error", "warning", "info", "never")
 LAUNCH_KEYS = {"block": int, "grid": int, "problem-size": int, "dynamic-lds": int,
@@ -168,18 +163,8 @@ def parse(table: dict[str, Any], where: str, root: Path) -> Config:
     return cfg
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-
-
 def _table(path: Path) -> dict[str, Any] | None:
-    data = _load_toml(path)
+    data = read_toml(path, ConfigError)
     tool = data.get("tool", {})
     section = tool.get("occlint") if isinstance(tool, dict) else None
     if path.name == "pyproject.toml":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -20,11 +19,7 @@ from typing import Any
 
 from occlint.devices.models import AmdArch, Device, NvArch, WaveRegisters
 from occlint.errors import DeviceDbError, UnknownDeviceError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from occlint.tomlfile import read_toml
 
 
 def _db_root() -> Path:
@@ -34,16 +29,6 @@ def _db_root() -> Path:
         if (candidate / "amd" / "architectures.toml").is_file():
             return candidate
     raise DeviceDbError(f"device database not found next to {here}")
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise DeviceDbError(f"{path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DeviceDbError(f"{path}: invalid TOML: {exc}") from None
 
 
 def normalize(name: str) -> str:
@@ -302,7 +287,7 @@ class DeviceDb:
         raise UnknownDeviceError(name, list(dict.fromkeys(pretty)))
 
     def load_user_file(self, path: Path) -> None:
-        data = _read_toml(path)
+        data = read_toml(path, DeviceDbError)
         where = str(path)
         unknown = set(data) - {"device", "amd_architectures", "nvidia_architectures"}
         if unknown:
@@ -322,10 +307,10 @@ def _load_shipped() -> DeviceDb:
     db = DeviceDb()
     for vendor in ("amd", "nvidia"):
         arch_path = root / vendor / "architectures.toml"
-        db.add_architectures(vendor, _read_toml(arch_path), str(arch_path))
+        db.add_architectures(vendor, read_toml(arch_path, DeviceDbError), str(arch_path))
     for vendor in ("amd", "nvidia"):
         path = root / vendor / "products.toml"
-        data = _read_toml(path)
+        data = read_toml(path, DeviceDbError)
         unknown = set(data) - {"device"}
         if unknown:
             raise DeviceDbError(f"{path}: unknown top-level key {sorted(unknown)[0]!r}")
