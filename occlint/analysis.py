@@ -42,6 +42,7 @@ class KernelReport:
     input_model: Any = None  # the AmdKernel / NvFunction fed to the engine
     findings: list = field(default_factory=list)
     advice: dict[str, Any] = field(default_factory=dict)
+    trace: Any = None  # the LaunchReport when the launch was read from a trace
 
     @property
     def wgp_mode(self) -> bool:

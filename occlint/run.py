@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from occlint.advice import AdviceSettings
 from occlint.analysis import LaunchConfig, analyse
@@ -167,6 +167,12 @@ class Setup:
                    opts.isolate_failures)
 
 
+class TraceCandidate(NamedTuple):
+    path: str
+    display: str
+    kind: str
+
+
 @dataclass(slots=True)
 class InputOutcome:
     """What one input gave, compact enough to send between processes."""
@@ -180,6 +186,7 @@ class InputOutcome:
     input_findings: list[Finding]
     analysed: bool  # kernels or artifacts found
     group: int | None = None  # a member group of an archive: merged into the group before
+    trace: tuple[str, str, str] | None = None  # a trace: (path, display, format), read later
 
 
 def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
@@ -202,8 +209,14 @@ def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
     from occlint.readers.loader import looks_like_gpu_binary, read_path
     from occlint.rules.engine import apply_rules
 
+    from occlint.readers.traces import classify
+
     path = Path(candidate.path)
     try:
+        kind = classify(path) if candidate.group is None else None
+        if kind is not None:  # read after the binaries, in this process (occlint.trace_run)
+            return InputOutcome({}, Texts(()), 0, [], [], [], [], False,
+                                trace=(candidate.path, candidate.display, kind))
         if not candidate.listed and not looks_like_gpu_binary(path):
             return None
         result = read_path(path, candidate.display, setup.read_options, candidate.group)
@@ -346,9 +359,13 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     input_findings: list[Finding] = []
     analysed = False
     done = 0
+    traces: list[TraceCandidate] = []
     for batch in _analyse_all(candidates, jobs, setup, opts, cfg, texts.directory):
         for one in batch:
             if one is None:
+                continue
+            if one.trace is not None:
+                traces.append(TraceCandidate(*one.trace))
                 continue
             if one.group:  # a later member group of the archive just before
                 inputs[-1]["kernels"] += one.record["kernels"]
@@ -364,12 +381,23 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
         done += len(batch)
         if progress is not None:
             progress(done, len(candidates), len(texts))
+    launches: list[dict[str, Any]] = []
+    launch_findings: list[list[Finding]] = []
+    if traces:
+        from occlint.trace_run import analyse_traces
+
+        traced = analyse_traces(traces, setup, texts, settings)
+        inputs.extend(traced.inputs)
+        launches, launch_findings = traced.launches, traced.findings
+        errors.extend(traced.errors)
+        analysed = analysed or traced.analysed
     error_holder = ReadResult(path="", errors=path_errors)
     input_findings.extend(apply_rules([], [error_holder], settings))
     input_findings.sort(key=lambda f: (-RANK[f.severity], f.rule))  # as apply_rules sorts
     errors.extend(path_errors)
 
-    all_findings: list[Finding] = [f for fs in kernel_findings for f in fs] + input_findings
+    all_findings: list[Finding] = [f for fs in kernel_findings for f in fs] + input_findings \
+        + [f for fs in launch_findings for f in fs]
     baseline_info = None
     baseline_path = opts.baseline or (str(cfg.baseline) if cfg.baseline else None)
     if opts.write_baseline:
@@ -385,12 +413,20 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
                 record["findings"] = [f.to_dict() for f in kept]
                 texts[i], kernel_findings[i] = encode(record), kept
         input_findings = [f for f in input_findings if id(f) in keep]
+        for record, found in zip(launches, launch_findings, strict=True):
+            record["findings"] = [f.to_dict() for f in found if id(f) in keep]
+            record["finding_codes"] = sorted({f["rule"] for f in record["findings"]})
         all_findings = new
         baseline_info = {"path": baseline_path, "suppressed": suppressed, "stale": stale}
 
     doc = assemble(setup.devices, inputs, texts, distinct, artifacts,
                    [error_record(e) for e in errors])
     doc["findings"] = [f.to_dict() for f in input_findings]
+    if traces:
+        from occlint.trace_run import summary
+
+        doc["launches"] = launches
+        doc["summary"]["launches"] = summary(launches)
     doc["summary"]["findings"] = _counts(all_findings)
     if baseline_info is not None:
         doc["baseline"] = baseline_info

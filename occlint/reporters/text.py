@@ -92,10 +92,60 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool) -> str:
     fg, bold = SEVERITY_STYLE.get(f["severity"], (None, False))
     where = _safe(f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else ""))
     kernel = f": {_safe(f['demangled'] or f['kernel'])}" if f["kernel"] else ""
+    launch = f.get("launch")
+    if launch:
+        kernel += f" <<<{_dims(launch['grid'])}, {_dims(launch['block'])}>>>"
     device = f" @ {f['device']}" if show_device and f["device"] else ""
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
             f"{_style(f['severity'], color, fg, bold)}: {_safe(f['message'])}{help_text}")
+
+
+def _dims(d: list[int]) -> str:
+    while len(d) > 1 and d[-1] == 1:
+        d = d[:-1]
+    return "x".join(str(x) for x in d)
+
+
+def _us(ns: float) -> str:
+    if ns >= 1_000_000:
+        return f"{ns / 1e6:.2f} ms"
+    return f"{ns / 1000:.1f} µs"
+
+
+TOP_LAUNCHES = 10
+
+
+def launch_lines(doc: dict[str, Any], color: bool) -> list[str]:
+    """The top launch groups of each trace by time at stake."""
+    lines: list[str] = []
+    by_trace: dict[str, list[dict[str, Any]]] = {}
+    for r in doc.get("launches", []):
+        by_trace.setdefault(r["trace"], []).append(r)
+    for trace, records in by_trace.items():
+        total = sum(r["total_ns"] for r in records)
+        devices = sorted({r["device"] for r in records if r["device"]})
+        count = sum(r["count"] for r in records)
+        lines.append(_style(_safe(trace), color, bold=True) + f"  ({records[0]['format']}; "
+                     f"{count:,} launches in {len(records)} groups on "
+                     f"{_safe(', '.join(devices) or 'an unknown device')}; "
+                     f"kernel time {_us(total)})")
+        lines.append("    at stake   share  launches  grid x block          occupancy  "
+                     "waves  kernel  [findings]")
+        for r in records[:TOP_LAUNCHES]:
+            occ = r["occupancy"]
+            occ_text = _pct(occ["occupancy"]) if occ else "?"
+            shape = f"{_dims(r['grid'])} x {_dims(r['block'])}"
+            waves = f"{r['waves']:.2f}" if r["waves"] is not None else "?"
+            share = r["time_at_stake_ns"] / total if total else 0.0
+            codes = ",".join(r["finding_codes"])
+            lines.append(f"    {_us(r['time_at_stake_ns']):>9}  {100 * share:4.1f}%  "
+                         f"{r['count']:>8,}  {shape:<20}  {occ_text:>9}  {waves:>5}  "
+                         f"{_safe(r['kernel'])[:80]}" + (f"  [{codes}]" if codes else ""))
+        if len(records) > TOP_LAUNCHES:
+            lines.append(f"    ... {len(records) - TOP_LAUNCHES} more launch groups "
+                         "(--format json or html for all)")
+    return lines
 
 
 def advice_line(k: dict[str, Any]) -> str | None:
@@ -145,6 +195,9 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     for k in doc["kernels"]:
         for f in k["findings"]:
             lines.append(finding_line(f, color, show_device))
+    for r in doc.get("launches", []):
+        for f in r["findings"]:
+            lines.append(finding_line(f, color, show_device))
     if quiet:
         return "\n".join(lines) + ("\n" if lines else "")
     if lines and doc["kernels"]:
@@ -162,11 +215,19 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
         advice = advice_line(k)
         if advice:
             lines.append(f"    {advice}")
+    if doc.get("launches"):
+        if lines and lines[-1]:
+            lines.append("")
+        lines.extend(launch_lines(doc, color))
     s = doc["summary"]
     counts = s.get("findings", {}).get("by_severity", {})
     found = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in counts.items() if n)
     lines.append("")
-    lines.append(f"{s['kernels']} kernel{'s' if s['kernels'] != 1 else ''} in "
+    traced = s.get("launches")
+    launches = (f"{traced['launches']:,} launch{'es' if traced['launches'] != 1 else ''} "
+                f"({_us(traced['time_at_stake_ns'])} of {_us(traced['kernel_time_ns'])} "
+                "kernel time at stake) and " if traced else "")
+    lines.append(f"{launches}{s['kernels']} kernel{'s' if s['kernels'] != 1 else ''} in "
                  f"{s['inputs']} input{'s' if s['inputs'] != 1 else ''}: "
                  + (found or "no findings")
                  + (f" ({doc['baseline']['suppressed']} in the baseline)"

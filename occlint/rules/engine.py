@@ -55,21 +55,30 @@ def _ignored_for_kernel(finding: Finding, globs: dict[str, tuple[str, ...]]) -> 
         for pattern, codes in globs.items())
 
 
+def finish_findings(findings: list[Finding], settings: RuleSettings) -> list[Finding]:
+    """Drop per-kernel ignores, apply severity overrides, sort (most severe first)."""
+    out = []
+    for f in findings:
+        if _ignored_for_kernel(f, settings.per_kernel_ignores):
+            continue
+        if f.rule in settings.severity:
+            f.severity = settings.severity[f.rule]
+        out.append(f)
+    out.sort(key=lambda f: (-RANK[f.severity], f.rule))
+    return out
+
+
+def enabled_codes(settings: RuleSettings) -> frozenset[str]:
+    return _enabled((*settings.select, *settings.extend_select), settings.ignore)
+
+
 def apply_rules(reports: list, inputs: list, settings: RuleSettings) -> list[Finding]:
     """Attach findings and advice to each report; return the input-level findings."""
     kernel_rules, input_rules = _rules(
         _enabled((*settings.select, *settings.extend_select), settings.ignore))
 
     def finish(findings: list[Finding]) -> list[Finding]:
-        out = []
-        for f in findings:
-            if _ignored_for_kernel(f, settings.per_kernel_ignores):
-                continue
-            if f.rule in settings.severity:
-                f.severity = settings.severity[f.rule]
-            out.append(f)
-        out.sort(key=lambda f: (-RANK[f.severity], f.rule))
-        return out
+        return finish_findings(findings, settings)
 
     for report in reports:
         ctx = Context(settings.advice, advice(report, settings.advice))

@@ -7,6 +7,11 @@ from occlint.occupancy import amd, nvidia
 from occlint.rules.registry import kernel_finding, rule
 
 
+# On launches read from traces (every real grid, most not multiples of the unit count), the
+# unit tail is reported only from this estimated cost up.
+TRACE_MIN_TAIL_COST = 0.02
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -137,7 +142,7 @@ def block_below_best(report, ctx):
     `occlint k.cubin --block 32 --device h100` -> block 32 reaches 50.0% occupancy; 64 or
     larger reaches 100.0%.
     """
-    if report.block_source != "launch" or report.occupancy is None:
+    if report.block_source not in ("launch", "trace") or report.occupancy is None:
         return
     adv = ctx.advice
     best, current = adv.get("best_occupancy"), report.occupancy.occupancy
@@ -168,6 +173,7 @@ def grid_tail(report, ctx):
     blocks over a balanced grid. On an H200 (docs/validation.md) the measured jumps were
     about 0.8-1.2x the estimate with 5-8 blocks of 256 threads per SM, and under half of
     it with 1-4, where the SMs had room to spare. It shrinks as blocks per unit grow.
+    On launches read from a profiler trace it is reported from an estimated 2% up.
     How to fix:
     Use a grid that is a multiple of the unit count (the message gives the nearest ones);
     for grid-stride loops any such grid above the oversubscription target works.
@@ -178,6 +184,8 @@ def grid_tail(report, ctx):
     """
     grid = ctx.advice.get("grid")
     if not grid or report.launch.grid <= grid["units"] or grid["cost"] == 0:
+        return
+    if report.block_source == "trace" and grid["cost"] < TRACE_MIN_TAIL_COST:
         return
     n, unit = grid["units"], ctx.advice["capacity"]["unit"]
     most = grid["max_blocks_per_unit"]
@@ -239,6 +247,8 @@ def grid_below_oversubscription(report, ctx):
     How to fix:
     Launch the recommended grid: the smallest multiple of the unit count that reaches the
     target. Compute-bound kernels may not need it; lower `oversubscription` for them.
+    On launches read from a profiler trace, where occlint cannot see whether the kernel
+    loops over its data, the finding is info.
     Example:
     `occlint gamma.hsaco --device w7800 --block 256 --grid 1000` -> grid of 1000 blocks
     (8,000 waves) is below 10x the 2,240 wave slots (22,400 waves); use a grid of 2800.
@@ -252,6 +262,7 @@ def grid_below_oversubscription(report, ctx):
         return
     slots = ctx.advice["capacity"]["wave_slots"]
     word = "warps" if report.kernel.vendor == "nvidia" else "waves"
+    traced = report.block_source == "trace"
     unit = ctx.advice["capacity"]["unit"]
     recommended = over["recommended_grid"]
     yield kernel_finding(
@@ -259,8 +270,10 @@ def grid_below_oversubscription(report, ctx):
         f"grid of {grid} blocks ({waves:,} {word}) is below the oversubscription target of "
         f"{over['factor']:g}x the {slots:,} {word[:-1]} slots of {_device(report)} "
         f"({over['target_waves']:,} {word}) that memory-bound grid-stride kernels need",
-        advice=f"use a grid of {recommended} blocks "
-               f"({recommended // ctx.advice['capacity']['units']} per {unit})",
+        advice=(f"if this kernel is a grid-stride loop, " if traced else "")
+        + f"use a grid of {recommended} blocks "
+          f"({recommended // ctx.advice['capacity']['units']} per {unit})",
+        severity="info" if traced else None,
         grid=grid, waves=waves, target_waves=over["target_waves"],
         recommended_grid=recommended)
 

@@ -34,12 +34,18 @@ class Finding:
     entry: str | None = None
     advice: str | None = None  # the concrete next step, when there is one
     data: dict[str, Any] = field(default_factory=dict)
+    # launch group of a trace the finding is about: {"trace", "group", "grid", "block",
+    # "time_at_stake_ns"}; None for findings on binaries
+    launch: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "name": self.name, "severity": self.severity,
-                "message": self.message, "advice": self.advice, "file": self.file,
-                "entry": self.entry, "kernel": self.kernel, "demangled": self.demangled,
-                "arch": self.arch, "device": self.device, "data": self.data}
+        out = {"rule": self.rule, "name": self.name, "severity": self.severity,
+               "message": self.message, "advice": self.advice, "file": self.file,
+               "entry": self.entry, "kernel": self.kernel, "demangled": self.demangled,
+               "arch": self.arch, "device": self.device, "data": self.data}
+        if self.launch is not None:
+            out["launch"] = self.launch
+        return out
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ class Rule:
     code: str
     name: str
     severity: Severity
-    scope: Literal["kernel", "input"]
+    scope: Literal["kernel", "input", "stream"]
     summary: str
     docs: dict[str, str]
     check: Callable[..., Iterable[Finding]]
@@ -89,7 +95,8 @@ def _parse_docs(doc: str) -> tuple[str, dict[str, str]]:
     return summary, docs
 
 
-def rule(code: str, name: str, severity: Severity, scope: Literal["kernel", "input"] = "kernel"):
+def rule(code: str, name: str, severity: Severity,
+         scope: Literal["kernel", "input", "stream"] = "kernel"):
     def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         summary, docs = _parse_docs(func.__doc__ or "")
         missing = [s for s in SECTIONS if s not in docs]
@@ -104,16 +111,23 @@ def rule(code: str, name: str, severity: Severity, scope: Literal["kernel", "inp
 
 def all_rules() -> dict[str, Rule]:
     """Every rule, by code (importing the rule modules registers them)."""
-    from occlint.rules import binary, launch, occupancy, resources, target  # noqa: F401
+    from occlint.rules import (  # noqa: F401
+        binary,
+        launch,
+        occupancy,
+        resources,
+        target,
+        trace,
+    )
 
     return dict(sorted(RULES.items()))
 
 
 def kernel_finding(rule_code: str, report, message: str, advice: str | None = None,
-                   **data: Any) -> Finding:
+                   severity: Severity | None = None, **data: Any) -> Finding:
     r = RULES[rule_code]
     k = report.kernel
-    return Finding(rule=r.code, name=r.name, severity=r.severity, message=message,
+    return Finding(rule=r.code, name=r.name, severity=severity or r.severity, message=message,
                    file=k.file, kernel=k.name, demangled=k.demangled, arch=k.arch,
                    device=report.device.name if report.device else None, entry=k.entry,
                    advice=advice, data=data)

@@ -1,0 +1,196 @@
+"""Profiler traces: recognise them by content and read their kernel launches.
+
+Formats (one module each): PyTorch profiler / Kineto chrome traces (``kineto``, JSON, gzip'd
+or not), rocprofv3 kernel traces (``rocprof``: CSV in every header variant, JSON, the rocpd
+SQLite database) and Nsight Systems SQLite exports (``nsys``). Each reader streams its
+input into a :class:`~occlint.model.launch.LaunchCollector` and raises :class:`TraceError`
+(a FormatError) for what it cannot read; a trace cut short keeps the launches read so far
+(``TraceRead.errors`` says where it stopped).
+
+Bad launch records (a block of 0 threads, a grid over the hardware's limits, absurd sizes)
+are skipped and counted: :class:`RecordCheck` turns them into one error line per trace.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from occlint.errors import FormatError
+from occlint.model.kernel import InputError
+from occlint.model.launch import Dim3, LaunchCollector
+
+GZIP_MAGIC = b"\x1f\x8b"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+# The largest values any vendor's hardware accepts (CUDA: grid x < 2^31, y/z < 2^16;
+# HSA: grid in work-items < 2^32 per dimension; blocks of at most 1,024 threads on both).
+MAX_BLOCK_THREADS = 1024
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_RESOURCE = 1 << 31  # registers, bytes: anything larger is not a real launch
+
+
+class TraceError(FormatError):
+    """A trace cannot be read (or could be read only up to a point)."""
+
+
+@dataclass
+class TraceRead:
+    """What reading one trace gave."""
+
+    collector: LaunchCollector
+    errors: list[InputError] = field(default_factory=list)
+
+
+class RecordCheck:
+    """Validates launch records and counts the bad ones, reporting the first of each."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.bad = 0
+        self.first: str | None = None
+
+    def check(self, grid: Dim3, block: Dim3, where: str, **sizes: int | None) -> bool:
+        problem = launch_problem(grid, block, sizes)
+        if problem is None:
+            return True
+        self.bad += 1
+        if self.first is None:
+            self.first = f"{where}: {problem}"
+        return False
+
+    def errors(self) -> list[InputError]:
+        if not self.bad:
+            return []
+        more = f" (and {self.bad - 1} more)" if self.bad > 1 else ""
+        return [InputError(self.display, f"skipped {self.bad} inconsistent launch record"
+                           f"{'s' if self.bad > 1 else ''}: {self.first}{more}")]
+
+
+def launch_problem(grid: Dim3, block: Dim3, sizes: dict[str, int | None]) -> str | None:
+    """Why a launch record cannot describe a real launch, or None."""
+    threads = block[0] * block[1] * block[2]
+    if min(block) <= 0:
+        return f"block of {block[0]}x{block[1]}x{block[2]} threads"
+    if threads > MAX_BLOCK_THREADS:
+        return f"block of {threads} threads (no GPU runs more than {MAX_BLOCK_THREADS})"
+    if min(grid) <= 0:
+        return f"grid of {grid[0]}x{grid[1]}x{grid[2]} blocks"
+    for axis, (n, limit) in enumerate(zip(grid, MAX_GRID, strict=True)):
+        if n > limit:
+            return f"grid {'xyz'[axis]} of {n} blocks exceeds the hardware limit {limit}"
+    for name, value in sizes.items():
+        if value is not None and not 0 <= value < MAX_RESOURCE:
+            return f"{name.replace('_', ' ')} of {value}"
+    return None
+
+
+def sniff(head: bytes, path: Path) -> str | None:
+    """The trace format of a file from its first bytes (gzip already undone), or None."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(SQLITE_MAGIC):
+        from occlint.readers.traces import sqlite_kind
+
+        return sqlite_kind(path)
+    if text.startswith(b"{"):
+        if b'"traceEvents"' in head or b'"deviceProperties"' in head or b'"schemaVersion"' in head:
+            return "kineto"
+        if b'"rocprofiler-sdk-tool"' in head or b'"kernel_dispatch"' in head:
+            return "rocprofv3-json"
+        return None
+    first_line = text.split(b"\n", 1)[0]
+    if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
+                                         or b"Workgroup_Size" in first_line):
+        return "rocprofv3-csv"
+    return None
+
+
+def read_head(path: Path, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of a file, decompressed when it is gzip'd."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        head = os.read(fd, size)
+    finally:
+        os.close(fd)
+    if head.startswith(GZIP_MAGIC):
+        try:
+            with gzip.open(path, "rb") as fh:
+                return fh.read(size)
+        except (OSError, EOFError, gzip.BadGzipFile):
+            return b""
+    return head
+
+
+def sqlite_kind(path: Path) -> str | None:
+    """'nsys' or 'rocpd' for an SQLite database of either profiler, else None."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True) as db:
+            names = {row[0] for row in db.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    except sqlite3.Error:
+        return None
+    if "CUPTI_ACTIVITY_KIND_KERNEL" in names or "TARGET_INFO_GPU" in names:
+        return "nsys"
+    if any(n.startswith("rocpd_") for n in names):
+        return "rocpd"
+    return None
+
+
+def trace_kind(path: Path) -> str | None:
+    """The trace format of ``path``, or None when it is not a trace occlint reads."""
+    try:
+        head = read_head(path)
+    except OSError:
+        return None
+    return sniff(head, path)
+
+
+def read_trace(path: Path, display: str, kind: str) -> TraceRead:
+    """Read a trace of format ``kind`` (from :func:`trace_kind`)."""
+    if kind == "kineto":
+        from occlint.readers.traces.kineto import read_kineto
+
+        return read_kineto(path, display)
+    if kind == "rocprofv3-csv":
+        from occlint.readers.traces.rocprof import read_rocprof_csv
+
+        return read_rocprof_csv(path, display)
+    if kind == "rocprofv3-json":
+        from occlint.readers.traces.rocprof import read_rocprof_json
+
+        return read_rocprof_json(path, display)
+    if kind == "rocpd":
+        from occlint.readers.traces.rocprof import read_rocpd
+
+        return read_rocpd(path, display)
+    if kind == "nsys":
+        from occlint.readers.traces.nsys import read_nsys
+
+        return read_nsys(path, display)
+    raise TraceError(f"not a trace occlint reads ({kind})")
+
+
+_BINARY_MAGICS = (b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b"\x50\xed\x55\xba",
+                  b"PK\x03\x04", b"BC\xc0\xde", b"\xde\xc0\x17\x0b", b"\x10\xff\x10\xad")
+
+
+def classify(path: Path) -> str | None:
+    """The trace format of ``path``, or None; cheap for GPU binaries (one 64-byte read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            head = os.read(fd, 64)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    if not head or head.startswith(_BINARY_MAGICS):
+        return None
+    if not (head.startswith((GZIP_MAGIC, SQLITE_MAGIC)) or head[:1].isascii()
+            or head.startswith(b"\xef\xbb\xbf")):
+        return None
+    return trace_kind(path)

@@ -1,0 +1,345 @@
+"""PyTorch profiler (Kineto) chrome traces: ``prof.export_chrome_trace(path)``, gzip'd or not.
+
+The document is one JSON object: ``deviceProperties`` (per GPU: name, computeMajor/Minor,
+numSms, warpSize, ...), ``traceEvents`` (every CPU op, runtime call and GPU activity) and a
+few scalars. GPU kernels are ``"cat": "kernel"`` events with ``ts``/``dur`` in µs and
+``args``: ``grid`` / ``block`` ([x, y, z], blocks and threads), ``registers per thread``,
+``shared memory`` (static + dynamic bytes together), ``device``, ``stream`` (libkineto's
+``GpuActivity<CUpti_ActivityKernel4>::metadataJson``). ROCm builds write the launch
+dimensions on the runtime call (``"cat": "cuda_runtime"``, ``RuntimeActivity<
+roctracerKernelRow>``: ``grid``, ``block``, ``shared memory``) and link it to the kernel
+event by ``correlation``; both are read.
+
+Two ways through the file, with the same result:
+
+* **Kineto's own layout** (what libkineto writes: one event per ``\\n  {`` ... ``\\n  }``
+  block, the kernel's ``"ph": "X", "cat": "kernel"`` on the event's first line). Kernel
+  events are found with ``bytes.find`` and only they are parsed (by ``json``); the other
+  90 % of a trace (CPU ops, runtime calls, flows) is never decoded. A newline cannot occur
+  inside a JSON string, so a match at a line start is always structure, never text from a
+  kernel name. The document's head (before ``traceEvents``) and tail (after it) are parsed
+  as JSON too, so a trace cut short is detected.
+* **Any other layout** (re-serialised, minified, other key order): ijson, streaming, with
+  its C backend.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+from typing import IO, Any
+
+from occlint.model.kernel import InputError
+from occlint.model.launch import (
+    LaunchCollector,
+    LaunchKey,
+    NvLaunchResources,
+    TraceDevice,
+    dim3,
+)
+from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+
+CHUNK = 8 << 20
+MAX_EVENT = 1 << 20  # one kernel event larger than this is not a real one
+EVENTS_KEY = b'"traceEvents": ['
+KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
+EVENT_END = b"\n  }"
+
+
+def _open(path: Path) -> IO[bytes]:
+    fh = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    if fh.read(2) == GZIP_MAGIC:
+        fh.seek(0)
+        try:
+            from isal import igzip  # ISA-L inflate: about twice zlib's speed
+
+            return igzip.IGzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+        except ImportError:
+            return gzip.GzipFile(fileobj=fh, mode="rb")
+    fh.seek(0)
+    return fh
+
+
+class _Reader:
+    """Turns kernel events (dicts) into launches."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.collector = LaunchCollector(display, "kineto")
+        self.check = RecordCheck(display)
+        self.events = 0  # kernel events seen
+        self.pending: dict[Any, list[tuple]] = {}  # ROCm: correlation -> kernel events
+        self.dims: dict[Any, tuple] = {}  # ROCm: correlation -> (grid, block, shared)
+
+    def kernel(self, event: dict[str, Any]) -> None:
+        self.events += 1
+        args = event.get("args")
+        if not isinstance(args, dict):
+            args = {}
+        name = event.get("name")
+        if not isinstance(name, str) or not name:
+            self.check.bad += 1
+            self.check.first = self.check.first or f"kernel event {self.events}: no name"
+            return
+        try:
+            start = float(event["ts"]) * 1000.0
+            duration = float(event.get("dur", 0.0)) * 1000.0
+            if not (math.isfinite(start) and math.isfinite(duration)) or duration < 0:
+                raise ValueError("timestamp")
+        except (KeyError, TypeError, ValueError):
+            self._bad(f"kernel event {self.events} ({name[:80]}): no valid ts/dur")
+            return
+        device = str(args.get("device", event.get("pid", "0")))
+        stream = str(args.get("stream", event.get("tid", "")))
+        if "grid" not in args or "block" not in args:
+            correlation = args.get("correlation")
+            if correlation is None:
+                self._bad(f"kernel event {self.events} ({name[:80]}): no grid / block")
+                return
+            dims = self.dims.pop(correlation, None)
+            if dims is None:
+                self.pending.setdefault(correlation, []).append(
+                    (name, device, stream, start, duration))
+                return
+            self._add(name, device, stream, start, duration, *dims, None)
+            return
+        self._add(name, device, stream, start, duration, args.get("grid"), args.get("block"),
+                  args.get("shared memory"), args.get("registers per thread"))
+
+    def runtime(self, event: dict[str, Any]) -> None:
+        """A ROCm runtime call carrying the launch dimensions of a kernel event."""
+        args = event.get("args")
+        if not isinstance(args, dict) or "grid" not in args or "correlation" not in args:
+            return
+        dims = (args.get("grid"), args.get("block"), args.get("shared memory"))
+        waiting = self.pending.pop(args["correlation"], None)
+        if waiting is None:
+            self.dims[args["correlation"]] = dims
+            return
+        for name, device, stream, start, duration in waiting:
+            self._add(name, device, stream, start, duration, *dims, None)
+
+    def _bad(self, message: str) -> None:
+        self.check.bad += 1
+        if self.check.first is None:
+            self.check.first = message
+
+    def _add(self, name: str, device: str, stream: str, start: float, duration: float,
+             grid: Any, block: Any, shared: Any, registers: Any) -> None:
+        where = f"kernel event {self.events} ({name[:80]})"
+        try:
+            g, b = dim3(grid, "grid"), dim3(block, "block")
+            shared_i = _int_or_none(shared, "shared memory")
+            regs = _int_or_none(registers, "registers per thread")
+        except ValueError as exc:
+            self._bad(f"{where}: {exc}")
+            return
+        if not self.check.check(g, b, where, shared_memory=shared_i, registers=regs):
+            return
+        key = LaunchKey(device, name, None, g, b,
+                        NvLaunchResources(registers=regs, shared_total=shared_i))
+        self.collector.add(key, start, duration, stream)
+
+    def finish(self) -> list[InputError]:
+        errors = self.check.errors()
+        unresolved = sum(len(v) for v in self.pending.values())
+        if unresolved:
+            errors.append(InputError(self.display, f"{unresolved} kernel event"
+                                     f"{'s' if unresolved > 1 else ''} without launch "
+                                     "dimensions (no runtime call with the same "
+                                     "correlation id): skipped"))
+        return errors
+
+
+def _int_or_none(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        raise ValueError(f"{what} is not an integer: {value!r:.40}")
+    return int(value)
+
+
+def _devices(reader: _Reader, head: dict[str, Any]) -> None:
+    props = head.get("deviceProperties")
+    if not isinstance(props, list):
+        return
+    for p in props:
+        if not isinstance(p, dict) or "id" not in p:
+            continue
+        name = p.get("name") if isinstance(p.get("name"), str) else None
+        warp = p.get("warpSize") if isinstance(p.get("warpSize"), int) else None
+        amd = (isinstance(p.get("gcnArchName"), str) or warp == 64
+               or (name is not None and any(w in name for w in ("AMD", "Radeon", "Instinct"))))
+        arch = None
+        if amd:
+            gcn = p.get("gcnArchName")
+            arch = gcn.split(":")[0] if isinstance(gcn, str) and gcn else None
+        elif isinstance(p.get("computeMajor"), int) and isinstance(p.get("computeMinor"), int):
+            arch = f"sm_{p['computeMajor']}{p['computeMinor']}"
+        sms = p.get("numSms") if isinstance(p.get("numSms"), int) else None
+        reader.collector.device(TraceDevice(
+            key=str(p["id"]), vendor="amd" if amd else "nvidia", name=name, arch=arch,
+            compute_units=sms, wave_size=warp,
+            properties={k: v for k, v in p.items() if isinstance(v, (int, float, str))}))
+
+
+def read_kineto(path: Path, display: str) -> TraceRead:
+    reader = _Reader(display)
+    errors: list[InputError] = []
+    try:
+        with _open(path) as fh:
+            first = fh.read(CHUNK)
+            layout = _kineto_layout(first)
+            if layout:
+                head = _scan_layout(fh, first, reader)
+        if not layout:
+            head = _scan_generic(path, reader)
+    except TraceError as exc:
+        errors.append(InputError(display, str(exc)))
+        head = {}
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        errors.append(InputError(display, f"cannot read the trace: {exc} (after "
+                                 f"{reader.events} kernel events)"))
+        head = {}
+    _devices(reader, head)
+    errors = reader.finish() + errors
+    return TraceRead(reader.collector, errors)
+
+
+def _kineto_layout(first: bytes) -> bool:
+    at = first.find(EVENTS_KEY)
+    return at >= 0 and first[at + len(EVENTS_KEY):].startswith((b"\n  {\n    \"", b"\n  ]"))
+
+
+def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
+    """Kineto's own layout: find kernel events by their first line, parse only those."""
+    at = data.find(EVENTS_KEY)
+    try:
+        head = json.loads(data[:at] + b'"traceEvents": []}')
+    except ValueError as exc:
+        raise TraceError(f"the trace's header is not valid JSON: {exc}") from None
+    if not isinstance(head, dict):
+        raise TraceError("not a Kineto trace: the document is not a JSON object")
+    scan = _scan_rocm if _devices_are_amd(head) else _scan_kernels
+    pos = at + len(EVENTS_KEY)
+    consumed = 0  # bytes of the file before `data`
+    while True:
+        resume = scan(data, pos, reader, consumed)
+        chunk = fh.read(CHUNK)
+        if not chunk:
+            break
+        if len(data) - resume > MAX_EVENT:
+            raise TraceError(f"an event at byte {consumed + resume} is larger than "
+                             f"{MAX_EVENT} bytes")
+        cut = min(resume, max(len(data) - (1 << 16), 0))  # keep the end: the tail check
+        consumed += cut
+        data, pos = data[cut:] + chunk, resume - cut
+    return _tail(data, head, reader, consumed)
+
+
+def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
+    """Parse the complete kernel events of ``data`` from ``pos``; where to go on from."""
+    loads, find = json.loads, data.find
+    while True:
+        i = find(KERNEL_LINE, pos)
+        if i < 0:
+            return max(pos, len(data) - len(KERNEL_LINE))
+        end = find(EVENT_END, i)
+        if end < 0:
+            return i - 3
+        try:
+            event = loads(data[i - 3:end + 4])
+        except ValueError:
+            raise TraceError(f"invalid kernel event at byte {consumed + i - 3}: stopped "
+                             f"after {reader.events} kernel events") from None
+        reader.kernel(event)
+        pos = end + 4
+
+
+def _tail(data: bytes, head: dict[str, Any], reader: _Reader,
+          consumed: int) -> dict[str, Any]:
+    """Check that the document ends after the event list, and merge the keys after it."""
+    close = data.rfind(b"\n  ]")
+    if close < 0 or close < data.rfind(b"\n  {", 0) or not data.rstrip().endswith(b"}"):
+        raise TraceError(f"the trace is cut short (at byte {consumed + len(data)}, inside "
+                         f"traceEvents): {reader.events} kernel events read before it ends")
+    try:
+        rest = json.loads(b'{"traceEvents": [' + data[close:])
+    except ValueError:
+        raise TraceError(f"the trace is cut short or damaged after traceEvents (byte "
+                         f"{consumed + close}): {reader.events} kernel events read") from None
+    if isinstance(rest, dict):
+        for key, value in rest.items():
+            head.setdefault(key, value)
+    return head
+
+
+def _devices_are_amd(head: dict[str, Any]) -> bool:
+    props = head.get("deviceProperties")
+    return isinstance(props, list) and any(
+        isinstance(p, dict) and (p.get("warpSize") == 64 or "gcnArchName" in p) for p in props)
+
+
+ROCM_EVENT = b"\n  {\n    "
+
+
+def _scan_rocm(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
+    """ROCm traces: kernel events and the runtime calls that carry their dimensions."""
+    find = data.find
+    while True:
+        i = find(ROCM_EVENT, pos)
+        if i < 0:
+            return max(pos, len(data) - len(ROCM_EVENT))
+        end = find(EVENT_END, i)
+        if end < 0:
+            return i
+        line = data[i:i + 200]
+        if b'"cat": "kernel"' in line or b'"cat": "cuda_runtime"' in line:
+            try:
+                event = json.loads(data[i + 1:end + 4])
+            except ValueError:
+                raise TraceError(f"invalid event at byte {consumed + i + 1}: stopped after "
+                                 f"{reader.events} kernel events") from None
+            _dispatch(reader, event)
+        pos = end + 4
+
+
+def _dispatch(reader: _Reader, event: Any) -> None:
+    if not isinstance(event, dict):
+        return
+    cat = event.get("cat")
+    if cat in ("kernel", "Kernel"):
+        reader.kernel(event)
+    elif cat == "cuda_runtime":
+        reader.runtime(event)
+
+
+def _scan_generic(path: Path, reader: _Reader) -> dict[str, Any]:
+    """Any layout: stream the events with ijson (C backend), then the device properties
+    in a second pass that builds nothing else."""
+    import ijson
+
+    try:
+        with _open(path) as fh:
+            for event in ijson.items(fh, "traceEvents.item", use_float=True):
+                _dispatch(reader, event)
+    except ijson.JSONError as exc:
+        if reader.events:
+            raise TraceError(f"the trace is cut short or damaged ({_first_line(exc)}): "
+                             f"{reader.events} kernel events read before it") from None
+        raise TraceError(f"not a JSON document: {_first_line(exc)}") from None
+    head: dict[str, Any] = {}
+    try:
+        with _open(path) as fh:
+            for props in ijson.items(fh, "deviceProperties", use_float=True):
+                head["deviceProperties"] = props
+                break
+    except ijson.JSONError:
+        pass
+    return head
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__

@@ -1,0 +1,781 @@
+"""rocprofv3 kernel traces: CSV (every header variant), JSON and the rocpd SQLite database.
+
+Sources (ROCm/rocprofiler-sdk unless named otherwise):
+
+* CSV, ``<pid>_kernel_trace.csv``. Oldest header (docs ``source/docs/how-to/using-rocprofv3.rst``
+  up to ROCm 6.3; ENCCS/LUMI training material): ``Kind, Agent_Id, Queue_Id, [Thread_Id,
+  Dispatch_Id,] Kernel_Id, Kernel_Name, Correlation_Id, Start_Timestamp, End_Timestamp,
+  Private_Segment_Size, Group_Segment_Size, Workgroup_Size_X/Y/Z, Grid_Size_X/Y/Z``. Newer
+  (``source/lib/output/generateCSV.cpp``): ``Kind, Agent_Id, Queue_Id, Stream_Id, Thread_Id,
+  Dispatch_Id, Kernel_Id, Kernel_Name, Correlation_Id, Start_Timestamp, End_Timestamp,
+  LDS_Block_Size, Scratch_Size, VGPR_Count, Accum_VGPR_Count, SGPR_Count, Workgroup_Size_*,
+  Grid_Size_*`` (``Arch_VGPR_Count`` in some releases). ``rocpd convert --output-format csv``
+  (``source/lib/python/rocpd/csv.py``, ``write_kernel_csv``, columns title-cased): ``Guid,
+  Kind, Agent_Id ("Agent N"), Queue_Id, Stream_Id, Thread_Id, Dispatch_Id, Kernel_Id,
+  Kernel_Name, Correlation_Id, Start_Timestamp, End_Timestamp, Lds_Block_Size, Scratch_Size,
+  Vgpr_Count, Accum_Vgpr_Count, Sgpr_Count, Workgroup_Size_*, Grid_Size_*``. Column names are
+  matched case-insensitively. Timestamps are ns.
+* ``Grid_Size_*`` is in **work-items** (HSA dispatch packet semantics; rocprofiler-sdk issue
+  #83 and commit e948034 that changed the docs to say so): blocks = ceil(grid / workgroup).
+* ``<pid>_agent_info.csv`` beside the kernel trace (``generateCSV.cpp``, ``generate_csv`` for
+  ``agent_info``; the rocpd export adds ``Guid`` first): ``Node_Id, Logical_Node_Id,
+  Agent_Type, ..., Wave_Front_Size, Cu_Count, Simd_Per_Cu, Max_Waves_Per_Cu, ..., Name
+  (gfx942), Vendor_Name, Product_Name (marketing name), Model_Name``.
+* JSON (``--output-format json``; ``source/lib/output/generateJSON.cpp`` and the tool's
+  ``tool_metadata`` cereal serialisation): ``{"rocprofiler-sdk-tool": [{"metadata": ...,
+  "agents": [{"id": {"handle"}, "type" (2 = GPU), "node_id", "logical_node_id",
+  "cu_count", "simd_per_cu", "wave_front_size", "name", "product_name", ...}],
+  "kernel_symbols": [{"kernel_id", "kernel_name" (mangled, ``.kd``), "formatted_kernel_name",
+  "demangled_kernel_name", "arch_vgpr_count", "accum_vgpr_count", "sgpr_count",
+  "group_segment_size", "private_segment_size", ...}], "buffer_records": {"kernel_dispatch":
+  [{"start_timestamp", "end_timestamp", "stream_id": {"handle"}, "dispatch_info":
+  {"agent_id": {"handle"}, "queue_id": {"handle"}, "kernel_id", "dispatch_id",
+  "private_segment_size", "group_segment_size", "workgroup_size": {x,y,z}, "grid_size":
+  {x,y,z}}}]}}]}``. Streamed with ijson (C backend) by prefix; agents and symbols are
+  small, dispatches are never held.
+* rocpd SQLite (ROCm 7+; ``source/share/rocprofiler-sdk-rocpd/rocpd_tables.sql``,
+  ``rocpd_views.sql``, ``data_views.sql``): tables ``rocpd_*{uuid}`` behind views without the
+  suffix. ``rocpd_kernel_dispatch`` holds ``agent_id, kernel_id, queue_id, stream_id, start,
+  end, private_segment_size, group_segment_size, workgroup_size_*, grid_size_*`` (work-items)
+  directly in one schema revision, and ``track_id, start_id, end_id`` (into ``rocpd_track``
+  and ``rocpd_timestamp``) in another; both are read (columns are looked up first).
+  ``rocpd_info_kernel_symbol`` has the names and ``arch_vgpr_count, accum_vgpr_count,
+  sgpr_count``; ``rocpd_info_agent`` has ``type, absolute_index, logical_index, name,
+  product_name`` and the rest in JSON ``extdata`` (``cu_count``, ``wave_front_size``, ...).
+
+Measured caveat: in ``generateCSV.cpp`` the newer ``LDS_Block_Size`` is the kernel *symbol's*
+group segment size rounded up to the LDS allocation granule (no dynamic LDS), while JSON,
+rocpd and the old ``Group_Segment_Size`` column carry the dispatch's group segment size.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from occlint.model.kernel import InputError
+from occlint.model.launch import (
+    AmdLaunchResources,
+    Dim3,
+    LaunchCollector,
+    LaunchKey,
+    TraceDevice,
+)
+from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+
+MAX_NAME = 4096  # longer kernel names are cut (a real one is rarely over 1,000 characters)
+MAX_AGENT_INFO = 1 << 20  # bytes of agent_info.csv read at most
+MAX_AGENTS = 1024
+GFX_RE = re.compile(r"gfx[0-9a-f]{3,5}")
+
+# Canonical column -> accepted spellings (lower case).
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "kind": ("kind",),
+    "agent": ("agent_id",),
+    "queue": ("queue_id",),
+    "stream": ("stream_id",),
+    "name": ("kernel_name",),
+    "start": ("start_timestamp",),
+    "end": ("end_timestamp",),
+    "lds": ("lds_block_size", "group_segment_size"),
+    "scratch": ("scratch_size", "private_segment_size"),
+    "vgpr": ("vgpr_count", "arch_vgpr_count"),
+    "agpr": ("accum_vgpr_count",),
+    "sgpr": ("sgpr_count",),
+    "wg_x": ("workgroup_size_x",),
+    "wg_y": ("workgroup_size_y",),
+    "wg_z": ("workgroup_size_z",),
+    "grid_x": ("grid_size_x",),
+    "grid_y": ("grid_size_y",),
+    "grid_z": ("grid_size_z",),
+}
+REQUIRED = ("agent", "name", "start", "end", "wg_x", "wg_y", "wg_z",
+            "grid_x", "grid_y", "grid_z")
+DISPLAY = {"agent": "Agent_Id", "name": "Kernel_Name", "start": "Start_Timestamp",
+           "end": "End_Timestamp", "wg_x": "Workgroup_Size_X", "wg_y": "Workgroup_Size_Y",
+           "wg_z": "Workgroup_Size_Z", "grid_x": "Grid_Size_X", "grid_y": "Grid_Size_Y",
+           "grid_z": "Grid_Size_Z"}
+
+
+# ---------------------------------------------------------------- shared helpers
+
+def kernel_name(raw: Any) -> str:
+    """A kernel name as the trace writes it, without the descriptor's ``.kd`` suffix."""
+    name = raw if isinstance(raw, str) else ("" if raw is None else str(raw))
+    if name.endswith(".kd"):
+        name = name[:-3]
+    if len(name) > MAX_NAME:
+        name = name[:MAX_NAME] + "..."
+    return name
+
+
+def blocks(grid: Dim3, block: Dim3) -> Dim3:
+    """Work-items per dimension -> work-groups (ceil); 0 where the block is not positive."""
+    return (-(-grid[0] // block[0]) if block[0] > 0 else 0,
+            -(-grid[1] // block[1]) if block[1] > 0 else 0,
+            -(-grid[2] // block[2]) if block[2] > 0 else 0)
+
+
+def reject(check: RecordCheck, where: str, problem: str) -> None:
+    """Count a record that cannot be parsed the way RecordCheck counts inconsistent ones."""
+    check.bad += 1
+    if check.first is None:
+        check.first = f"{where}: {problem}"
+
+
+def _as_int(value: Any) -> int | None:
+    """An integer from a JSON/SQL value (None when absent); ValueError when not one."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"not an integer: {value!r:.40}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")) or value != int(value):
+            raise ValueError(f"not an integer: {value!r:.40}")
+        return int(value)
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        text = str(value).strip()
+        try:  # ijson yields Decimal for 1.0; CSV writers sometimes write 1024.0
+            number = float(text)
+        except ValueError:
+            raise ValueError(f"not an integer: {text!r:.40}") from None
+        if number != number or number != int(number):
+            raise ValueError(f"not an integer: {text!r:.40}") from None
+        return int(number)
+
+
+def _num(value: str) -> Any:
+    """agent_info values: integers where they are integers, text otherwise."""
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+def _gfx(name: Any) -> str | None:
+    match = GFX_RE.match(name) if isinstance(name, str) else None
+    return match.group(0) if match else None
+
+
+def _open_text(path: Path) -> IO[str]:
+    fh = open(path, "rb")  # noqa: SIM115 - wrapped and returned
+    if fh.read(2) == GZIP_MAGIC:
+        fh.seek(0)
+        raw: IO[bytes] = gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[assignment]
+    else:
+        fh.seek(0)
+        raw = fh
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")  # type: ignore[arg-type]
+
+
+def _open_binary(path: Path) -> IO[bytes]:
+    fh = open(path, "rb")  # noqa: SIM115 - returned
+    if fh.read(2) == GZIP_MAGIC:
+        fh.seek(0)
+        return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+    fh.seek(0)
+    return fh
+
+
+# ---------------------------------------------------------------- agent info (CSV)
+
+class AgentTable:
+    """GPU agents of one trace, found by the agent id its kernel rows carry."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        self.by_node: dict[int, dict[str, Any]] = {}
+        self.by_logical: dict[int, dict[str, Any]] = {}
+        self.by_type_index: dict[int, dict[str, Any]] = {}
+        for index, row in enumerate(rows):
+            low = {k.lower(): v for k, v in row.items()}
+            if isinstance(low.get("node_id"), int):
+                self.by_node.setdefault(low["node_id"], row)
+            if isinstance(low.get("logical_node_id"), int):
+                self.by_logical.setdefault(low["logical_node_id"], row)
+            self.by_type_index.setdefault(index, row)
+
+    def find(self, agent: str) -> dict[str, Any] | None:
+        text = agent.strip()
+        match = re.fullmatch(r"(agent|gpu)\s*(\d+)|(\d+)", text, re.IGNORECASE)
+        if not match:
+            return None
+        if match.group(3) is not None:  # a bare number: older rocprofv3 wrote the node id
+            n = int(match.group(3))
+            return self.by_node.get(n) or self.by_logical.get(n)
+        n = int(match.group(2))
+        if match.group(1).lower() == "gpu":  # --agent-index type: "GPU N"
+            return self.by_type_index.get(n)
+        return self.by_logical.get(n) or self.by_node.get(n)  # "Agent N": logical (default)
+
+
+def device_from_agent(key: str, row: dict[str, Any] | None) -> TraceDevice:
+    """A TraceDevice from an agent_info row (keys in any case), or a bare one."""
+    if row is None:
+        return TraceDevice(key=key, vendor="amd")
+    low = {k.lower(): v for k, v in row.items()}
+    product = low.get("product_name") or low.get("marketing_name")
+    cus = low.get("cu_count")
+    wave = low.get("wave_front_size")
+    return TraceDevice(
+        key=key, vendor="amd",
+        name=product if isinstance(product, str) and product else None,
+        arch=_gfx(low.get("name")) or _gfx(low.get("model_name")),
+        compute_units=cus if isinstance(cus, int) and 0 < cus < 1 << 20 else None,
+        wave_size=wave if wave in (32, 64) else None,
+        properties=dict(row))
+
+
+def find_agent_info(path: Path) -> Path | None:
+    """The ``agent_info.csv`` beside a kernel trace: same prefix, or the only one there."""
+    name = path.name
+    lowered = name.lower()
+    for suffix in ("kernel_trace.csv.gz", "kernel_trace.csv"):
+        if lowered.endswith(suffix):
+            prefix = name[: len(name) - len(suffix)]
+            for candidate in (f"{prefix}agent_info.csv", f"{prefix}agent_info.csv.gz"):
+                if (path.parent / candidate).is_file():
+                    return path.parent / candidate
+    try:
+        found = [p for p in path.parent.iterdir()
+                 if p.name.lower().endswith(("agent_info.csv", "agent_info.csv.gz"))
+                 and p.is_file()]
+    except OSError:
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+def read_agent_info(path: Path) -> list[dict[str, Any]]:
+    """GPU rows of an agent_info.csv (bounded; CPU agents dropped). Raises OSError/ValueError."""
+    with _open_text(path) as fh:
+        text = fh.read(MAX_AGENT_INFO)
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if not header:
+        raise ValueError("empty")
+    header = [h.strip() for h in header]
+    rows = []
+    for raw in reader:
+        if len(raw) != len(header):
+            continue
+        row = {k: _num(v) for k, v in zip(header, raw, strict=True)}
+        kind = next((v for k, v in row.items() if k.lower() == "agent_type"), "GPU")
+        if str(kind).upper() not in ("GPU", "2"):
+            continue
+        rows.append(row)
+        if len(rows) >= MAX_AGENTS:
+            break
+    return rows
+
+
+# ---------------------------------------------------------------- CSV
+
+def _lines(fh: IO[str], last: list[str]) -> Iterator[str]:
+    for line in fh:
+        last[0] = line
+        yield line
+
+
+def read_rocprof_csv(path: Path, display: str) -> TraceRead:
+    """Read a rocprofv3 (or rocpd-exported) kernel trace CSV."""
+    collector = LaunchCollector(display, "rocprofv3-csv")
+    read = TraceRead(collector)
+    check = RecordCheck(display)
+    try:
+        fh = _open_text(path)
+    except OSError as exc:
+        raise TraceError(f"cannot read: {exc.strerror or exc}") from None
+    with fh:
+        last = [""]
+        reader = csv.reader(_lines(fh, last))
+        try:
+            header = next(reader, None)
+        except (csv.Error, OSError, EOFError) as exc:
+            raise TraceError(f"not a readable CSV: {exc}") from None
+        if not header:
+            raise TraceError("empty CSV (no header)")
+        names = [h.strip().lstrip("\ufeff").lower() for h in header]
+        index: dict[str, int] = {}
+        for canonical, spellings in COLUMNS.items():
+            for spelling in spellings:
+                if spelling in names:
+                    index[canonical] = names.index(spelling)
+                    break
+        missing = [DISPLAY[c] for c in REQUIRED if c not in index]
+        if missing:
+            hint = (" (a counter-collection CSV: read the --kernel-trace output instead)"
+                    if "counter_name" in names else "")
+            raise TraceError(f"not a rocprofv3 kernel trace: missing column"
+                             f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}{hint}")
+        agents = _csv_agents(path, read)
+        width = len(header)
+        known: set[str] = set()
+        pending: tuple[int, list[str]] | None = None
+
+        def handle(line: int, row: list[str]) -> None:
+            _csv_row(line, row, width, index, check, collector, agents, known)
+
+        while True:
+            start_line = reader.line_num + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except (csv.Error, OSError, EOFError) as exc:
+                if pending is not None:
+                    handle(*pending)
+                    pending = None
+                read.errors.append(InputError(display, f"stops at line {start_line}: {exc}"))
+                break
+            if pending is not None:
+                handle(*pending)
+            pending = (start_line, row) if row else None
+        if pending is not None:
+            if last[0].endswith(("\n", "\r")):
+                handle(*pending)
+            else:  # rocprofv3 ends every record with a newline: this one was cut short
+                read.errors.append(InputError(
+                    display, f"ends inside a record at line {pending[0]}"))
+    read.errors[:0] = check.errors()
+    return read
+
+
+def _csv_agents(path: Path, read: TraceRead) -> AgentTable | None:
+    info = find_agent_info(path)
+    if info is None:
+        return None
+    try:
+        return AgentTable(read_agent_info(info))
+    except (OSError, ValueError, csv.Error, EOFError) as exc:
+        read.collector.notes.append(f"{info.name} not read: {exc}")
+        return None
+
+
+def _csv_row(line: int, row: list[str], width: int, index: dict[str, int],
+             check: RecordCheck, collector: LaunchCollector, agents: AgentTable | None,
+             known: set[str]) -> None:
+    where = f"line {line}"
+    if len(row) != width:
+        reject(check, where, f"{len(row)} fields where the header has {width}")
+        return
+    kind = index.get("kind")
+    if kind is not None and row[kind].strip() not in ("KERNEL_DISPATCH", ""):
+        return
+    try:
+        start = int(row[index["start"]])
+        end = int(row[index["end"]])
+        block = (int(row[index["wg_x"]]), int(row[index["wg_y"]]), int(row[index["wg_z"]]))
+        items = (int(row[index["grid_x"]]), int(row[index["grid_y"]]),
+                 int(row[index["grid_z"]]))
+        sizes = {name: _as_int(row[index[name]]) if name in index else None
+                 for name in ("vgpr", "agpr", "sgpr", "lds", "scratch")}
+    except ValueError as exc:
+        message = str(exc)
+        if message.startswith("invalid literal"):
+            message = "a field is not an integer"
+        reject(check, where, message)
+        return
+    grid = blocks(items, block)
+    if not check.check(grid, block, where, vgprs=sizes["vgpr"], agprs=sizes["agpr"],
+                       sgprs=sizes["sgpr"], lds_bytes=sizes["lds"],
+                       scratch_bytes=sizes["scratch"]):
+        return
+    if end < start:
+        reject(check, where, f"ends ({end}) before it starts ({start})")
+        return
+    agent = row[index["agent"]].strip()
+    if agent not in known:
+        known.add(agent)
+        collector.device(device_from_agent(agent, agents.find(agent) if agents else None))
+    stream_col = index.get("stream", index.get("queue"))
+    stream = row[stream_col].strip() if stream_col is not None else "0"
+    key = LaunchKey(device=agent, kernel=kernel_name(row[index["name"]]), mangled=None,
+                    grid=grid, block=block,
+                    resources=AmdLaunchResources(vgpr=sizes["vgpr"], agpr=sizes["agpr"],
+                                                 sgpr=sizes["sgpr"], lds_bytes=sizes["lds"],
+                                                 scratch_bytes=sizes["scratch"]))
+    collector.add(key, float(start), float(end - start), stream)
+
+
+# ---------------------------------------------------------------- JSON
+
+ROOT = "rocprofiler-sdk-tool.item"
+AGENT_PREFIX = f"{ROOT}.agents.item"
+SYMBOL_PREFIX = f"{ROOT}.kernel_symbols.item"
+DISPATCH_PREFIX = f"{ROOT}.buffer_records.kernel_dispatch.item"
+
+
+def _handle(value: Any) -> Any:
+    """``{"handle": N}`` -> N (older writers put the bare number)."""
+    if isinstance(value, dict):
+        return value.get("handle")
+    return value
+
+
+def _xyz(value: Any, what: str) -> Dim3:
+    if isinstance(value, dict):
+        out = []
+        for axis in "xyz":
+            n = _as_int(value.get(axis, 1))
+            out.append(1 if n is None else n)
+        return out[0], out[1], out[2]
+    if isinstance(value, list) and 1 <= len(value) <= 3:
+        out = [_as_int(v) or 0 for v in value] + [1] * (3 - len(value))
+        return out[0], out[1], out[2]
+    if value is None:
+        raise ValueError(f"no {what}")
+    raise ValueError(f"{what} is not {{x, y, z}}")
+
+
+def _json_agent_key(agent: dict[str, Any] | None, handle: Any) -> str:
+    if agent is not None:
+        for field in ("logical_node_id", "node_id"):
+            value = agent.get(field)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return f"Agent {value}"
+    return f"Agent handle {str(handle)[:40]}"
+
+
+def _plain(value: Any) -> Any:
+    """ijson's Decimal -> int (or float); other scalars as they are."""
+    if hasattr(value, "as_integer_ratio") and not isinstance(value, (bool, int, float)):
+        try:
+            return int(value) if value == value.to_integral_value() else float(value)
+        except (ValueError, ArithmeticError):
+            return None
+    return value
+
+
+def _json_device(key: str, agent: dict[str, Any] | None) -> TraceDevice:
+    if agent is None:
+        return TraceDevice(key=key, vendor="amd")
+    props = {k: _plain(v) for k, v in agent.items() if not isinstance(v, (dict, list))}
+    return device_from_agent(key, props)
+
+
+class JsonState:
+    """Agents and kernel symbols of a rocprofv3 JSON document, and the devices seen."""
+
+    def __init__(self) -> None:
+        self.agents: dict[Any, dict[str, Any]] = {}
+        self.symbols: dict[Any, dict[str, Any]] = {}
+        self.devices: dict[Any, str] = {}
+
+
+def _json_items(path: Path, prefix: str) -> Iterator[Any]:
+    """ijson.items over ``path`` (gzip'd or not), C backend; raises ijson/OS errors late."""
+    import ijson
+
+    with _open_binary(path) as fh:
+        yield from ijson.items(fh, prefix, use_float=False)
+
+
+def read_rocprof_json(path: Path, display: str) -> TraceRead:
+    """Read a rocprofv3 ``--output-format json`` document, streaming its dispatches.
+
+    Three passes, each entirely in ijson's C backend: agents, kernel symbols (both small;
+    the writer puts them before ``buffer_records``, but no order is assumed), dispatches.
+    """
+    import ijson
+
+    collector = LaunchCollector(display, "rocprofv3-json")
+    read = TraceRead(collector)
+    check = RecordCheck(display)
+    state = JsonState()
+    try:
+        with _open_binary(path) as fh:
+            head = fh.read(1 << 16)
+    except (OSError, EOFError) as exc:
+        raise TraceError(f"cannot read: {exc}") from None
+    if b'"rocprofiler-sdk-tool"' not in head:
+        raise TraceError('not a rocprofv3 JSON document (no "rocprofiler-sdk-tool" array)')
+    try:
+        for item in _json_items(path, AGENT_PREFIX):
+            if isinstance(item, dict) and len(state.agents) < MAX_AGENTS:
+                state.agents[_plain(_handle(item.get("id")))] = item
+        for item in _json_items(path, SYMBOL_PREFIX):
+            if isinstance(item, dict):
+                _json_symbol(state, item)
+    except ijson.JSONError:
+        pass  # cut short: the dispatch pass below says where
+    except (OSError, EOFError):
+        pass
+    count = 0
+    try:
+        for item in _json_items(path, DISPATCH_PREFIX):
+            count += 1
+            _json_dispatch(state, item, count, check, collector)
+    except ijson.IncompleteJSONError as exc:
+        read.errors.append(InputError(display, f"ends early (after {count} kernel dispatch "
+                                               f"records): {str(exc)[:120]}"))
+    except ijson.JSONError as exc:
+        read.errors.append(InputError(display, f"invalid JSON after {count} kernel dispatch "
+                                               f"records: {str(exc)[:120]}"))
+    except (OSError, EOFError) as exc:
+        read.errors.append(InputError(display, f"cannot be read past {count} kernel "
+                                               f"dispatch records: {exc}"))
+    read.errors[:0] = check.errors()
+    return read
+
+
+def _json_symbol(state: JsonState, item: dict[str, Any]) -> None:
+    kid = item.get("kernel_id")
+    if kid is None:
+        return
+    formatted = item.get("formatted_kernel_name") or item.get("demangled_kernel_name")
+    mangled = item.get("kernel_name")
+    name = kernel_name(formatted or mangled or f"kernel {kid}")
+    mangled_name = kernel_name(mangled) if isinstance(mangled, str) else None
+    if mangled_name is not None and (mangled_name == name or not mangled_name.startswith("_Z")):
+        mangled_name = None
+
+    def size(field: str) -> int | None:
+        try:
+            return _as_int(item.get(field))
+        except ValueError:
+            return -1  # rejected by RecordCheck at dispatch time
+
+    if len(state.symbols) >= 1 << 20:
+        return
+    state.symbols[_plain(kid)] = {
+        "name": name, "mangled": mangled_name, "vgpr": size("arch_vgpr_count"),
+        "agpr": size("accum_vgpr_count"), "sgpr": size("sgpr_count"),
+        "lds": size("group_segment_size"), "scratch": size("private_segment_size")}
+
+
+def _json_dispatch(state: JsonState, item: Any, number: int, check: RecordCheck,
+                   collector: LaunchCollector) -> None:
+    """Validate one kernel_dispatch record and add it to the collector."""
+    where = f"kernel_dispatch record {number}"
+    if not isinstance(item, dict):
+        reject(check, where, "not an object")
+        return
+    info = item.get("dispatch_info")
+    if not isinstance(info, dict):
+        reject(check, where, "no dispatch_info")
+        return
+    kid = info.get("kernel_id")
+    symbol = state.symbols.get(_plain(kid)) or {"name": f"kernel {str(kid)[:40]}", "mangled": None, "vgpr": None,
+                        "agpr": None, "sgpr": None, "lds": None, "scratch": None}
+    try:
+        start = _as_int(item.get("start_timestamp"))
+        end = _as_int(item.get("end_timestamp"))
+        if start is None or end is None:
+            raise ValueError("no start_timestamp/end_timestamp")
+        block = _xyz(info.get("workgroup_size"), "workgroup_size")
+        items = _xyz(info.get("grid_size"), "grid_size")
+        lds = _as_int(info.get("group_segment_size"))
+        scratch = _as_int(info.get("private_segment_size"))
+    except (ValueError, TypeError) as exc:
+        reject(check, where, str(exc))
+        return
+    lds = symbol["lds"] if lds is None else lds
+    scratch = symbol["scratch"] if scratch is None else scratch
+    grid = blocks(items, block)
+    if not check.check(grid, block, where, vgprs=symbol["vgpr"], agprs=symbol["agpr"],
+                       sgprs=symbol["sgpr"], lds_bytes=lds, scratch_bytes=scratch):
+        return
+    if end < start:
+        reject(check, where, f"ends ({end}) before it starts ({start})")
+        return
+    handle = _plain(_handle(info.get("agent_id")))
+    device = state.devices.get(handle)
+    if device is None:
+        agent = state.agents.get(handle)
+        device = _json_agent_key(agent, handle)
+        if len(state.devices) < MAX_AGENTS:
+            state.devices[handle] = device
+        if device not in collector.devices:
+            collector.device(_json_device(device, agent))
+    stream = _handle(item.get("stream_id"))
+    if stream in (None, 0):
+        stream = _handle(info.get("queue_id"))
+    key = LaunchKey(device=device, kernel=symbol["name"], mangled=symbol["mangled"],
+                    grid=grid, block=block,
+                    resources=AmdLaunchResources(vgpr=symbol["vgpr"], agpr=symbol["agpr"],
+                                                 sgpr=symbol["sgpr"], lds_bytes=lds,
+                                                 scratch_bytes=scratch))
+    collector.add(key, float(start), float(end - start), str(_plain(stream))[:40])
+
+
+# ---------------------------------------------------------------- rocpd SQLite
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1].lower() for row in db.execute(f'PRAGMA table_info("{table}")')}
+
+
+def _rocpd_agents(db: sqlite3.Connection, names: set[str]) -> dict[Any, TraceDevice]:
+    if "rocpd_info_agent" not in names:
+        return {}
+    columns = _columns(db, "rocpd_info_agent")
+    wanted = [c for c in ("id", "guid", "type", "absolute_index", "logical_index", "type_index",
+                          "name", "model_name", "vendor_name", "product_name")
+              if c in columns]
+    extdata = "json(extdata)" if "extdata" in columns else "NULL"
+    try:
+        rows = db.execute(f"SELECT {', '.join(wanted)}, {extdata} FROM rocpd_info_agent "
+                          f"LIMIT {MAX_AGENTS}").fetchall()
+    except sqlite3.Error:
+        rows = db.execute(f"SELECT {', '.join(wanted)}, "
+                          f"{'extdata' if 'extdata' in columns else 'NULL'} "
+                          f"FROM rocpd_info_agent LIMIT {MAX_AGENTS}").fetchall()
+    devices: dict[Any, TraceDevice] = {}
+    for row in rows:
+        props: dict[str, Any] = dict(zip(wanted, row[:-1], strict=True))
+        if str(props.get("type", "GPU")).upper() != "GPU":
+            continue
+        try:
+            extra = json.loads(row[-1]) if row[-1] else {}
+        except (TypeError, ValueError):
+            extra = {}
+        if isinstance(extra, dict):
+            for k, v in extra.items():
+                if not isinstance(v, (dict, list)) and k not in props:
+                    props[k] = v
+        logical = props.get("logical_index")
+        key = f"Agent {logical}" if isinstance(logical, int) else f"Agent id {props.get('id')}"
+        device = device_from_agent(key, props)
+        devices[(props.get("id"), props.get("guid"))] = device
+        devices.setdefault((props.get("id"), None), device)
+    return devices
+
+
+def read_rocpd(path: Path, display: str) -> TraceRead:
+    """Read the kernel dispatches of a rocpd SQLite database (rocprofv3, ROCm 7+)."""
+    collector = LaunchCollector(display, "rocpd")
+    read = TraceRead(collector)
+    check = RecordCheck(display)
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise TraceError(f"cannot open the database: {exc}") from None
+    try:
+        _read_rocpd(db, read, check)
+    except sqlite3.DatabaseError as exc:
+        if not collector.launches:
+            raise TraceError(f"cannot read the database: {exc}") from None
+        read.errors.append(InputError(display, f"stops after {collector.launches} kernel "
+                                               f"dispatches: {exc}"))
+    finally:
+        db.close()
+    read.errors[:0] = check.errors()
+    return read
+
+
+def _read_rocpd(db: sqlite3.Connection, read: TraceRead, check: RecordCheck) -> None:
+    collector = read.collector
+    names = {row[0] for row in db.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    if "rocpd_kernel_dispatch" not in names:
+        raise TraceError("no rocpd_kernel_dispatch table or view: not a rocpd kernel trace")
+    agents = _rocpd_agents(db, names)
+    kcols = _columns(db, "rocpd_kernel_dispatch")
+    scols = _columns(db, "rocpd_info_kernel_symbol") if "rocpd_info_kernel_symbol" in names \
+        else set()
+
+    def sym(column: str) -> str:
+        return f"S.{column}" if column in scols else "NULL"
+
+    if {"start", "end", "agent_id"} <= kcols:
+        timing = "K.start, K.end"
+        joins = ""
+        agent = "K.agent_id"
+        queue = "K.queue_id" if "queue_id" in kcols else "NULL"
+        stream = "K.stream_id" if "stream_id" in kcols else "NULL"
+    elif {"start_id", "end_id", "track_id"} <= kcols and {"rocpd_timestamp",
+                                                           "rocpd_track"} <= names:
+        timing = "DS.value, DE.value"
+        joins = ("LEFT JOIN rocpd_timestamp DS ON DS.id = K.start_id AND DS.guid = K.guid "
+                 "LEFT JOIN rocpd_timestamp DE ON DE.id = K.end_id AND DE.guid = K.guid "
+                 "LEFT JOIN rocpd_track T ON T.id = K.track_id AND T.guid = K.guid ")
+        agent, queue, stream = "T.agent_id", "T.queue_id", "T.stream_id"
+    else:
+        raise TraceError("rocpd_kernel_dispatch has neither start/end nor start_id/end_id "
+                         "columns: unknown rocpd schema")
+    guid = "K.guid" if "guid" in kcols else "NULL"
+    symbol_join = ("LEFT JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id"
+                   + (" AND S.guid = K.guid" if "guid" in kcols and "guid" in scols else "")
+                   if scols else "")
+    query = (
+        f"SELECT {timing}, {agent}, {guid}, {queue}, {stream}, K.kernel_id, "
+        f"K.workgroup_size_x, K.workgroup_size_y, K.workgroup_size_z, "
+        f"K.grid_size_x, K.grid_size_y, K.grid_size_z, "
+        f"K.group_segment_size, K.private_segment_size, "
+        f"{sym('display_name')}, {sym('kernel_name')}, {sym('arch_vgpr_count')}, "
+        f"{sym('accum_vgpr_count')}, {sym('sgpr_count')}, {sym('group_segment_size')}, "
+        f"{sym('private_segment_size')} "
+        f"FROM rocpd_kernel_dispatch K {joins}{symbol_join if scols else ''}")
+    cursor = db.execute(query)
+    number = 0
+    names_cache: dict[tuple[Any, Any], tuple[str, str | None]] = {}
+    while True:
+        rows = cursor.fetchmany(4096)
+        if not rows:
+            break
+        for row in rows:
+            number += 1
+            _rocpd_row(row, number, check, collector, agents, names_cache)
+
+
+def _rocpd_row(row: tuple[Any, ...], number: int, check: RecordCheck,
+               collector: LaunchCollector, agents: dict[Any, TraceDevice],
+               names_cache: dict[tuple[Any, Any], tuple[str, str | None]]) -> None:
+    (start, end, agent_id, guid, queue, stream, kid, wx, wy, wz, gx, gy, gz, lds, scratch,
+     display_name, mangled, vgpr, agpr, sgpr, static_lds, static_scratch) = row
+    where = f"kernel dispatch {number}"
+    try:
+        start_i, end_i = _as_int(start), _as_int(end)
+        if start_i is None or end_i is None:
+            raise ValueError("no start/end timestamp")
+        block = (_as_int(wx) or 0, _as_int(wy) or 0, _as_int(wz) or 0)
+        items = (_as_int(gx) or 0, _as_int(gy) or 0, _as_int(gz) or 0)
+        lds_i = _as_int(lds)
+        scratch_i = _as_int(scratch)
+        sizes = (_as_int(vgpr), _as_int(agpr), _as_int(sgpr))
+        if lds_i is None:
+            lds_i = _as_int(static_lds)
+        if scratch_i is None:
+            scratch_i = _as_int(static_scratch)
+    except (ValueError, TypeError) as exc:
+        reject(check, where, str(exc))
+        return
+    grid = blocks(items, block)
+    if not check.check(grid, block, where, vgprs=sizes[0], agprs=sizes[1], sgprs=sizes[2],
+                       lds_bytes=lds_i, scratch_bytes=scratch_i):
+        return
+    if end_i < start_i:
+        reject(check, where, f"ends ({end_i}) before it starts ({start_i})")
+        return
+    device = agents.get((agent_id, guid)) or agents.get((agent_id, None))
+    if device is None:
+        device = TraceDevice(key=f"Agent id {str(agent_id)[:40]}", vendor="amd")
+        agents[(agent_id, None)] = device
+    if device.key not in collector.devices:
+        collector.device(device)
+    cached = names_cache.get((kid, guid))
+    if cached is None:
+        name = kernel_name(display_name or mangled or f"kernel {str(kid)[:40]}")
+        mangled_name = kernel_name(mangled) if isinstance(mangled, str) else None
+        if mangled_name is not None and (mangled_name == name
+                                         or not mangled_name.startswith("_Z")):
+            mangled_name = None
+        if len(names_cache) < 1 << 16:
+            names_cache[(kid, guid)] = (name, mangled_name)
+        cached = (name, mangled_name)
+    stream_text = str(stream if stream not in (None, 0) else queue)[:40]
+    key = LaunchKey(device=device.key, kernel=cached[0], mangled=cached[1], grid=grid,
+                    block=block,
+                    resources=AmdLaunchResources(vgpr=sizes[0], agpr=sizes[1], sgpr=sizes[2],
+                                                 lds_bytes=lds_i, scratch_bytes=scratch_i))
+    collector.add(key, float(start_i), float(end_i - start_i), stream_text)

@@ -1,0 +1,402 @@
+"""Launch groups read from traces -> device, resources, occupancy, waves, findings, time at stake.
+
+Each :class:`~occlint.model.launch.LaunchGroup` becomes one :class:`LaunchReport`: the
+device comes from the trace's own description (matched to the device database, or derived
+from the described properties) unless ``--device`` names one; the resources come from the
+trace, or from the binary holding the kernel when the run also read it (joined by name and
+architecture; disagreements are reported). The kernel's occupancy is then computed by the
+same vendor engines as for binaries, and the same rules run on the real grid and block.
+
+Time at stake: each finding carries the fraction of its group's GPU time it says is lost
+(:data:`LOST`), an upper-bound estimate in the manner of Nsight Compute's "estimated
+speedup"; the group's time at stake is the largest of its findings' (they overlap).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from occlint.analysis import KernelReport, LaunchConfig, analyse_kernel
+from occlint.devices.db import DeviceDb, normalize
+from occlint.devices.models import AmdArch, Device, NvArch
+from occlint.errors import OcclintError
+from occlint.model.kernel import AmdResources, Kernel, NvResources
+from occlint.model.launch import (
+    AmdLaunchResources,
+    LaunchCollector,
+    LaunchGroup,
+    NvLaunchResources,
+    TraceDevice,
+)
+from occlint.occupancy import amd, nvidia
+from occlint.rules.registry import Finding
+
+# Launch overhead (LCH201): a burst is a run of short launches (each at most
+# OVERHEAD_MAX_MEAN_NS) on one stream separated by gaps of at most BURST_GAP_NS; a longer
+# kernel or gap ends it. It is reported when it has at least OVERHEAD_MIN_LAUNCHES launches
+# and a mean gap of at least OVERHEAD_GAP_RATIO of their mean duration (a dispatch costs
+# 5-10 µs: "HSA dispatch optimisation").
+BURST_GAP_NS = 100_000.0
+OVERHEAD_MIN_LAUNCHES = 20
+OVERHEAD_MAX_MEAN_NS = 50_000.0
+OVERHEAD_GAP_RATIO = 0.5
+
+
+@dataclass
+class LaunchReport:
+    """One launch group, analysed on one device."""
+
+    trace: str
+    format: str
+    group: LaunchGroup
+    trace_device: TraceDevice | None
+    device: Device | None
+    device_source: str  # "trace", "database", "derived", "--device", "unknown"
+    report: KernelReport | None  # None: occupancy not computable (message says why)
+    resource_source: str  # "trace" or "binary"
+    kernel_record: int | None = None  # index of the joined binary kernel's record
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    message: str = ""
+    waves: float | None = None
+    tail_efficiency: float | None = None
+    findings: list[Finding] = field(default_factory=list)
+    stake_ns: float = 0.0
+
+
+# -- devices -----------------------------------------------------------------------------------
+def match_device(td: TraceDevice, db: DeviceDb) -> tuple[Device | None, str]:
+    """The database product a trace's device is, or one derived from its properties."""
+    arch = _arch(td, db)
+    named = None
+    if td.name:
+        for candidate in (td.name, re.sub(r"^(amd|nvidia)\s+", "", td.name, flags=re.I)):
+            try:
+                named = db.get(candidate)
+                break
+            except OcclintError:
+                continue
+    if named is not None and not named.arch_only and (arch is None or named.arch is arch) \
+            and td.compute_units in (None, named.compute_units):
+        return named, "database"
+    if arch is None:
+        if named is not None and not named.arch_only:
+            return named, "database"
+        return None, "unknown"
+    same = [d for d in db.devices if d.arch is arch and d.compute_units == td.compute_units]
+    key = normalize(td.name or "")
+    close = [d for d in same if key and (normalize(d.name) in key or key in normalize(d.name)
+                                         or any(normalize(a) in key for a in d.aliases))]
+    if len(close) == 1 or (len(same) == 1 and not td.name):
+        return (close or same)[0], "database"
+    if td.compute_units is None:
+        return db.arch_device(arch.name), "architecture"
+    wgps = None
+    if isinstance(arch, AmdArch) and arch.has_wgp:
+        wgps = td.compute_units // arch.cus_per_wgp
+    return Device(name=td.name or arch.name, vendor=arch.vendor, arch=arch,
+                  compute_units=td.compute_units, wgps=wgps,
+                  source="derived from the trace's device properties"), "derived"
+
+
+def _arch(td: TraceDevice, db: DeviceDb) -> AmdArch | NvArch | None:
+    if td.arch:
+        if td.arch in db.amd_archs:
+            return db.amd_archs[td.arch]
+        match = re.fullmatch(r"sm_(\d+)[af]?", td.arch)
+        if match:
+            return db.nv_archs.get(f"sm_{match[1]}")
+    return None
+
+
+# -- joining with binaries ---------------------------------------------------------------------
+def signature_key(name: str) -> str:
+    """A demangled signature without the return type and whitespace ("void f(int *)" and
+    "f(int*)" compare equal)."""
+    text = name[5:] if name.startswith("void ") else name
+    return "".join(text.split())
+
+
+class BinaryIndex:
+    """The run's binary kernels, by mangled name and by demangled signature."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, list[tuple[int, Kernel]]] = {}
+
+    def add(self, index: int, kernel: Kernel) -> None:
+        for key in {kernel.name, signature_key(kernel.demangled)}:
+            self.by_name.setdefault(key, []).append((index, kernel))
+
+    def find(self, name: str, mangled: str | None, device: Device | None
+             ) -> tuple[int, Kernel] | None:
+        found = self.by_name.get(mangled or "") or self.by_name.get(name) \
+            or self.by_name.get(signature_key(name))
+        if not found:
+            return None
+        if device is not None:
+            from occlint.analysis import cubin_runs_on
+
+            for index, kernel in found:
+                if kernel.vendor != device.vendor:
+                    continue
+                if kernel.vendor == "nvidia" and isinstance(device.arch, NvArch):
+                    if not kernel.ptx_only and cubin_runs_on(kernel.arch, device.arch.cc):
+                        return index, kernel
+                elif kernel.arch == device.arch.name:
+                    return index, kernel
+            return None
+        return found[0]
+
+
+def kernel_from_record(rec: dict[str, Any]) -> Kernel | None:
+    """A Kernel rebuilt from its JSON record (for joining launches to binaries)."""
+    r = rec.get("resources") or {}
+    tup = (lambda v: tuple(v) if v else None)
+    try:
+        if rec["vendor"] == "nvidia":
+            res: AmdResources | NvResources = NvResources(
+                registers=r["registers"], shared_bytes=r["shared_bytes"],
+                local_bytes=r["local_bytes"], spill_instructions=r["spill_instructions"],
+                max_block_size=r["max_block_size"], required_block=tup(r["required_block"]),
+                min_blocks=r["min_blocks"], max_reg_count=r["max_reg_count"],
+                cluster_dims=tup(r["cluster_dims"]), param_bytes=r["param_bytes"],
+                barriers=r["barriers"], stack_bytes=r["stack_bytes"],
+                crs_stack_bytes=r["crs_stack_bytes"], uses_recursion=r["uses_recursion"])
+        else:
+            res = AmdResources(
+                vgpr=r["vgpr"], agpr=r["agpr"], vgpr_count=r["vgpr_count"],
+                vgpr_alloc=r["vgpr_alloc"], sgpr=r["sgpr"], lds_bytes=r["lds_bytes"],
+                scratch_bytes=r["scratch_bytes"], vgpr_spill=r["vgpr_spill"],
+                sgpr_spill=r["sgpr_spill"], dynamic_stack=r["dynamic_stack"],
+                max_block_size=r["max_block_size"], kernarg_bytes=r["kernarg_bytes"],
+                wgp_mode=r["wgp_mode"], reqd_workgroup_size=tup(r["reqd_workgroup_size"]),
+                workgroup_size_hint=tup(r["workgroup_size_hint"]),
+                uniform_work_group_size=r["uniform_work_group_size"],
+                vgpr_exact=r["vgpr_exact"], descriptor=r["descriptor"],
+                uses_dynamic_lds=r["uses_dynamic_lds"])
+        return Kernel(vendor=rec["vendor"], file=rec["file"], entry=rec["entry"],
+                      name=rec["name"], arch=rec["arch"], target_id=rec["target_id"],
+                      wavefront_size=rec["wavefront_size"], resources=res,
+                      code_object_version=rec.get("code_object_version"),
+                      _demangled=rec.get("demangled"))
+    except (KeyError, TypeError):
+        return None
+
+
+# -- one group ---------------------------------------------------------------------------------
+def _product(d: tuple[int, int, int]) -> int:
+    return d[0] * d[1] * d[2]
+
+
+def _round_up(n: int, unit: int) -> int:
+    return -(-n // unit) * unit
+
+
+def _nv_kernel(group: LaunchGroup, trace: str, arch: NvArch, res: NvLaunchResources
+               ) -> tuple[Kernel, int]:
+    static = res.static_shared or 0
+    if res.dynamic_shared is not None:
+        dynamic = res.dynamic_shared
+    else:  # Kineto: static + dynamic together; the occupancy depends only on the sum
+        dynamic = max((res.shared_total or 0) - static, 0)
+    kernel = Kernel(vendor="nvidia", file=trace, entry=None, name=group.key.mangled
+                    or group.key.kernel, arch=arch.name, target_id=arch.name,
+                    wavefront_size=arch.warp_size,
+                    resources=NvResources(registers=res.registers or 0, shared_bytes=static,
+                                          local_bytes=res.local_bytes or 0,
+                                          spill_instructions=0, max_block_size=None,
+                                          required_block=None, min_blocks=None,
+                                          max_reg_count=None, cluster_dims=None,
+                                          param_bytes=0, barriers=0))
+    if group.key.mangled is None:
+        kernel._demangled = group.key.kernel
+    return kernel, dynamic
+
+
+def _amd_kernel(group: LaunchGroup, trace: str, arch: AmdArch, wave: int,
+                res: AmdLaunchResources) -> tuple[Kernel, int]:
+    vgpr, agpr = res.vgpr or 0, res.agpr or 0
+    combined = amd.combined_vgprs(arch, vgpr, agpr)
+    kernel = Kernel(vendor="amd", file=trace, entry=None, name=group.key.mangled
+                    or group.key.kernel, arch=arch.name, target_id=arch.name,
+                    wavefront_size=wave,
+                    resources=AmdResources(vgpr=vgpr, agpr=agpr, vgpr_count=combined,
+                                           vgpr_alloc=combined, sgpr=res.sgpr or 0,
+                                           lds_bytes=res.lds_bytes or 0,
+                                           scratch_bytes=res.scratch_bytes or 0, vgpr_spill=0,
+                                           sgpr_spill=0, dynamic_stack=False,
+                                           max_block_size=arch.max_workgroup_size,
+                                           kernarg_bytes=0))
+    if group.key.mangled is None:
+        kernel._demangled = group.key.kernel
+    return kernel, 0
+
+
+def _join(binary: Kernel, res: Any, arch) -> tuple[int, list[dict[str, Any]]]:
+    """The dynamic shared memory / LDS of a launch of ``binary``, and what the trace says
+    differently from the binary."""
+    mismatches: list[dict[str, Any]] = []
+
+    def differ(what: str, trace_value: Any, binary_value: Any, note: str = "") -> None:
+        mismatches.append({"field": what, "trace": trace_value, "binary": binary_value,
+                           "note": note})
+
+    if isinstance(binary.resources, NvResources) and isinstance(res, NvLaunchResources):
+        b = binary.resources
+        if res.registers is not None and res.registers != _round_up(b.registers, 8) \
+                and res.registers != b.registers:
+            differ("registers", res.registers, b.registers,
+                   "CUPTI reports the allocation, a multiple of 8 registers per thread")
+        if res.static_shared is not None and res.static_shared != b.shared_bytes:
+            differ("static_shared", res.static_shared, b.shared_bytes)
+        if res.dynamic_shared is not None:
+            return res.dynamic_shared, mismatches
+        total = res.shared_total
+        if total is None:
+            return 0, mismatches
+        if total < b.shared_bytes:
+            differ("shared_total", total, b.shared_bytes,
+                   "the trace's static + dynamic shared memory is below the binary's static")
+            return 0, mismatches
+        return total - b.shared_bytes, mismatches
+    if isinstance(binary.resources, AmdResources) and isinstance(res, AmdLaunchResources):
+        b = binary.resources
+        if res.vgpr is not None and res.vgpr not in (b.vgpr, b.vgpr_alloc) and \
+                res.vgpr != _round_up(b.vgpr, arch.regs(binary.wavefront_size)
+                                      .vgpr_alloc_granule):
+            differ("vgpr", res.vgpr, b.vgpr)
+        if res.agpr is not None and res.agpr != b.agpr and b.agpr:
+            differ("agpr", res.agpr, b.agpr)
+        if res.scratch_bytes is not None and res.scratch_bytes != b.scratch_bytes:
+            differ("scratch_bytes", res.scratch_bytes, b.scratch_bytes)
+        if res.lds_bytes is None:
+            return 0, mismatches
+        if res.lds_bytes < b.lds_bytes:
+            differ("lds_bytes", res.lds_bytes, b.lds_bytes,
+                   "the trace's LDS per work-group is below the binary's static LDS")
+            return 0, mismatches
+        return res.lds_bytes - b.lds_bytes, mismatches
+    differ("vendor", type(res).__name__, binary.vendor)
+    return 0, mismatches
+
+
+def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device | None,
+                  device_source: str, index: BinaryIndex | None, db: DeviceDb) -> LaunchReport:
+    key = group.key
+    td = collector.devices.get(key.device)
+    out = LaunchReport(collector.source, collector.format, group, td, device, device_source,
+                       None, "trace")
+    if device is None:
+        out.message = ("unknown device: the trace does not describe it and --device names "
+                       "none of its vendor")
+        return out
+    arch = device.arch
+    res = key.resources
+    joined = index.find(key.kernel, key.mangled, device) if index else None
+    if joined is not None:
+        out.kernel_record, kernel = joined
+        out.resource_source = "binary"
+        dynamic, out.mismatches = _join(kernel, res, arch)
+    elif isinstance(arch, NvArch) and isinstance(res, NvLaunchResources):
+        if res.registers is None:
+            out.message = ("the trace gives no registers per thread and no binary of this "
+                           "kernel was read")
+            return out
+        kernel, dynamic = _nv_kernel(group, collector.source, arch, res)
+    elif isinstance(arch, AmdArch) and isinstance(res, AmdLaunchResources):
+        if res.vgpr is None:
+            out.message = "the trace gives no VGPR count and no binary of this kernel was read"
+            return out
+        wave = (td.wave_size if td and td.wave_size in arch.wave_sizes
+                else arch.default_wave_size)
+        kernel, dynamic = _amd_kernel(group, collector.source, arch, wave, res)
+    else:
+        out.message = f"the trace's launch is not for a {device.vendor} device ({device.name})"
+        return out
+    launch = LaunchConfig(block=_product(key.block), grid=_product(key.grid),
+                          dynamic_lds=dynamic)
+    report = analyse_kernel(kernel, device, launch, db)
+    if report.occupancy is not None:
+        report.block_source = "trace"
+        per_unit = (report.occupancy.blocks_per_cu
+                    if isinstance(report.occupancy, amd.AmdOccupancy)
+                    else report.occupancy.blocks_per_sm)
+        units = device.scheduling_units(report.wgp_mode)
+        if per_unit and units:
+            waves = launch.grid / (per_unit * units)
+            out.waves = waves
+            out.tail_efficiency = waves / math.ceil(waves)
+    else:
+        out.message = report.message
+    out.report = report
+    return out
+
+
+# -- time at stake -----------------------------------------------------------------------------
+def lost_fraction(f: Finding, report: KernelReport | None) -> float | None:
+    """The share of a launch group's time a finding says is lost (upper bounds)."""
+    d = f.data
+    if f.rule == "LCH001" and report is not None:
+        lanes = _round_up(d["block"], d["wave_size"])
+        return d["idle_lanes"] / lanes  # idle lanes of every wave (Nsight: the same)
+    if f.rule == "LCH101":
+        return d["cost"] / (1 + d["cost"])  # the busiest unit's extra blocks
+    if f.rule == "LCH102":
+        return (d["units"] - d["grid"]) / d["units"]  # idle units (Nsight's "Small Grid")
+    if f.rule == "LCH105":
+        return d["partial_share"]  # the partial wave's share (Nsight's tail effect)
+    if f.rule in ("LCH003",):
+        return 1 - d["occupancy"] / d["best"] if d.get("best") else None
+    if f.rule.startswith("OCC") and report is not None and report.occupancy is not None:
+        return 1 - report.occupancy.occupancy  # Nsight's theoretical-occupancy estimate
+    return None
+
+
+# -- launch overhead ---------------------------------------------------------------------------
+def overhead_bursts(starts, durations, groups) -> list[dict[str, Any]]:
+    """Runs of short launches with idle gaps comparable to their duration on one stream."""
+    n = len(starts)
+    if n < OVERHEAD_MIN_LAUNCHES:
+        return []
+    order = range(n)
+    if any(starts[i] > starts[i + 1] for i in range(n - 1)):
+        order = sorted(range(n), key=starts.__getitem__)
+    found: list[dict[str, Any]] = []
+    burst: list[int] = []
+    gaps = 0.0
+    prev_end = None
+
+    def close() -> None:
+        if len(burst) < OVERHEAD_MIN_LAUNCHES:
+            return
+        busy = sum(durations[i] for i in burst)
+        mean = busy / len(burst)
+        mean_gap = gaps / (len(burst) - 1)
+        if mean <= OVERHEAD_MAX_MEAN_NS and mean_gap >= OVERHEAD_GAP_RATIO * mean:
+            span = starts[burst[-1]] + durations[burst[-1]] - starts[burst[0]]
+            counts: dict[int, int] = {}
+            for i in burst:
+                counts[groups[i]] = counts.get(groups[i], 0) + 1
+            found.append({"launches": len(burst), "busy_ns": busy, "idle_ns": gaps,
+                          "span_ns": span, "mean_ns": mean, "mean_gap_ns": mean_gap,
+                          "start_ns": starts[burst[0]], "groups": counts})
+
+    for i in order:
+        start = starts[i]
+        gap = None if prev_end is None else start - prev_end
+        end = start + durations[i]
+        if durations[i] > OVERHEAD_MAX_MEAN_NS:  # a long kernel: not launch-bound
+            close()
+            burst, gaps, prev_end = [], 0.0, end
+            continue
+        if gap is not None and gap > BURST_GAP_NS:
+            close()
+            burst, gaps = [], 0.0
+        elif gap is not None and burst:
+            gaps += max(gap, 0.0)
+        burst.append(i)
+        prev_end = end if prev_end is None else max(prev_end, end)
+    close()
+    return found

@@ -1,0 +1,216 @@
+"""The traces of one run: read, analyse every launch group, run the rules, make records.
+
+Called by occlint.run after the binaries, so that launches can be joined to the kernels the
+same run read. Everything here runs in the main process: a trace is read as a stream into
+launch groups (see occlint.model.launch), and a million launches make a few hundred groups.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from occlint.devices.models import Device
+from occlint.model.kernel import InputError
+from occlint.model.launch import LaunchCollector, TraceDevice
+from occlint.model.report import occupancy_record
+from occlint.rules.registry import Finding, all_rules
+from occlint.trace_analysis import (
+    BinaryIndex,
+    LaunchReport,
+    analyse_group,
+    kernel_from_record,
+    lost_fraction,
+    match_device,
+    overhead_bursts,
+)
+
+
+@dataclass
+class TraceOutcome:
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    launches: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[list[Finding]] = field(default_factory=list)  # per launch record
+    errors: list[InputError] = field(default_factory=list)
+    analysed: bool = False
+
+
+def binary_index(records) -> BinaryIndex:
+    """The run's kernel records (JSON text or dicts) by name, for joining launches."""
+    index = BinaryIndex()
+    for i, rec in enumerate(records):
+        if isinstance(rec, (str, bytes)):
+            rec = json.loads(rec)
+        if rec.get("status") == "ptx-only":
+            continue
+        kernel = kernel_from_record(rec)
+        if kernel is not None:
+            index.add(i, kernel)
+    return index
+
+
+def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Device | None, str]:
+    if devices:  # --device / configuration: the first of the trace device's vendor
+        vendor = td.vendor if td else None
+        same = [d for d in devices if vendor is None or d.vendor == vendor]
+        return (same[0], "--device") if same else (None, "unknown")
+    if td is None:
+        return None, "unknown"
+    return match_device(td, db)
+
+
+def analyse_traces(candidates: list, setup, records, settings) -> TraceOutcome:
+    from occlint.readers.traces import read_trace, trace_kind
+    from occlint.rules.engine import apply_rules, enabled_codes, finish_findings
+
+    out = TraceOutcome()
+    index = binary_index(records) if len(records) else None
+    enabled = enabled_codes(settings)
+    stream_rules = [r for c, r in all_rules().items() if r.scope == "stream" and c in enabled]
+    for candidate in candidates:
+        path = Path(candidate.path)
+        kind = candidate.kind or trace_kind(path)
+        try:
+            size = os.stat(path).st_size
+        except OSError as exc:
+            out.errors.append(InputError(candidate.display, f"cannot read: {exc.strerror}"))
+            continue
+        read = read_trace(path, candidate.display, kind)
+        collector = read.collector
+        out.errors.extend(read.errors)
+        if collector.launches:
+            out.analysed = True
+        devices: dict[str, tuple[Device | None, str]] = {}
+        reports: list[LaunchReport] = []
+        for group in collector.group_list:
+            key = group.key.device
+            if key not in devices:
+                devices[key] = _device_for(collector.devices.get(key), setup.devices,
+                                           setup.db)
+            device, source = devices[key]
+            lr = analyse_group(group, collector, device, source, index, setup.db)
+            if lr.report is not None:
+                lr.report.trace = lr
+                apply_rules([lr.report], [], settings)
+                lr.findings = lr.report.findings
+            reports.append(lr)
+        _overhead(collector, reports, stream_rules, settings, finish_findings)
+        first = len(out.launches)
+        for i, lr in enumerate(reports):
+            _locate(lr, first + i)
+        order = sorted(range(len(reports)), key=lambda i: (-reports[i].stake_ns,
+                                                            -reports[i].group.total_ns, i))
+        for rank, i in enumerate(order):  # records ranked by time at stake
+            lr = reports[i]
+            for f in lr.findings:
+                f.launch["group"] = first + rank
+            out.launches.append(launch_record(lr))
+            out.findings.append(lr.findings)
+        out.inputs.append({"path": candidate.display, "size": size, "sha256": None,
+                           "kernels": 0, "format": collector.format,
+                           "launches": collector.launches,
+                           "launch_groups": len(collector.group_list)})
+    return out
+
+
+def _locate(lr: LaunchReport, index: int) -> None:
+    """Findings of a launch group point at the trace and name the group; time at stake."""
+    key = lr.group.key
+    stakes = []
+    for f in lr.findings:
+        if f.rule == "LCH201":  # the idle time between the burst's kernels
+            fraction, stake = f.data["idle_fraction"], round(f.data["idle_ns"])
+        else:
+            fraction = lost_fraction(f, lr.report)
+            stake = None if fraction is None else round(fraction * lr.group.total_ns)
+        if stake is not None:
+            stakes.append(stake)
+        f.file, f.entry = lr.trace, None
+        if lr.device is not None:
+            f.device = lr.device.name
+        f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
+                    "block": list(key.block), "count": lr.group.count,
+                    "lost_fraction": None if fraction is None else round(fraction, 4),
+                    "time_at_stake_ns": stake}
+    lr.stake_ns = max(stakes, default=0)
+
+
+def _overhead(collector: LaunchCollector, reports: list[LaunchReport], rules, settings,
+              finish) -> None:
+    if not rules:
+        return
+    from occlint.rules.engine import Context
+
+    for (device, stream), timeline in sorted(collector.streams.items()):
+        for burst in overhead_bursts(timeline.starts, timeline.durations, timeline.groups):
+            top = max(burst["groups"], key=lambda g: (burst["groups"][g], -g))
+            lr = reports[top]
+            kernels = {reports[g].group.key.kernel for g in burst["groups"]}
+            burst.update(
+                trace=collector.source, stream=stream, kernel=lr.group.key.kernel,
+                demangled=lr.group.key.kernel, kernels=len(kernels),
+                groups_count=len(burst["groups"]),
+                arch=lr.device.arch_name if lr.device else None,
+                device=lr.device.name if lr.device else None,
+                idle_fraction=round(burst["idle_ns"] / burst["span_ns"], 4)
+                if burst["span_ns"] else 0.0)
+            found = []
+            for r in rules:
+                found.extend(r.check(burst, Context(settings.advice)))
+            lr.findings.extend(finish(found, settings))
+
+
+def launch_record(lr: LaunchReport) -> dict[str, Any]:
+    g, key = lr.group, lr.group.key
+    res = key.resources
+    resources = {k: getattr(res, k) for k in res.__slots__}  # type: ignore[attr-defined]
+    report = lr.report
+    occupancy = occupancy_record(report) if report is not None else None
+    kernel = report.kernel if report is not None else None
+    return {
+        "trace": lr.trace,
+        "format": lr.format,
+        "kernel": key.kernel,
+        "mangled": key.mangled or (kernel.name if kernel is not None
+                                   and lr.resource_source == "binary" else None),
+        "kernel_record": lr.kernel_record,
+        "device": lr.device.name if lr.device else None,
+        "device_source": lr.device_source,
+        "trace_device": lr.trace_device.name if lr.trace_device else None,
+        "arch": lr.device.arch_name if lr.device else None,
+        "grid": list(key.grid),
+        "block": list(key.block),
+        "blocks": key.grid[0] * key.grid[1] * key.grid[2],
+        "threads_per_block": key.block[0] * key.block[1] * key.block[2],
+        "dynamic_shared_bytes": report.launch.dynamic_lds if report is not None else None,
+        "resources": {"source": lr.resource_source, "trace": resources,
+                      "binary_file": kernel.file if kernel is not None
+                      and lr.resource_source == "binary" else None},
+        "mismatches": lr.mismatches,
+        "count": g.count,
+        "streams": sorted(g.streams),
+        "total_ns": round(g.total_ns),
+        "mean_ns": round(g.mean_ns, 1),
+        "max_ns": round(g.max_ns),
+        "status": report.status if report is not None else "not-analysed",
+        "message": lr.message or None,
+        "occupancy": occupancy,
+        "waves": round(lr.waves, 4) if lr.waves is not None else None,
+        "tail_efficiency": round(lr.tail_efficiency, 4)
+        if lr.tail_efficiency is not None else None,
+        "time_at_stake_ns": round(lr.stake_ns),
+        "findings": [f.to_dict() for f in lr.findings],
+        "finding_codes": sorted({f.rule for f in lr.findings}),
+    }
+
+
+def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
+    total = sum(r["total_ns"] for r in launches)
+    flagged = sum(r["total_ns"] for r in launches
+                  if any(f["severity"] != "info" for f in r["findings"]))
+    return {"launches": sum(r["count"] for r in launches), "groups": len(launches),
+            "kernel_time_ns": total, "time_with_findings_ns": flagged,
+            "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches)}
