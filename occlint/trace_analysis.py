@@ -31,7 +31,7 @@ from occlint.model.launch import (
     NvLaunchResources,
     TraceDevice,
 )
-from occlint.occupancy import amd, nvidia
+from occlint.occupancy import amd
 from occlint.rules.registry import Finding
 
 # Launch overhead (LCH201): a burst is a run of short launches (each at most
@@ -153,7 +153,10 @@ class BinaryIndex:
 def kernel_from_record(rec: dict[str, Any]) -> Kernel | None:
     """A Kernel rebuilt from its JSON record (for joining launches to binaries)."""
     r = rec.get("resources") or {}
-    tup = (lambda v: tuple(v) if v else None)
+
+    def tup(v):
+        return tuple(v) if v else None
+
     try:
         if rec["vendor"] == "nvidia":
             res: AmdResources | NvResources = NvResources(

@@ -144,7 +144,7 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], rules, se
         return
     from occlint.rules.engine import Context
 
-    for (device, stream), timeline in sorted(collector.streams.items()):
+    for (_device, stream), timeline in sorted(collector.streams.items()):
         for burst in overhead_bursts(timeline.starts, timeline.durations, timeline.groups):
             top = max(burst["groups"], key=lambda g: (burst["groups"][g], -g))
             lr = reports[top]

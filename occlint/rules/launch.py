@@ -6,7 +6,6 @@ from occlint.model.kernel import AmdResources
 from occlint.occupancy import amd, nvidia
 from occlint.rules.registry import kernel_finding, rule
 
-
 # On launches read from traces (every real grid, most not multiples of the unit count), the
 # unit tail is reported only from this estimated cost up.
 TRACE_MIN_TAIL_COST = 0.02
@@ -270,7 +269,7 @@ def grid_below_oversubscription(report, ctx):
         f"grid of {grid} blocks ({waves:,} {word}) is below the oversubscription target of "
         f"{over['factor']:g}x the {slots:,} {word[:-1]} slots of {_device(report)} "
         f"({over['target_waves']:,} {word}) that memory-bound grid-stride kernels need",
-        advice=(f"if this kernel is a grid-stride loop, " if traced else "")
+        advice=("if this kernel is a grid-stride loop, " if traced else "")
         + f"use a grid of {recommended} blocks "
           f"({recommended // ctx.advice['capacity']['units']} per {unit})",
         severity="info" if traced else None,

@@ -566,8 +566,9 @@ def _json_dispatch(state: JsonState, item: Any, number: int, check: RecordCheck,
         reject(check, where, "no dispatch_info")
         return
     kid = info.get("kernel_id")
-    symbol = state.symbols.get(_plain(kid)) or {"name": f"kernel {str(kid)[:40]}", "mangled": None, "vgpr": None,
-                        "agpr": None, "sgpr": None, "lds": None, "scratch": None}
+    symbol = state.symbols.get(_plain(kid)) or {
+        "name": f"kernel {str(kid)[:40]}", "mangled": None, "vgpr": None, "agpr": None,
+        "sgpr": None, "lds": None, "scratch": None}
     try:
         start = _as_int(item.get("start_timestamp"))
         end = _as_int(item.get("end_timestamp"))
