@@ -30,7 +30,12 @@ def logical_name(file: str, root: Path | None = None) -> str:
 
 
 def identity(f: Finding, root: Path | None = None) -> tuple[str, str, str, str, str]:
-    return (logical_name(f.file, root), f.arch or "", f.kernel or "", f.device or "", f.rule)
+    kernel = f.kernel or ""
+    if f.launch:  # a launch group of a trace: the kernel with its launch shape
+        grid = "x".join(map(str, f.launch["grid"]))
+        block = "x".join(map(str, f.launch["block"]))
+        kernel = f"{kernel} <<<{grid}, {block}>>>"
+    return (logical_name(f.file, root), f.arch or "", kernel, f.device or "", f.rule)
 
 
 def write(path: str, findings: list[Finding], root: Path | None = None) -> None:

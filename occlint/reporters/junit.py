@@ -103,6 +103,15 @@ def junit_tree(doc: dict[str, Any]) -> ET.Element:
         s = suite(k["file"])
         case = s.case(repo_path(k["file"]), _kernel_case_name(k))
         s.add_findings(case, k.get("findings") or [], fail_on)
+    for launch in doc.get("launches") or []:
+        s = suite(launch["trace"])
+        from occlint.reporters.sarif import launch_dims
+
+        name = (f"{launch['kernel']} <<<{launch_dims(launch['grid'])}, "
+                f"{launch_dims(launch['block'])}>>> x{launch['count']}"
+                + (f" @ {launch['device']}" if launch.get("device") else ""))
+        case = s.case(repo_path(launch["trace"]), name)
+        s.add_findings(case, launch.get("findings") or [], fail_on)
     io_reported = set()
     for f in doc.get("findings") or []:
         s = suite(f["file"])

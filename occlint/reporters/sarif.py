@@ -58,10 +58,13 @@ FAMILY_TAGS = {
 # --------------------------------------------------------------------------- shared helpers
 
 def all_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every finding of the document in document order: input-level ones, then per kernel."""
+    """Every finding of the document in document order: input-level ones, then per kernel,
+    then per launch group of the traces."""
     out = list(doc.get("findings") or [])
     for k in doc.get("kernels") or []:
         out.extend(k.get("findings") or [])
+    for launch in doc.get("launches") or []:
+        out.extend(launch.get("findings") or [])
     return out
 
 
@@ -129,10 +132,20 @@ def subject(f: dict[str, Any]) -> str:
     """What a finding is about: ``kernel @ device``, ``[entry]`` or ``''``."""
     if f.get("kernel"):
         who = f.get("demangled") or f["kernel"]
+        launch = f.get("launch")
+        if launch:
+            who += f" <<<{launch_dims(launch['grid'])}, {launch_dims(launch['block'])}>>>"
         return who + (f" @ {f['device']}" if f.get("device") else "")
     if f.get("entry"):
         return f"[{f['entry']}]"
     return ""
+
+
+def launch_dims(d: list[int]) -> str:
+    """[256, 1, 1] -> "256"; [2, 8, 8] -> "2x8x8"."""
+    while len(d) > 1 and d[-1] == 1:
+        d = d[:-1]
+    return "x".join(str(x) for x in d)
 
 
 def message_text(f: dict[str, Any]) -> str:

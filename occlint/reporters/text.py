@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
+from occlint.reporters.sarif import launch_dims as _dims
 
 SEVERITY_STYLE = {"error": ("red", True), "warning": ("yellow", True), "info": ("cyan", False)}
 
@@ -99,12 +100,6 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool) -> str:
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
             f"{_style(f['severity'], color, fg, bold)}: {_safe(f['message'])}{help_text}")
-
-
-def _dims(d: list[int]) -> str:
-    while len(d) > 1 and d[-1] == 1:
-        d = d[:-1]
-    return "x".join(str(x) for x in d)
 
 
 def _us(ns: float) -> str:

@@ -69,6 +69,7 @@ from occlint.model.launch import (
     TraceDevice,
 )
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+from occlint.readers.traces.nsys import sqlite_uri
 
 MAX_NAME = 4096  # longer kernel names are cut (a real one is rarely over 1,000 characters)
 MAX_AGENT_INFO = 1 << 20  # bytes of agent_info.csv read at most
@@ -398,8 +399,10 @@ def _csv_row(line: int, row: list[str], width: int, index: dict[str, int],
     if agent not in known:
         known.add(agent)
         collector.device(device_from_agent(agent, agents.find(agent) if agents else None))
-    stream_col = index.get("stream", index.get("queue"))
-    stream = row[stream_col].strip() if stream_col is not None else "0"
+    stream = row[index["stream"]].strip() if "stream" in index else ""
+    if stream in ("", "0") and "queue" in index:  # no HIP stream traced: the HSA queue
+        stream = row[index["queue"]].strip()
+    stream = stream[:40] or "0"
     key = LaunchKey(device=agent, kernel=kernel_name(row[index["name"]]), mangled=None,
                     grid=grid, block=block,
                     resources=AmdLaunchResources(vgpr=sizes["vgpr"], agpr=sizes["agpr"],
@@ -658,7 +661,7 @@ def read_rocpd(path: Path, display: str) -> TraceRead:
     read = TraceRead(collector)
     check = RecordCheck(display)
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = sqlite3.connect(sqlite_uri(path), uri=True)
     except sqlite3.Error as exc:
         raise TraceError(f"cannot open the database: {exc}") from None
     try:
