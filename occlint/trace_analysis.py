@@ -63,7 +63,8 @@ class LaunchReport:
     waves: float | None = None
     tail_efficiency: float | None = None
     findings: list[Finding] = field(default_factory=list)
-    stake_ns: float = 0.0
+    stake_ns: float = 0.0  # of the group's kernel time (largest of its findings')
+    idle_ns: float = 0.0  # GPU idle between launches (LCH201) attributed to this group
 
 
 # -- devices -----------------------------------------------------------------------------------

@@ -121,8 +121,14 @@ def _locate(lr: LaunchReport, index: int) -> None:
     key = lr.group.key
     stakes = []
     for f in lr.findings:
-        if f.rule == "LCH201":  # the idle time between the burst's kernels
+        if f.rule == "LCH201":  # the idle time between the kernels: not kernel time
             fraction, stake = f.data["idle_fraction"], round(f.data["idle_ns"])
+            f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
+                        "block": list(key.block), "count": lr.group.count,
+                        "lost_fraction": fraction, "time_at_stake_ns": stake}
+            f.file, f.entry = lr.trace, None
+            lr.idle_ns += stake
+            continue
         else:
             fraction = lost_fraction(f, lr.report)
             stake = None if fraction is None else round(fraction * lr.group.total_ns)
@@ -145,22 +151,39 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], rules, se
     from occlint.rules.engine import Context
 
     for (_device, stream), timeline in sorted(collector.streams.items()):
-        for burst in overhead_bursts(timeline.starts, timeline.durations, timeline.groups):
-            top = max(burst["groups"], key=lambda g: (burst["groups"][g], -g))
-            lr = reports[top]
-            kernels = {reports[g].group.key.kernel for g in burst["groups"]}
-            burst.update(
-                trace=collector.source, stream=stream, kernel=lr.group.key.kernel,
-                demangled=lr.group.key.kernel, kernels=len(kernels),
-                groups_count=len(burst["groups"]),
-                arch=lr.device.arch_name if lr.device else None,
-                device=lr.device.name if lr.device else None,
-                idle_fraction=round(burst["idle_ns"] / burst["span_ns"], 4)
-                if burst["span_ns"] else 0.0)
-            found = []
-            for r in rules:
-                found.extend(r.check(burst, Context(settings.advice)))
-            lr.findings.extend(finish(found, settings))
+        bursts = overhead_bursts(timeline.starts, timeline.durations, timeline.groups)
+        if not bursts:
+            continue
+        burst = merge_bursts(bursts)  # one finding per stream
+        top = max(burst["groups"], key=lambda g: (burst["groups"][g], -g))
+        lr = reports[top]
+        kernels = {reports[g].group.key.kernel for g in burst["groups"]}
+        burst.update(
+            trace=collector.source, stream=stream, kernel=lr.group.key.kernel,
+            demangled=lr.group.key.kernel, kernels=len(kernels),
+            groups_count=len(burst["groups"]),
+            arch=lr.device.arch_name if lr.device else None,
+            device=lr.device.name if lr.device else None,
+            idle_fraction=round(burst["idle_ns"] / burst["span_ns"], 4)
+            if burst["span_ns"] else 0.0)
+        found = []
+        for r in rules:
+            found.extend(r.check(burst, Context(settings.advice)))
+        lr.findings.extend(finish(found, settings))
+
+
+def merge_bursts(bursts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The bursts of one stream as one: sums, and means over all their launches and gaps."""
+    out: dict[str, Any] = {"bursts": len(bursts), "groups": {}}
+    for key in ("launches", "busy_ns", "idle_ns", "span_ns"):
+        out[key] = sum(b[key] for b in bursts)
+    out["start_ns"] = min(b["start_ns"] for b in bursts)
+    for b in bursts:
+        for g, n in b["groups"].items():
+            out["groups"][g] = out["groups"].get(g, 0) + n
+    out["mean_ns"] = out["busy_ns"] / out["launches"]
+    out["mean_gap_ns"] = out["idle_ns"] / (out["launches"] - len(bursts))
+    return out
 
 
 def launch_record(lr: LaunchReport) -> dict[str, Any]:
@@ -202,6 +225,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "tail_efficiency": round(lr.tail_efficiency, 4)
         if lr.tail_efficiency is not None else None,
         "time_at_stake_ns": round(lr.stake_ns),
+        "launch_overhead_idle_ns": round(lr.idle_ns),
         "findings": [f.to_dict() for f in lr.findings],
         "finding_codes": sorted({f.rule for f in lr.findings}),
     }
@@ -213,4 +237,5 @@ def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
                   if any(f["severity"] != "info" for f in r["findings"]))
     return {"launches": sum(r["count"] for r in launches), "groups": len(launches),
             "kernel_time_ns": total, "time_with_findings_ns": flagged,
-            "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches)}
+            "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches),
+            "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches)}

@@ -127,6 +127,10 @@ def launch_lines(doc: dict[str, Any], color: bool) -> list[str]:
                      f"kernel time {_us(total)})")
         lines.append("    at stake   share  launches  grid x block          occupancy  "
                      "waves  kernel  [findings]")
+        idle = sum(r["launch_overhead_idle_ns"] for r in records)
+        if idle:
+            lines.append(f"    launch overhead (LCH201): the GPU idles {_us(idle)} between "
+                         "short launches")
         for r in records[:TOP_LAUNCHES]:
             occ = r["occupancy"]
             occ_text = _pct(occ["occupancy"]) if occ else "?"

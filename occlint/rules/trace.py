@@ -136,8 +136,10 @@ def launch_overhead(burst, ctx):
     What it does:
     On each stream of a trace, finds runs of at least 20 launches, separated by gaps under
     100 µs, whose mean duration is at most 50 µs and whose mean idle gap between one
-    kernel's end and the next one's start is at least half the mean duration. Reports the
-    count, the mean kernel time, the mean gap and the idle fraction of the run.
+    kernel's end and the next one's start is at least half the mean duration. Reports, once
+    per stream, the launches of those runs, the mean kernel time, the mean gap and the idle
+    fraction. The GPU idle time it reports is not part of any kernel's time: the JSON keeps
+    it apart (`launch_overhead_idle_ns`) from the kernels' time at stake.
     Why it matters:
     Each launch costs the host and the GPU's command processor 5-10 µs; a bitonic sort of
     32,768 integers is 120 launches of 3-4 µs, so the GPU idles as long as it works. The
@@ -152,8 +154,9 @@ def launch_overhead(burst, ctx):
     """
     yield Finding(
         rule="LCH201", name=RULES["LCH201"].name, severity=RULES["LCH201"].severity,
-        message=(f"{burst['launches']} launches on stream {burst['stream']} in "
-                 f"{burst['span_ns'] / 1000:.1f} µs: mean kernel time "
+        message=(f"{burst['launches']} short launches on stream {burst['stream']} "
+                 f"({burst['bursts']} run{'s' if burst['bursts'] > 1 else ''} over "
+                 f"{burst['span_ns'] / 1000:.1f} µs): mean kernel time "
                  f"{burst['mean_ns'] / 1000:.2f} µs, mean gap {burst['mean_gap_ns'] / 1000:.2f} "
                  f"µs, idle {100 * burst['idle_fraction']:.1f}% of the run "
                  f"({burst['kernels']} kernel{'s' if burst['kernels'] > 1 else ''}, "
@@ -164,4 +167,4 @@ def launch_overhead(burst, ctx):
                "synchronisations between them",
         data={k: burst[k] for k in ("stream", "launches", "mean_ns", "mean_gap_ns",
                                     "idle_fraction", "busy_ns", "idle_ns", "span_ns",
-                                    "start_ns")})
+                                    "start_ns", "bursts")})
