@@ -476,6 +476,11 @@ class JsonState:
         self.devices: dict[Any, str] = {}
 
 
+def _first_line(exc: BaseException) -> str:
+    """yajl's messages carry a multi-line excerpt of the input: keep the first line."""
+    return (str(exc).strip().splitlines() or [""])[0][:120]
+
+
 def _json_items(path: Path, prefix: str) -> Iterator[Any]:
     """ijson.items over ``path`` (gzip'd or not), C backend; raises ijson/OS errors late."""
     import ijson
@@ -507,12 +512,13 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
         for item in _json_items(path, AGENT_PREFIX):
             if isinstance(item, dict) and len(state.agents) < MAX_AGENTS:
                 state.agents[_plain(_handle(item.get("id")))] = item
+    except (ijson.JSONError, OSError, EOFError):
+        pass  # cut short: the agents read so far stand, the dispatch pass says where
+    try:
         for item in _json_items(path, SYMBOL_PREFIX):
             if isinstance(item, dict):
                 _json_symbol(state, item)
-    except ijson.JSONError:
-        pass  # cut short: the dispatch pass below says where
-    except (OSError, EOFError):
+    except (ijson.JSONError, OSError, EOFError):
         pass
     count = 0
     try:
@@ -521,10 +527,10 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
             _json_dispatch(state, item, count, check, collector)
     except ijson.IncompleteJSONError as exc:
         read.errors.append(InputError(display, f"ends early (after {count} kernel dispatch "
-                                               f"records): {str(exc)[:120]}"))
+                                               f"records): {_first_line(exc)}"))
     except ijson.JSONError as exc:
         read.errors.append(InputError(display, f"invalid JSON after {count} kernel dispatch "
-                                               f"records: {str(exc)[:120]}"))
+                                               f"records: {_first_line(exc)}"))
     except (OSError, EOFError) as exc:
         read.errors.append(InputError(display, f"cannot be read past {count} kernel "
                                                f"dispatch records: {exc}"))
