@@ -14,7 +14,9 @@ speedup"; the group's time at stake is the largest of its findings' (they overla
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -360,47 +362,46 @@ def lost_fraction(f: Finding, report: KernelReport | None) -> float | None:
 
 # -- launch overhead ---------------------------------------------------------------------------
 def overhead_bursts(starts, durations, groups) -> list[dict[str, Any]]:
-    """Runs of short launches with idle gaps comparable to their duration on one stream."""
+    """Runs of short launches with idle gaps comparable to their duration on one stream.
+
+    Written with C-level iteration (map, sum over slices): a stream can hold a million
+    launches."""
     n = len(starts)
     if n < OVERHEAD_MIN_LAUNCHES:
         return []
-    order = range(n)
-    if any(starts[i] > starts[i + 1] for i in range(n - 1)):
+    if not all(map(operator.le, starts, itertools.islice(starts, 1, None))):
         order = sorted(range(n), key=starts.__getitem__)
+        starts = [starts[i] for i in order]
+        durations = [durations[i] for i in order]
+        groups = [groups[i] for i in order]
+    ends = list(map(operator.add, starts, durations))
+    # a launch ends the run before it when it is long, or starts long after the last end
+    running_end = list(itertools.accumulate(ends, max))
+    gaps = [0.0, *map(operator.sub, itertools.islice(starts, 1, None), running_end)]
+    long_kernel = [d > OVERHEAD_MAX_MEAN_NS for d in durations]
     found: list[dict[str, Any]] = []
-    burst: list[int] = []
-    gaps = 0.0
-    prev_end = None
-
-    def close() -> None:
-        if len(burst) < OVERHEAD_MIN_LAUNCHES:
-            return
-        busy = sum(durations[i] for i in burst)
-        mean = busy / len(burst)
-        mean_gap = gaps / (len(burst) - 1)
-        if mean <= OVERHEAD_MAX_MEAN_NS and mean_gap >= OVERHEAD_GAP_RATIO * mean:
-            span = starts[burst[-1]] + durations[burst[-1]] - starts[burst[0]]
-            counts: dict[int, int] = {}
-            for i in burst:
-                counts[groups[i]] = counts.get(groups[i], 0) + 1
-            found.append({"launches": len(burst), "busy_ns": busy, "idle_ns": gaps,
-                          "span_ns": span, "mean_ns": mean, "mean_gap_ns": mean_gap,
-                          "start_ns": starts[burst[0]], "groups": counts})
-
-    for i in order:
-        start = starts[i]
-        gap = None if prev_end is None else start - prev_end
-        end = start + durations[i]
-        if durations[i] > OVERHEAD_MAX_MEAN_NS:  # a long kernel: not launch-bound
-            close()
-            burst, gaps, prev_end = [], 0.0, end
-            continue
-        if gap is not None and gap > BURST_GAP_NS:
-            close()
-            burst, gaps = [], 0.0
-        elif gap is not None and burst:
-            gaps += max(gap, 0.0)
-        burst.append(i)
-        prev_end = end if prev_end is None else max(prev_end, end)
-    close()
+    first = None  # start index of the current run
+    for i in itertools.chain(
+            (i for i in range(n) if long_kernel[i] or gaps[i] > BURST_GAP_NS), (n,)):
+        # launches [first, i) form a run of short launches (i: long, far, or the end)
+        lo = first if first is not None else 0
+        if i - lo >= OVERHEAD_MIN_LAUNCHES:
+            _close_run(found, lo, i, starts, durations, ends, gaps, groups)
+        first = i + 1 if i < n and long_kernel[i] else i
     return found
+
+
+def _close_run(found: list, lo: int, hi: int, starts, durations, ends, gaps, groups) -> None:
+    count = hi - lo
+    busy = sum(durations[lo:hi])
+    idle = sum(g for g in gaps[lo + 1:hi] if g > 0)
+    mean = busy / count
+    mean_gap = idle / (count - 1)
+    if mean_gap < OVERHEAD_GAP_RATIO * mean:
+        return
+    counts: dict[int, int] = {}
+    for g in groups[lo:hi]:
+        counts[g] = counts.get(g, 0) + 1
+    found.append({"launches": count, "busy_ns": busy, "idle_ns": idle,
+                  "span_ns": max(ends[lo:hi]) - starts[lo], "mean_ns": mean,
+                  "mean_gap_ns": mean_gap, "start_ns": starts[lo], "groups": counts})

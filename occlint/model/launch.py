@@ -112,26 +112,36 @@ class LaunchCollector:
     def device(self, device: TraceDevice) -> None:
         self.devices[device.key] = device
 
-    def add(self, key: LaunchKey, start_ns: float, duration_ns: float, stream: str) -> None:
+    def handle(self, key: LaunchKey, stream: str) -> tuple[LaunchGroup, StreamTimeline, int]:
+        """Where launches of ``key`` on ``stream`` go: readers may keep it and pass it to
+        :meth:`add_to` for every further launch of the same kind (the fast path)."""
         index = self.groups.get(key)
         if index is None:
             index = self.groups[key] = len(self.group_list)
             self.group_list.append(LaunchGroup(key))
         group = self.group_list[index]
+        group.streams.add(stream)
+        timeline = self.streams.get((key.device, stream))
+        if timeline is None:
+            timeline = self.streams[(key.device, stream)] = StreamTimeline(key.device, stream)
+        return group, timeline, index
+
+    def add_to(self, handle: tuple[LaunchGroup, StreamTimeline, int], start_ns: float,
+               duration_ns: float) -> None:
+        group, timeline, index = handle
         group.count += 1
         group.total_ns += duration_ns
         if duration_ns > group.max_ns:
             group.max_ns = duration_ns
         if start_ns < group.first_ns:
             group.first_ns = start_ns
-        group.streams.add(stream)
-        timeline = self.streams.get((key.device, stream))
-        if timeline is None:
-            timeline = self.streams[(key.device, stream)] = StreamTimeline(key.device, stream)
         timeline.starts.append(start_ns)
         timeline.durations.append(duration_ns)
         timeline.groups.append(index)
         self.launches += 1
+
+    def add(self, key: LaunchKey, start_ns: float, duration_ns: float, stream: str) -> None:
+        self.add_to(self.handle(key, stream), start_ns, duration_ns)
 
 
 def dim3(value: Any, what: str) -> Dim3:

@@ -187,6 +187,65 @@ def _rule_docs(codes: list[str]) -> dict[str, Any]:
     return {c: rules[c] for c in codes if c in rules}
 
 
+SEVERITY_COLOR = {"error": "#c92a2a", "warning": "#e67700", "info": "#1971c2", "none": "#2f9e44"}
+CHART_KERNELS = 20  # bars in the GPU-time chart; the rest are summed in one bar
+
+
+def _us(ns: float) -> str:
+    return f"{ns / 1e6:.2f} ms" if ns >= 1_000_000 else f"{ns / 1000:.1f} µs"
+
+
+def _worst(findings: list[dict[str, Any]]) -> str:
+    for sev in SEVERITIES:
+        if any(f["severity"] == sev for f in findings):
+            return sev
+    return "none"
+
+
+def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The launches section: one row per launch group, and a bar chart of GPU time by kernel
+    (the groups of one kernel summed), each bar coloured by the kernel's worst finding."""
+    from occlint.reporters.sarif import launch_dims
+
+    records = doc.get("launches")
+    if not records:
+        return None
+    rows = []
+    for i, r in enumerate(records):
+        occ = r["occupancy"]
+        rows.append({"r": r, "id": f"launch-{i}", "worst": _worst(r["findings"]),
+                     "shape": f"{launch_dims(r['grid'])} × {launch_dims(r['block'])}",
+                     "occupancy": occ["occupancy"] if occ else None,
+                     "total": _us(r["total_ns"]), "stake": _us(r["time_at_stake_ns"]),
+                     "idle": _us(r["launch_overhead_idle_ns"])})
+    by_kernel: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in records:
+        k = by_kernel.setdefault((r["trace"], r["kernel"]), {
+            "name": r["kernel"], "trace": r["trace"], "ns": 0, "findings": []})
+        k["ns"] += r["total_ns"]
+        k["findings"].extend(r["findings"])
+    kernels = sorted(by_kernel.values(), key=lambda k: (-k["ns"], k["name"]))
+    rest = kernels[CHART_KERNELS:]
+    kernels = kernels[:CHART_KERNELS]
+    if rest:
+        kernels.append({"name": f"{len(rest)} other kernels", "trace": "",
+                        "ns": sum(k["ns"] for k in rest), "findings": []})
+    top = max((k["ns"] for k in kernels), default=0) or 1
+    bars = []
+    for i, k in enumerate(kernels):
+        worst = _worst(k["findings"])
+        bars.append({"y": 22 * i, "width": round(560 * k["ns"] / top, 1), "color":
+                     SEVERITY_COLOR[worst], "worst": worst, "label": k["name"][:90],
+                     "title": k["name"], "time": _us(k["ns"])})
+    summary = doc["summary"].get("launches") or {}
+    return {"rows": rows, "bars": bars, "height": 22 * len(bars) + 4,
+            "summary": summary, "kernel_time": _us(summary.get("kernel_time_ns", 0)),
+            "stake": _us(summary.get("time_at_stake_ns", 0)),
+            "with_findings": _us(summary.get("time_with_findings_ns", 0)),
+            "idle": _us(summary.get("launch_overhead_idle_ns", 0)),
+            "colors": SEVERITY_COLOR}
+
+
 def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
     """The template's view of the document (everything the page shows, precomputed)."""
     if device_db is None:
@@ -233,6 +292,7 @@ def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
         "input_findings": doc.get("findings", []), "errors": doc.get("errors", []),
         "artifacts": doc.get("artifacts", []), "baseline": doc.get("baseline"),
         "settings": doc.get("settings") or {},
+        "launches": launch_views(doc),
         "js": _asset("report.js"), **chart_style(),
     }
 

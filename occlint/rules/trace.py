@@ -1,5 +1,6 @@
 """Rules on launches read from profiler traces: waves, theoretical occupancy, the trace
-against the binary, launch overhead. LCH105 also applies to a grid given by the user."""
+against the binary, launch overhead (a grid typed by the user gets LCH101's unit tail
+instead of LCH105)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,7 @@ def partial_wave(report, ctx):
     """The grid ends with a partial wave of blocks that may account for much of the runtime.
 
     What it does:
-    With a grid (from a trace, --grid or a launch configuration) and a device, counts the
-    waves of blocks: how many times the device's concurrent blocks (units x blocks per unit
+    For launches read from a profiler trace, counts the waves of blocks: how many times the device's concurrent blocks (units x blocks per unit
     at the kernel's occupancy) fit into the grid — Nsight Compute's "Waves Per SM". Fires,
     like Nsight Compute's tail-effect rule, when there is at least one full wave and a
     partial one, and the partial wave may take 20% or more of the runtime (1 / the number
@@ -42,7 +42,7 @@ def partial_wave(report, ctx):
     SMs): 3.70 waves; the partial wave may account for up to 25.0% of the runtime.
     """
     grid = ctx.advice.get("grid")
-    if not grid or not report.device:
+    if not grid or not report.device or report.block_source != "trace":
         return
     waves = grid["device_waves"]
     full = math.floor(waves)

@@ -28,6 +28,8 @@ from __future__ import annotations
 import gzip
 import json
 import math
+
+import msgspec
 from pathlib import Path
 from typing import IO, Any
 
@@ -62,18 +64,64 @@ def _open(path: Path) -> IO[bytes]:
     return fh
 
 
+class _Args(msgspec.Struct, frozen=True):
+    device: int | str = 0
+    stream: int | str = ""
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    registers: int | None = msgspec.field(name="registers per thread", default=None)
+    shared: int | None = msgspec.field(name="shared memory", default=None)
+
+
+class _Event(msgspec.Struct, frozen=True):
+    """A CUDA kernel event as libkineto writes it; anything else takes the dict path."""
+
+    name: str
+    ts: float
+    args: _Args
+    dur: float = 0.0
+
+
+_DECODE = msgspec.json.Decoder(_Event).decode
+
+
 class _Reader:
-    """Turns kernel events (dicts) into launches."""
+    """Turns kernel events into launches. Events of a shape already seen (name, device,
+    stream, grid, block, resources) take a cached path: decoded into a typed struct by
+    msgspec and counted, without building a dict or validating again."""
 
     def __init__(self, display: str) -> None:
         self.display = display
         self.collector = LaunchCollector(display, "kineto")
         self.check = RecordCheck(display)
         self.events = 0  # kernel events seen
+        self.shapes: dict[tuple, Any] = {}  # event shape -> collector handle, or None: bad
         self.pending: dict[Any, list[tuple]] = {}  # ROCm: correlation -> kernel events
         self.dims: dict[Any, tuple] = {}  # ROCm: correlation -> (grid, block, shared)
 
-    def kernel(self, event: dict[str, Any]) -> None:
+    def raw(self, text: bytes) -> None:
+        """One kernel event's JSON text (the Kineto-layout fast path)."""
+        try:
+            e = _DECODE(text)
+        except msgspec.ValidationError:
+            self.kernel(json.loads(text))  # an unusual event: the careful path says why
+            return
+        except msgspec.DecodeError:
+            raise ValueError("invalid JSON") from None
+        a = e.args
+        shape = (e.name, a.device, a.stream, a.grid, a.block, a.registers, a.shared)
+        handle = self.shapes.get(shape, self)
+        if handle is self:  # a new shape: validate it once
+            self.kernel(msgspec.to_builtins(e), shape)
+            return
+        self.events += 1
+        start, duration = e.ts * 1000.0, e.dur * 1000.0
+        if handle is None or duration < 0:
+            self._bad(f"kernel event {self.events} ({e.name[:80]}): inconsistent")
+            return
+        self.collector.add_to(handle, start, duration)
+
+    def kernel(self, event: dict[str, Any], shape: tuple | None = None) -> None:
         self.events += 1
         args = event.get("args")
         if not isinstance(args, dict):
@@ -105,8 +153,11 @@ class _Reader:
                 return
             self._add(name, device, stream, start, duration, *dims, None)
             return
-        self._add(name, device, stream, start, duration, args.get("grid"), args.get("block"),
-                  args.get("shared memory"), args.get("registers per thread"))
+        handle = self._add(name, device, stream, start, duration, args.get("grid"),
+                           args.get("block"), args.get("shared memory"),
+                           args.get("registers per thread"))
+        if shape is not None:
+            self.shapes[shape] = handle
 
     def runtime(self, event: dict[str, Any]) -> None:
         """A ROCm runtime call carrying the launch dimensions of a kernel event."""
@@ -127,7 +178,8 @@ class _Reader:
             self.check.first = message
 
     def _add(self, name: str, device: str, stream: str, start: float, duration: float,
-             grid: Any, block: Any, shared: Any, registers: Any) -> None:
+             grid: Any, block: Any, shared: Any, registers: Any) -> Any:
+        """Add one launch; the collector handle of its kind, or None when it is invalid."""
         where = f"kernel event {self.events} ({name[:80]})"
         try:
             g, b = dim3(grid, "grid"), dim3(block, "block")
@@ -135,12 +187,14 @@ class _Reader:
             regs = _int_or_none(registers, "registers per thread")
         except ValueError as exc:
             self._bad(f"{where}: {exc}")
-            return
+            return None
         if not self.check.check(g, b, where, shared_memory=shared_i, registers=regs):
-            return
+            return None
         key = LaunchKey(device, name, None, g, b,
                         NvLaunchResources(registers=regs, shared_total=shared_i))
-        self.collector.add(key, start, duration, stream)
+        handle = self.collector.handle(key, stream)
+        self.collector.add_to(handle, start, duration)
+        return handle
 
     def finish(self) -> list[InputError]:
         errors = self.check.errors()
@@ -241,7 +295,7 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
 
 def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
     """Parse the complete kernel events of ``data`` from ``pos``; where to go on from."""
-    loads, find = json.loads, data.find
+    raw, find = reader.raw, data.find
     while True:
         i = find(KERNEL_LINE, pos)
         if i < 0:
@@ -250,11 +304,10 @@ def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
         if end < 0:
             return i - 3
         try:
-            event = loads(data[i - 3:end + 4])
+            raw(data[i - 3:end + 4])
         except ValueError:
             raise TraceError(f"invalid kernel event at byte {consumed + i - 3}: stopped "
                              f"after {reader.events} kernel events") from None
-        reader.kernel(event)
         pos = end + 4
 
 

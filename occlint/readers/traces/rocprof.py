@@ -54,8 +54,10 @@ import csv
 import gzip
 import io
 import json
+import operator
 import re
 import sqlite3
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -68,8 +70,13 @@ from occlint.model.launch import (
     LaunchKey,
     TraceDevice,
 )
-from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
-from occlint.readers.traces.nsys import sqlite_uri
+from occlint.readers.traces import (
+    GZIP_MAGIC,
+    RecordCheck,
+    TraceError,
+    TraceRead,
+    launch_problem,
+)
 
 MAX_NAME = 4096  # longer kernel names are cut (a real one is rarely over 1,000 characters)
 MAX_AGENT_INFO = 1 << 20  # bytes of agent_info.csv read at most
@@ -129,6 +136,90 @@ def reject(check: RecordCheck, where: str, problem: str) -> None:
     check.bad += 1
     if check.first is None:
         check.first = f"{where}: {problem}"
+
+
+def sqlite_uri(path: Path) -> str:
+    """A read-only ``file:`` URI for ``path`` (``?``, ``#`` and ``%`` in it escaped)."""
+    return f"file:{urllib.request.pathname2url(str(Path(path).absolute()))}?mode=ro"
+
+
+MAX_CACHE = 1 << 16
+
+
+class Emitter:
+    """Adds launches to a collector, remembering what each distinct raw record decided.
+
+    Launches of one kernel shape repeat by the thousand: the fields that decide a launch's
+    group (device, kernel, grid, block, resources, stream) are looked up by their raw values,
+    so that parsing, validation and key building happen once per distinct record, and only
+    the timestamps are read per launch. The cache holds either a launch target or the
+    problem that made RecordCheck reject the record (counted again at every occurrence).
+    It is bounded (cleared when full)."""
+
+    def __init__(self, collector: LaunchCollector, check: RecordCheck) -> None:
+        self.collector = collector
+        self.check = check
+        # LaunchCollector.handle/add_to (the collector's own fast path) when it has them
+        self.fast = callable(getattr(collector, "handle", None)) and callable(
+            getattr(collector, "add_to", None))
+        self.cache: dict[Any, Any] = {}
+
+    def remember(self, raw: Any, value: Any) -> Any:
+        if len(self.cache) >= MAX_CACHE:
+            self.cache.clear()
+        try:
+            self.cache[raw] = value
+        except TypeError:  # unhashable raw values (hostile JSON): not cached
+            pass
+        return value
+
+    def lookup(self, raw: Any) -> Any:
+        try:
+            return self.cache.get(raw)
+        except TypeError:
+            return None
+
+    def target(self, key: LaunchKey, stream: str) -> Any:
+        if self.fast:
+            return self.collector.handle(key, stream)  # type: ignore[attr-defined]
+        return (key, stream)
+
+    def emit(self, target: Any, start: Any, end: Any, where: str) -> None:
+        """One launch of ``target`` (or the rejection it stands for) from start to end."""
+        if isinstance(target, str):
+            reject(self.check, where, target)
+            return
+        if type(start) is not int or type(end) is not int:
+            try:
+                start, end = _as_int(start), _as_int(end)
+            except (ValueError, TypeError) as exc:
+                reject(self.check, where, f"timestamp {exc}")
+                return
+            if start is None or end is None:
+                reject(self.check, where, "no start or end timestamp")
+                return
+        if end < start:
+            reject(self.check, where, f"ends ({end}) before it starts ({start})")
+            return
+        if self.fast:
+            self.collector.add_to(target, float(start), float(end - start))  # type: ignore
+        else:
+            self.collector.add(target[0], float(start), float(end - start), target[1])
+
+    def valid_times(self, start: Any, end: Any, where: str) -> bool:
+        """Check the timestamps before a new target is made (no empty groups)."""
+        try:
+            s, e = _as_int(start), _as_int(end)
+        except (ValueError, TypeError) as exc:
+            reject(self.check, where, f"timestamp {exc}")
+            return False
+        if s is None or e is None:
+            reject(self.check, where, "no start or end timestamp")
+            return False
+        if e < s:
+            reject(self.check, where, f"ends ({e}) before it starts ({s})")
+            return False
+        return True
 
 
 def _as_int(value: Any) -> int | None:
@@ -323,9 +414,31 @@ def read_rocprof_csv(path: Path, display: str) -> TraceRead:
         width = len(header)
         known: set[str] = set()
         pending: tuple[int, list[str]] | None = None
+        emitter = Emitter(collector, check)
+        # every column but the per-launch ones (timestamps, ids) decides the launch group
+        decisive = [index[c] for c in COLUMNS if c in index and c not in ("start", "end")]
+        raw_of = operator.itemgetter(*decisive)
+        start_col, end_col = index["start"], index["end"]
+        cache = emitter.cache
 
         def handle(line: int, row: list[str]) -> None:
-            _csv_row(line, row, width, index, check, collector, agents, known)
+            if len(row) != width:
+                reject(check, f"line {line}", f"{len(row)} fields where the header has "
+                                              f"{width}")
+                return
+            raw = raw_of(row)
+            target = cache.get(raw)
+            if target is None:
+                where = f"line {line}"
+                if not emitter.valid_times(row[start_col], row[end_col], where):
+                    return
+                target = emitter.remember(raw, _csv_target(row, index, emitter, agents,
+                                                           known))
+                if target is SKIP:
+                    return
+            elif target is SKIP:
+                return
+            emitter.emit(target, row[start_col], row[end_col], f"line {line}")
 
         while True:
             start_line = reader.line_num + 1
@@ -363,19 +476,16 @@ def _csv_agents(path: Path, read: TraceRead) -> AgentTable | None:
         return None
 
 
-def _csv_row(line: int, row: list[str], width: int, index: dict[str, int],
-             check: RecordCheck, collector: LaunchCollector, agents: AgentTable | None,
-             known: set[str]) -> None:
-    where = f"line {line}"
-    if len(row) != width:
-        reject(check, where, f"{len(row)} fields where the header has {width}")
-        return
+SKIP = "skip"  # a record of another kind (not a kernel dispatch): ignored, not an error
+
+
+def _csv_target(row: list[str], index: dict[str, int], emitter: Emitter,
+                agents: AgentTable | None, known: set[str]) -> Any:
+    """The launch target of a CSV row, SKIP, or the problem that makes it inconsistent."""
     kind = index.get("kind")
     if kind is not None and row[kind].strip() not in ("KERNEL_DISPATCH", ""):
-        return
+        return SKIP
     try:
-        start = int(row[index["start"]])
-        end = int(row[index["end"]])
         block = (int(row[index["wg_x"]]), int(row[index["wg_y"]]), int(row[index["wg_z"]]))
         items = (int(row[index["grid_x"]]), int(row[index["grid_y"]]),
                  int(row[index["grid_z"]]))
@@ -383,22 +493,19 @@ def _csv_row(line: int, row: list[str], width: int, index: dict[str, int],
                  for name in ("vgpr", "agpr", "sgpr", "lds", "scratch")}
     except ValueError as exc:
         message = str(exc)
-        if message.startswith("invalid literal"):
-            message = "a field is not an integer"
-        reject(check, where, message)
-        return
+        return "a field is not an integer" if message.startswith("invalid literal") \
+            else message
     grid = blocks(items, block)
-    if not check.check(grid, block, where, vgprs=sizes["vgpr"], agprs=sizes["agpr"],
-                       sgprs=sizes["sgpr"], lds_bytes=sizes["lds"],
-                       scratch_bytes=sizes["scratch"]):
-        return
-    if end < start:
-        reject(check, where, f"ends ({end}) before it starts ({start})")
-        return
-    agent = row[index["agent"]].strip()
+    problem = launch_problem(grid, block, {
+        "vgprs": sizes["vgpr"], "agprs": sizes["agpr"], "sgprs": sizes["sgpr"],
+        "lds_bytes": sizes["lds"], "scratch_bytes": sizes["scratch"]})
+    if problem is not None:
+        return problem
+    agent = row[index["agent"]].strip()[:40]
     if agent not in known:
         known.add(agent)
-        collector.device(device_from_agent(agent, agents.find(agent) if agents else None))
+        emitter.collector.device(device_from_agent(agent, agents.find(agent) if agents
+                                                   else None))
     stream = row[index["stream"]].strip() if "stream" in index else ""
     if stream in ("", "0") and "queue" in index:  # no HIP stream traced: the HSA queue
         stream = row[index["queue"]].strip()
@@ -408,7 +515,7 @@ def _csv_row(line: int, row: list[str], width: int, index: dict[str, int],
                     resources=AmdLaunchResources(vgpr=sizes["vgpr"], agpr=sizes["agpr"],
                                                  sgpr=sizes["sgpr"], lds_bytes=sizes["lds"],
                                                  scratch_bytes=sizes["scratch"]))
-    collector.add(key, float(start), float(end - start), stream)
+    return emitter.target(key, stream)
 
 
 # ---------------------------------------------------------------- JSON
