@@ -26,8 +26,9 @@ def partial_wave(report, ctx):
     """The grid ends with a partial wave of blocks that may account for much of the runtime.
 
     What it does:
-    For launches read from a profiler trace, counts the waves of blocks: how many times the device's concurrent blocks (units x blocks per unit
-    at the kernel's occupancy) fit into the grid — Nsight Compute's "Waves Per SM". Fires,
+    For launches read from a profiler trace, counts the waves of blocks: how many times
+    the device's concurrent blocks (units x blocks per unit at the kernel's occupancy) fit
+    into the grid — Nsight Compute's "Waves Per SM". Fires,
     like Nsight Compute's tail-effect rule, when there is at least one full wave and a
     partial one, and the partial wave may take 20% or more of the runtime (1 / the number
     of waves, rounded up, assuming blocks of equal duration).

@@ -28,10 +28,10 @@ from __future__ import annotations
 import gzip
 import json
 import math
-
-import msgspec
 from pathlib import Path
 from typing import IO, Any
+
+import msgspec
 
 from occlint.model.kernel import InputError
 from occlint.model.launch import (

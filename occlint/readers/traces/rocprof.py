@@ -50,6 +50,7 @@ rocpd and the old ``Group_Segment_Size`` column carry the dispatch's group segme
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
@@ -167,10 +168,8 @@ class Emitter:
     def remember(self, raw: Any, value: Any) -> Any:
         if len(self.cache) >= MAX_CACHE:
             self.cache.clear()
-        try:
+        with contextlib.suppress(TypeError):  # unhashable raw values (odd JSON): not cached
             self.cache[raw] = value
-        except TypeError:  # unhashable raw values (hostile JSON): not cached
-            pass
         return value
 
     def lookup(self, raw: Any) -> Any:
@@ -476,7 +475,7 @@ def _csv_agents(path: Path, read: TraceRead) -> AgentTable | None:
         return None
 
 
-SKIP = "skip"  # a record of another kind (not a kernel dispatch): ignored, not an error
+SKIP = object()  # a record of another kind (not a kernel dispatch): ignored, not an error
 
 
 def _csv_target(row: list[str], index: dict[str, int], emitter: Emitter,
