@@ -171,6 +171,7 @@ class TraceCandidate(NamedTuple):
     path: str
     display: str
     kind: str
+    member: str | None = None  # a member of the zip archive at ``path``
 
 
 @dataclass(slots=True)
@@ -187,6 +188,14 @@ class InputOutcome:
     analysed: bool  # kernels or artifacts found
     group: int | None = None  # a member group of an archive: merged into the group before
     trace: tuple[str, str, str] | None = None  # a trace: (path, display, format), read later
+
+
+def _zip_traces(display: str, candidates: list[Candidate]) -> list[TraceCandidate]:
+    from occlint.readers.traces import zip_trace_members
+
+    path = next((c.path for c in candidates if c.display == display), display)
+    return [TraceCandidate(path, f"{display}!/{member}", kind, member)
+            for member, kind in zip_trace_members(Path(path))]
 
 
 def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
@@ -366,6 +375,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
             if one.trace is not None:
                 traces.append(TraceCandidate(*one.trace))
                 continue
+            if one.record.get("path", "").lower().endswith((".zip", ".whl")) and not one.group:
+                traces.extend(_zip_traces(one.record["path"], candidates))
             if one.group:  # a later member group of the archive just before
                 inputs[-1]["kernels"] += one.record["kernels"]
             else:

@@ -17,6 +17,7 @@ from occlint.devices.models import Device
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.model.report import occupancy_record
+from occlint.readers.traces import TraceError
 from occlint.rules.registry import Finding, all_rules
 from occlint.trace_analysis import (
     BinaryIndex,
@@ -63,7 +64,6 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
 
 
 def analyse_traces(candidates: list, setup, records, settings) -> TraceOutcome:
-    from occlint.readers.traces import read_trace, trace_kind
     from occlint.rules.engine import apply_rules, enabled_codes, finish_findings
 
     out = TraceOutcome()
@@ -71,14 +71,15 @@ def analyse_traces(candidates: list, setup, records, settings) -> TraceOutcome:
     enabled = enabled_codes(settings)
     stream_rules = [r for c, r in all_rules().items() if r.scope == "stream" and c in enabled]
     for candidate in candidates:
-        path = Path(candidate.path)
-        kind = candidate.kind or trace_kind(path)
         try:
-            size = os.stat(path).st_size
+            read, size = _read(candidate)
         except OSError as exc:
-            out.errors.append(InputError(candidate.display, f"cannot read: {exc.strerror}"))
+            out.errors.append(InputError(candidate.display, f"cannot read: "
+                                         f"{exc.strerror or exc}"))
             continue
-        read = read_trace(path, candidate.display, kind)
+        except TraceError as exc:
+            out.errors.append(InputError(candidate.display, str(exc)))
+            continue
         collector = read.collector
         out.errors.extend(read.errors)
         if collector.launches:
@@ -114,6 +115,20 @@ def analyse_traces(candidates: list, setup, records, settings) -> TraceOutcome:
                            "launches": collector.launches,
                            "launch_groups": len(collector.group_list)})
     return out
+
+
+def _read(candidate) -> tuple:
+    """Read one trace: a file, or a member of a zip archive (``member`` set)."""
+    from occlint.readers.traces import extracted, read_trace, trace_kind
+
+    if candidate.member is None:
+        path = Path(candidate.path)
+        return read_trace(path, candidate.display, candidate.kind), os.stat(path).st_size
+    with extracted(candidate.path, candidate.member) as path:
+        kind = trace_kind(path) if candidate.kind == "sqlite" else candidate.kind
+        if kind is None:
+            raise TraceError("an SQLite database of neither Nsight Systems nor rocprofv3")
+        return read_trace(path, candidate.display, kind), os.stat(path).st_size
 
 
 def _locate(lr: LaunchReport, index: int) -> None:

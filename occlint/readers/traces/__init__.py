@@ -194,3 +194,81 @@ def classify(path: Path) -> str | None:
             or head.startswith(b"\xef\xbb\xbf")):
         return None
     return trace_kind(path)
+
+
+TRACE_MEMBER_SUFFIXES = (".json", ".json.gz", ".csv", ".sqlite", ".db", ".rpd", ".gz")
+MAX_TRACE_MEMBER = 16 << 30  # a trace member is copied out of its archive up to this size
+
+
+def zip_trace_members(path: Path) -> list[tuple[str, str]]:
+    """(member, format) of the traces inside a zip archive, found by content among the
+    members with trace-like names; [] when ``path`` is not a zip or cannot be read."""
+    import zipfile
+
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(4) != b"PK\x03\x04":
+                return []
+        with zipfile.ZipFile(path) as archive:
+            found = []
+            for info in archive.infolist():
+                name = info.filename.lower()
+                if info.is_dir() or not name.endswith(TRACE_MEMBER_SUFFIXES) \
+                        or info.flag_bits & 0x1:
+                    continue
+                with archive.open(info) as stream:
+                    head = stream.read(4096)
+                kind = _member_kind(head, archive, info)
+                if kind:
+                    found.append((info.filename, kind))
+            return sorted(found)
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, NotImplementedError):
+        return []
+
+
+def _member_kind(head: bytes, archive, info) -> str | None:
+    if head.startswith(GZIP_MAGIC):
+        import zlib
+
+        try:
+            head = zlib.decompressobj(31).decompress(head, 4096)
+        except zlib.error:
+            return None
+    if head.startswith(SQLITE_MAGIC):
+        return "sqlite"  # decided once extracted (nsys or rocpd)
+    return sniff(head, Path(info.filename))
+
+
+class extracted:
+    """A zip member copied to a temporary file (a trace reader needs a path)."""
+
+    def __init__(self, archive_path: str, member: str) -> None:
+        self.archive_path, self.member = archive_path, member
+        self.path: Path | None = None
+
+    def __enter__(self) -> Path:
+        import shutil
+        import tempfile
+        import zipfile
+
+        with zipfile.ZipFile(self.archive_path) as archive:
+            info = archive.getinfo(self.member)
+            if info.file_size > MAX_TRACE_MEMBER:
+                raise TraceError(f"member of {info.file_size} bytes exceeds the "
+                                 f"{MAX_TRACE_MEMBER}-byte limit for traces")
+            suffix = ".gz" if self.member.endswith(".gz") else ""
+            fd, name = tempfile.mkstemp(prefix="occlint-trace-", suffix=suffix)
+            self.path = Path(name)
+            with archive.open(info) as src, os.fdopen(fd, "wb") as dst:
+                copied = 0
+                while chunk := src.read(1 << 20):
+                    copied += len(chunk)
+                    if copied > info.file_size:
+                        raise TraceError("member decompresses beyond its declared size")
+                    dst.write(chunk)
+                shutil.copyfileobj(src, dst)
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)

@@ -26,23 +26,18 @@ in SQL, so ``StringIds`` (which also holds every NVTX and API string) is never l
 from __future__ import annotations
 
 import sqlite3
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, LaunchKey, NvLaunchResources, TraceDevice
-from occlint.readers.traces import RecordCheck, TraceError, TraceRead
+from occlint.readers.traces import RecordCheck, TraceError, TraceRead, launch_problem
+from occlint.readers.traces.rocprof import Emitter, sqlite_uri
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 MAX_NAME = 4096
 MAX_DEVICES = 1024
 BATCH = 4096
-
-
-def sqlite_uri(path: Path) -> str:
-    """A read-only ``file:`` URI for ``path`` (characters such as ``?`` and ``#`` escaped)."""
-    return f"file:{urllib.request.pathname2url(str(Path(path).absolute()))}?mode=ro"
 
 
 def _name(value: Any) -> str | None:
@@ -187,41 +182,41 @@ def _read(db: sqlite3.Connection, read: TraceRead, check: RecordCheck) -> None:
              f"{demangled}, {short}, {mangled} FROM {KERNEL_TABLE} K {j1}{j2}{j3}")
     cursor = db.execute(query)
     number = 0
+    emitter = Emitter(collector, check)
+    cache = emitter.cache
     while True:
         rows = cursor.fetchmany(BATCH)
         if not rows:
             break
         for row in rows:
             number += 1
-            _row(row, number, check, collector, devices)
+            raw = row[2:]  # all but start and end
+            target = cache.get(raw)
+            if target is None:
+                where = f"kernel {number}"
+                if not emitter.valid_times(row[0], row[1], where):
+                    continue
+                target = emitter.remember(raw, _target(row, emitter, devices))
+            emitter.emit(target, row[0], row[1], f"kernel {number}")
 
 
-def _row(row: tuple[Any, ...], number: int, check: RecordCheck, collector: LaunchCollector,
-         devices: dict[str, TraceDevice]) -> None:
-    (start, end, device_id, stream, gx, gy, gz, bx, by, bz, regs, static, dynamic, local,
+def _target(row: tuple[Any, ...], emitter: Emitter, devices: dict[str, TraceDevice]) -> Any:
+    """The launch target of a kernel row, or the problem that makes it inconsistent."""
+    (_start, _end, device_id, stream, gx, gy, gz, bx, by, bz, regs, static, dynamic, local,
      demangled, short, mangled) = row
-    where = f"kernel {number}"
     try:
-        start_i, end_i = _int(start), _int(end)
-        if start_i is None or end_i is None:
-            raise ValueError("no start/end")
         grid = (_int(gx) or 0, _int(gy) or 0, _int(gz) or 0)
         block = (_int(bx) or 0, _int(by) or 0, _int(bz) or 0)
-        regs_i, static_i, dynamic_i, local_i = _int(regs), _int(static), _int(dynamic), \
-            _int(local)
+        regs_i, static_i, dynamic_i, local_i = (_int(regs), _int(static), _int(dynamic),
+                                                _int(local))
     except ValueError as exc:
-        check.bad += 1
-        if check.first is None:
-            check.first = f"{where}: {exc}"
-        return
-    if not check.check(grid, block, where, registers=regs_i, static_shared=static_i,
-                       dynamic_shared=dynamic_i, local_bytes=local_i):
-        return
-    if end_i < start_i:
-        check.bad += 1
-        if check.first is None:
-            check.first = f"{where}: ends ({end_i}) before it starts ({start_i})"
-        return
+        return str(exc)
+    problem = launch_problem(grid, block, {
+        "registers": regs_i, "static_shared": static_i, "dynamic_shared": dynamic_i,
+        "local_bytes": local_i})
+    if problem is not None:
+        return problem
+    collector = emitter.collector
     key_device = str(device_id)[:40] if device_id is not None else "0"
     if key_device not in collector.devices:
         collector.device(devices.get(key_device)
@@ -234,5 +229,4 @@ def _row(row: tuple[Any, ...], number: int, check: RecordCheck, collector: Launc
                     block=block,
                     resources=NvLaunchResources(registers=regs_i, static_shared=static_i,
                                                 dynamic_shared=dynamic_i, local_bytes=local_i))
-    collector.add(key, float(start_i), float(end_i - start_i),
-                  str(stream)[:40] if stream is not None else "0")
+    return emitter.target(key, str(stream)[:40] if stream is not None else "0")

@@ -616,8 +616,10 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
         raise TraceError('not a rocprofv3 JSON document (no "rocprofiler-sdk-tool" array)')
     try:
         for item in _json_items(path, AGENT_PREFIX):
-            if isinstance(item, dict) and len(state.agents) < MAX_AGENTS:
-                state.agents[_plain(_handle(item.get("id")))] = item
+            handle = _plain(_handle(item.get("id"))) if isinstance(item, dict) else None
+            if handle is not None and not isinstance(handle, (dict, list)) \
+                    and len(state.agents) < MAX_AGENTS:
+                state.agents[handle] = item
     except (ijson.JSONError, OSError, EOFError):
         pass  # cut short: the agents read so far stand, the dispatch pass says where
     try:
@@ -627,10 +629,11 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
     except (ijson.JSONError, OSError, EOFError):
         pass
     count = 0
+    emitter = Emitter(collector, check)
     try:
         for item in _json_items(path, DISPATCH_PREFIX):
             count += 1
-            _json_dispatch(state, item, count, check, collector)
+            _json_dispatch(state, item, count, emitter)
     except ijson.IncompleteJSONError as exc:
         read.errors.append(InputError(display, f"ends early (after {count} kernel dispatch "
                                                f"records): {_first_line(exc)}"))
@@ -646,7 +649,7 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
 
 def _json_symbol(state: JsonState, item: dict[str, Any]) -> None:
     kid = item.get("kernel_id")
-    if kid is None:
+    if kid is None or isinstance(kid, (dict, list)):
         return
     formatted = item.get("formatted_kernel_name") or item.get("demangled_kernel_name")
     mangled = item.get("kernel_name")
@@ -669,51 +672,77 @@ def _json_symbol(state: JsonState, item: dict[str, Any]) -> None:
         "lds": size("group_segment_size"), "scratch": size("private_segment_size")}
 
 
-def _json_dispatch(state: JsonState, item: Any, number: int, check: RecordCheck,
-                   collector: LaunchCollector) -> None:
+def _json_raw(item: dict[str, Any], info: dict[str, Any]) -> Any:
+    """The fields of a dispatch record that decide its launch group (None: odd shape)."""
+    wg, grid = info.get("workgroup_size"), info.get("grid_size")
+    if not isinstance(wg, dict) or not isinstance(grid, dict):
+        return None
+    return (info.get("kernel_id"), _handle(info.get("agent_id")), _handle(item.get("stream_id")),
+            _handle(info.get("queue_id")), info.get("group_segment_size"),
+            info.get("private_segment_size"), wg.get("x"), wg.get("y"), wg.get("z"),
+            grid.get("x"), grid.get("y"), grid.get("z"))
+
+
+def _json_dispatch(state: JsonState, item: Any, number: int, emitter: Emitter) -> None:
     """Validate one kernel_dispatch record and add it to the collector."""
-    where = f"kernel_dispatch record {number}"
     if not isinstance(item, dict):
-        reject(check, where, "not an object")
+        reject(emitter.check, f"kernel_dispatch record {number}", "not an object")
         return
     info = item.get("dispatch_info")
     if not isinstance(info, dict):
-        reject(check, where, "no dispatch_info")
+        reject(emitter.check, f"kernel_dispatch record {number}", "no dispatch_info")
         return
+    start, end = item.get("start_timestamp"), item.get("end_timestamp")
+    raw = _json_raw(item, info)
+    target = emitter.lookup(raw) if raw is not None else None
+    if target is None:
+        where = f"kernel_dispatch record {number}"
+        if not emitter.valid_times(start, end, where):
+            return
+        target = _json_target(state, item, info, emitter)
+        if raw is not None:
+            emitter.remember(raw, target)
+    emitter.emit(target, start, end, f"kernel_dispatch record {number}")
+
+
+def _json_target(state: JsonState, item: dict[str, Any], info: dict[str, Any],
+                 emitter: Emitter) -> Any:
+    """The launch target of a dispatch record, or the problem that makes it inconsistent."""
     kid = info.get("kernel_id")
-    symbol = state.symbols.get(_plain(kid)) or {
+    try:
+        symbol = state.symbols.get(_plain(kid))
+    except TypeError:
+        symbol = None
+    symbol = symbol or {
         "name": f"kernel {str(kid)[:40]}", "mangled": None, "vgpr": None, "agpr": None,
         "sgpr": None, "lds": None, "scratch": None}
     try:
-        start = _as_int(item.get("start_timestamp"))
-        end = _as_int(item.get("end_timestamp"))
-        if start is None or end is None:
-            raise ValueError("no start_timestamp/end_timestamp")
         block = _xyz(info.get("workgroup_size"), "workgroup_size")
         items = _xyz(info.get("grid_size"), "grid_size")
         lds = _as_int(info.get("group_segment_size"))
         scratch = _as_int(info.get("private_segment_size"))
     except (ValueError, TypeError) as exc:
-        reject(check, where, str(exc))
-        return
+        return str(exc)
     lds = symbol["lds"] if lds is None else lds
     scratch = symbol["scratch"] if scratch is None else scratch
     grid = blocks(items, block)
-    if not check.check(grid, block, where, vgprs=symbol["vgpr"], agprs=symbol["agpr"],
-                       sgprs=symbol["sgpr"], lds_bytes=lds, scratch_bytes=scratch):
-        return
-    if end < start:
-        reject(check, where, f"ends ({end}) before it starts ({start})")
-        return
+    problem = launch_problem(grid, block, {
+        "vgprs": symbol["vgpr"], "agprs": symbol["agpr"], "sgprs": symbol["sgpr"],
+        "lds_bytes": lds, "scratch_bytes": scratch})
+    if problem is not None:
+        return problem
     handle = _plain(_handle(info.get("agent_id")))
-    device = state.devices.get(handle)
-    if device is None:
+    try:
+        device = state.devices.get(handle)
         agent = state.agents.get(handle)
+    except TypeError:
+        device, agent, handle = None, None, str(handle)[:40]
+    if device is None:
         device = _json_agent_key(agent, handle)
         if len(state.devices) < MAX_AGENTS:
             state.devices[handle] = device
-        if device not in collector.devices:
-            collector.device(_json_device(device, agent))
+        if device not in emitter.collector.devices:
+            emitter.collector.device(_json_device(device, agent))
     stream = _handle(item.get("stream_id"))
     if stream in (None, 0):
         stream = _handle(info.get("queue_id"))
@@ -722,7 +751,7 @@ def _json_dispatch(state: JsonState, item: Any, number: int, check: RecordCheck,
                     resources=AmdLaunchResources(vgpr=symbol["vgpr"], agpr=symbol["agpr"],
                                                  sgpr=symbol["sgpr"], lds_bytes=lds,
                                                  scratch_bytes=scratch))
-    collector.add(key, float(start), float(end - start), str(_plain(stream))[:40])
+    return emitter.target(key, str(_plain(stream))[:40])
 
 
 # ---------------------------------------------------------------- rocpd SQLite
@@ -835,25 +864,31 @@ def _read_rocpd(db: sqlite3.Connection, read: TraceRead, check: RecordCheck) -> 
     cursor = db.execute(query)
     number = 0
     names_cache: dict[tuple[Any, Any], tuple[str, str | None]] = {}
+    emitter = Emitter(collector, check)
+    cache = emitter.cache
     while True:
         rows = cursor.fetchmany(4096)
         if not rows:
             break
         for row in rows:
             number += 1
-            _rocpd_row(row, number, check, collector, agents, names_cache)
+            raw = row[2:]  # all but start and end
+            target = cache.get(raw)
+            if target is None:
+                where = f"kernel dispatch {number}"
+                if not emitter.valid_times(row[0], row[1], where):
+                    continue
+                target = emitter.remember(raw, _rocpd_target(row, emitter, agents,
+                                                             names_cache))
+            emitter.emit(target, row[0], row[1], f"kernel dispatch {number}")
 
 
-def _rocpd_row(row: tuple[Any, ...], number: int, check: RecordCheck,
-               collector: LaunchCollector, agents: dict[Any, TraceDevice],
-               names_cache: dict[tuple[Any, Any], tuple[str, str | None]]) -> None:
-    (start, end, agent_id, guid, queue, stream, kid, wx, wy, wz, gx, gy, gz, lds, scratch,
+def _rocpd_target(row: tuple[Any, ...], emitter: Emitter, agents: dict[Any, TraceDevice],
+                  names_cache: dict[tuple[Any, Any], tuple[str, str | None]]) -> Any:
+    """The launch target of a dispatch row, or the problem that makes it inconsistent."""
+    (_start, _end, agent_id, guid, queue, stream, kid, wx, wy, wz, gx, gy, gz, lds, scratch,
      display_name, mangled, vgpr, agpr, sgpr, static_lds, static_scratch) = row
-    where = f"kernel dispatch {number}"
     try:
-        start_i, end_i = _as_int(start), _as_int(end)
-        if start_i is None or end_i is None:
-            raise ValueError("no start/end timestamp")
         block = (_as_int(wx) or 0, _as_int(wy) or 0, _as_int(wz) or 0)
         items = (_as_int(gx) or 0, _as_int(gy) or 0, _as_int(gz) or 0)
         lds_i = _as_int(lds)
@@ -864,15 +899,14 @@ def _rocpd_row(row: tuple[Any, ...], number: int, check: RecordCheck,
         if scratch_i is None:
             scratch_i = _as_int(static_scratch)
     except (ValueError, TypeError) as exc:
-        reject(check, where, str(exc))
-        return
+        return str(exc)
     grid = blocks(items, block)
-    if not check.check(grid, block, where, vgprs=sizes[0], agprs=sizes[1], sgprs=sizes[2],
-                       lds_bytes=lds_i, scratch_bytes=scratch_i):
-        return
-    if end_i < start_i:
-        reject(check, where, f"ends ({end_i}) before it starts ({start_i})")
-        return
+    problem = launch_problem(grid, block, {
+        "vgprs": sizes[0], "agprs": sizes[1], "sgprs": sizes[2], "lds_bytes": lds_i,
+        "scratch_bytes": scratch_i})
+    if problem is not None:
+        return problem
+    collector = emitter.collector
     device = agents.get((agent_id, guid)) or agents.get((agent_id, None))
     if device is None:
         device = TraceDevice(key=f"Agent id {str(agent_id)[:40]}", vendor="amd")
@@ -886,7 +920,7 @@ def _rocpd_row(row: tuple[Any, ...], number: int, check: RecordCheck,
         if mangled_name is not None and (mangled_name == name
                                          or not mangled_name.startswith("_Z")):
             mangled_name = None
-        if len(names_cache) < 1 << 16:
+        if len(names_cache) < MAX_CACHE:
             names_cache[(kid, guid)] = (name, mangled_name)
         cached = (name, mangled_name)
     stream_text = str(stream if stream not in (None, 0) else queue)[:40]
@@ -894,4 +928,4 @@ def _rocpd_row(row: tuple[Any, ...], number: int, check: RecordCheck,
                     block=block,
                     resources=AmdLaunchResources(vgpr=sizes[0], agpr=sizes[1], sgpr=sizes[2],
                                                  lds_bytes=lds_i, scratch_bytes=scratch_i))
-    collector.add(key, float(start_i), float(end_i - start_i), stream_text)
+    return emitter.target(key, stream_text)

@@ -1,0 +1,260 @@
+"""Trace inputs: recognition by content, bad input, the launch-overhead scan, devices, CLI
+and output formats. Numbers asserted here are written from the inputs the tests build."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from occlint.devices.db import shipped_db
+from occlint.model.launch import TraceDevice
+from occlint.readers.traces import classify, trace_kind
+from occlint.run import Options, execute
+from occlint.trace_analysis import (
+    OVERHEAD_MIN_LAUNCHES,
+    match_device,
+    overhead_bursts,
+    signature_key,
+)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "traces" / "kineto"
+RAW = FIXTURES / "raw_odd.pt.trace.json.gz"
+
+H100 = {"id": 0, "name": "NVIDIA H100 80GB HBM3", "computeMajor": 9, "computeMinor": 0,
+        "numSms": 132, "warpSize": 32, "maxThreadsPerBlock": 1024}
+
+
+def kineto(events: list[dict], props: list[dict] | None = None) -> str:
+    """A trace in libkineto's own layout (as ChromeTraceLogger writes it)."""
+    head = ('{\n  "schemaVersion": 1,\n  "deviceProperties": '
+            + json.dumps(props if props is not None else [H100]) + ',\n  "traceEvents": [')
+    body = ",".join("\n  {\n    " + json.dumps(e)[1:-1].replace(', "args"', ',\n    "args"')
+                    + "\n  }" for e in events)
+    return head + body + '\n  ],\n  "traceName": "t"\n}\n'
+
+
+def kernel(name="k(int*)", grid=(132, 1, 1), block=(256, 1, 1), ts=0.0, dur=10.0, regs=32,
+           shared=0, stream=7) -> dict:
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": ts,
+            "dur": dur, "args": {"device": 0, "stream": stream, "registers per thread": regs,
+                                 "shared memory": shared, "grid": list(grid),
+                                 "block": list(block)}}
+
+
+def run(*paths, **opts) -> tuple[dict, int]:
+    out = execute(Options(paths=[str(p) for p in paths], isolated=True, **opts))
+    return out.doc, out.exit_code
+
+
+# -- recognition -------------------------------------------------------------------------------
+def test_kinds_by_content(tmp_path):
+    plain = tmp_path / "trace.data"  # no telling extension
+    plain.write_text(kineto([kernel()]))
+    assert trace_kind(plain) == "kineto"
+    gz = tmp_path / "x.bin"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    assert trace_kind(gz) == "kineto"
+    assert classify(FIXTURES / "odd_launches.sm_90.cubin") is None
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}')
+    assert trace_kind(other) is None
+    assert trace_kind(RAW) == "kineto"
+
+
+def test_layout_is_the_libkineto_layout(tmp_path):
+    """The test helper writes what libkineto writes (checked on a real trace)."""
+    with gzip.open(RAW) as fh:
+        real = fh.read()
+    assert b'"traceEvents": [\n  {\n    "ph": "X", "cat": "' in real
+    assert b'\n    "ph": "X", "cat": "kernel", "name": ' in real
+    made = kineto([kernel()]).encode()
+    assert b'"traceEvents": [\n  {\n    "ph": "X", "cat": "kernel", "name": ' in made
+
+
+# -- one launch, analysed ----------------------------------------------------------------------
+def test_a_launch_of_block_100_grid_133(tmp_path):
+    """Hand-derived on an H100 (132 SMs, 64 warps/SM, 32 blocks/SM): 100 threads = 4 warps,
+    28 of 128 lanes idle; 16 registers and no shared memory: 16 blocks (64 warps) per SM;
+    133 blocks = 133 / (16 x 132) = 0.063 waves; one SM runs 2 blocks, the rest 1."""
+    trace = tmp_path / "t.json"
+    trace.write_text(kineto([kernel(grid=(133, 1, 1), block=(100, 1, 1), regs=16,
+                                    dur=1000.0)]))
+    doc, code = run(trace)
+    assert code == 1
+    (r,) = doc["launches"]
+    assert r["occupancy"]["blocks_per_sm"] == 16 and r["occupancy"]["warps_per_sm"] == 64
+    assert r["waves"] == round(133 / (16 * 132), 4)
+    f = {f["rule"]: f for f in r["findings"]}
+    assert f["LCH001"]["launch"]["lost_fraction"] == round(28 / 128, 4)
+    assert f["LCH001"]["launch"]["time_at_stake_ns"] == round(28 / 128 * 1_000_000)
+    assert f["LCH101"]["data"]["cost"] == round(2 * 132 / 133 - 1, 4)
+    assert f["LCH001"]["launch"]["grid"] == [133, 1, 1]
+    assert f["LCH001"]["file"] == str(trace)
+
+
+def test_device_override_and_unknown_device(tmp_path):
+    trace = tmp_path / "t.json"
+    trace.write_text(kineto([kernel()], props=[]))
+    doc, _ = run(trace)
+    assert doc["launches"][0]["device"] is None
+    assert "unknown device" in doc["launches"][0]["message"]
+    doc, _ = run(trace, devices=["h200"])
+    assert doc["launches"][0]["device"] == "NVIDIA H200"
+    assert doc["launches"][0]["device_source"] == "--device"
+
+
+def test_device_derived_from_properties():
+    db = shipped_db()
+    dev, how = match_device(TraceDevice("0", "nvidia", "NVIDIA H100 80GB HBM3", "sm_90", 132,
+                                        32), db)
+    assert how == "database" and dev.compute_units == 132
+    dev, how = match_device(TraceDevice("0", "nvidia", "NVIDIA H100 MIG 3g.40gb", "sm_90", 60,
+                                        32), db)
+    assert how == "derived" and dev.compute_units == 60 and dev.arch.name == "sm_90"
+    dev, how = match_device(TraceDevice("0", "nvidia", None, "sm_9999", 10, 32), db)
+    assert dev is None
+
+
+def test_signature_key():
+    assert signature_key("void f<int>(int *, float const*)") == signature_key(
+        "f<int>(int*, float const *)")
+
+
+# -- launch overhead ---------------------------------------------------------------------------
+def test_overhead_bursts_synthetic():
+    n = OVERHEAD_MIN_LAUNCHES + 5
+    starts = [i * 2000.0 for i in range(n)]
+    durs = [1000.0] * n  # 1 µs kernels, 1 µs gaps
+    (b,) = overhead_bursts(starts, durs, [0] * n)
+    assert b["launches"] == n and b["idle_ns"] == 1000.0 * (n - 1)
+    assert b["busy_ns"] == 1000.0 * n
+    # gaps a tenth of the kernels: no finding
+    assert overhead_bursts([i * 1100.0 for i in range(n)], durs, [0] * n) == []
+    # too few launches
+    m = OVERHEAD_MIN_LAUNCHES - 1
+    assert overhead_bursts(starts[:m], durs[:m], [0] * m) == []
+    # a long kernel in the middle splits the run into two short ones
+    mid = n // 2
+    durs2 = list(durs)
+    durs2[mid] = 1e6
+    assert overhead_bursts(starts, durs2, [0] * n) == []
+    # out of order input is sorted first
+    rev = list(reversed(starts))
+    assert overhead_bursts(rev, durs, [0] * n)[0]["launches"] == n
+
+
+# -- bad input ---------------------------------------------------------------------------------
+def test_bad_records_are_skipped_with_one_error(tmp_path):
+    trace = tmp_path / "t.json"
+    trace.write_text(kineto([kernel(), kernel(block=(0, 1, 1)), kernel(grid=(2**31, 1, 1)),
+                             kernel(block=(2048, 1, 1)), kernel(regs=-1)]))
+    doc, code = run(trace)
+    assert doc["summary"]["launches"]["launches"] == 1
+    assert len(doc["errors"]) == 1
+    assert "skipped 4 inconsistent launch records" in doc["errors"][0]["message"]
+    assert "block of 0x1x1" in doc["errors"][0]["message"]
+
+
+def test_untrusted_names_are_escaped(tmp_path):
+    trace = tmp_path / "t.json"
+    evil = "k\x1b[31m\n<script>alert(1)</script>"
+    trace.write_text(kineto([kernel(name=evil, block=(100, 1, 1))]))
+    proc = subprocess.run([sys.executable, "-m", "occlint", str(trace)], capture_output=True,
+                          text=True)
+    assert "\x1b" not in proc.stdout and "<script>" in proc.stdout
+    assert all("k\\x1b" in line for line in proc.stdout.splitlines() if "LCH001" in line)
+    html = subprocess.run([sys.executable, "-m", "occlint", str(trace), "--format", "html"],
+                          capture_output=True, text=True).stdout
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+
+
+@pytest.mark.parametrize("content", [
+    b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 0, "dur": 1, '
+    b'"args": {"grid": [1, 1, 1]',  # cut short, not Kineto's layout
+    b'{"traceEvents": 5}',
+    b'{"traceEvents": [1, 2, {"cat": "kernel"}]}',
+])
+def test_odd_documents_give_one_line(tmp_path, content):
+    trace = tmp_path / "t.json"
+    trace.write_bytes(content)
+    proc = subprocess.run([sys.executable, "-m", "occlint", str(trace)], capture_output=True,
+                          text=True)
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("occlint: error:")]
+    assert len(errors) <= 1
+    assert proc.returncode in (0, 1, 2)
+
+
+def test_not_a_trace_named_on_the_command_line(tmp_path):
+    other = tmp_path / "config.json"
+    other.write_text('{"a": 1}')
+    proc = subprocess.run([sys.executable, "-m", "occlint", str(other), str(RAW)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1  # the trace was analysed and has findings
+    assert f"occlint: error: {other}:" in proc.stderr
+
+
+def test_huge_counts_do_not_grow_memory(tmp_path):
+    """Millions of identical events make one group (memory: the timeline, 20 B a launch)."""
+    events = [kernel(ts=i * 20.0) for i in range(5000)]
+    trace = tmp_path / "t.json"
+    trace.write_text(kineto(events))
+    doc, _ = run(trace)
+    assert doc["summary"]["launches"] == {**doc["summary"]["launches"], "launches": 5000,
+                                          "groups": 1}
+
+
+# -- inputs ------------------------------------------------------------------------------------
+def test_traces_inside_a_zip(tmp_path):
+    archive = tmp_path / "profiles.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(RAW, "run/raw_odd.pt.trace.json.gz")
+        z.write(FIXTURES / "odd_launches.sm_90.cubin", "bin/odd.cubin")
+    doc, _ = run(archive)
+    assert doc["summary"]["launches"]["launches"] == 129
+    assert all(r["trace"].endswith("!/run/raw_odd.pt.trace.json.gz") for r in doc["launches"])
+    assert len(doc["kernels"]) == 5
+    assert all(r["resources"]["source"] == "binary" for r in doc["launches"])
+
+
+# -- formats -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("fmt", ["sarif", "github", "gitlab", "junit"])
+def test_launch_findings_in_every_format(fmt):
+    proc = subprocess.run([sys.executable, "-m", "occlint", str(RAW), "--format", fmt],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    out = proc.stdout
+    assert "LCH001" in out and "raw_odd.pt.trace.json.gz" in out and "&lt;&lt;&lt;133, 100" \
+        in out.replace("<<<", "&lt;&lt;&lt;")
+    if fmt == "sarif":
+        doc = json.loads(out)
+        results = doc["runs"][0]["results"]
+        assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                   .endswith("raw_odd.pt.trace.json.gz") for r in results)
+
+
+def test_baseline_and_ignores_apply_to_launch_findings(tmp_path):
+    baseline = tmp_path / "b.json"
+    _, code = run(RAW, write_baseline=str(baseline))
+    assert code == 0
+    doc, code = run(RAW, baseline=str(baseline))
+    assert code == 0 and doc["summary"]["findings"]["total"] == 0
+    assert all(r["findings"] == [] for r in doc["launches"])
+    doc, _ = run(RAW, ignore=["LCH", "OCC"])
+    assert {f["rule"] for r in doc["launches"] for f in r["findings"]} == set()
+
+
+def test_text_lists_top_groups_by_time_at_stake():
+    proc = subprocess.run([sys.executable, "-m", "occlint", str(RAW)], capture_output=True,
+                          text=True)
+    lines = proc.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.strip().startswith("at stake"))
+    first = lines[head + 1] if "launch overhead" not in lines[head + 1] else lines[head + 2]
+    assert "gamma_gridstride" in first and "133 x 100" in first
+    assert "129 launches" in lines[-1]
