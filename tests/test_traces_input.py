@@ -154,7 +154,7 @@ def test_bad_records_are_skipped_with_one_error(tmp_path):
     trace = tmp_path / "t.json"
     trace.write_text(kineto([kernel(), kernel(block=(0, 1, 1)), kernel(grid=(2**31, 1, 1)),
                              kernel(block=(2048, 1, 1)), kernel(regs=-1)]))
-    doc, code = run(trace)
+    doc, _ = run(trace)
     assert doc["summary"]["launches"]["launches"] == 1
     assert len(doc["errors"]) == 1
     assert "skipped 4 inconsistent launch records" in doc["errors"][0]["message"]
