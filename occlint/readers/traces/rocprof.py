@@ -598,8 +598,10 @@ def _json_items(path: Path, prefix: str) -> Iterator[Any]:
 def read_rocprof_json(path: Path, display: str) -> TraceRead:
     """Read a rocprofv3 ``--output-format json`` document, streaming its dispatches.
 
-    Three passes, each entirely in ijson's C backend: agents, kernel symbols (both small;
-    the writer puts them before ``buffer_records``, but no order is assumed), dispatches.
+    rocprofv3 writes ``agents`` and ``kernel_symbols`` (small) before ``buffer_records``:
+    they are read from the head of the document, event by event, up to the point where both
+    are complete; then the dispatches are read in one pass of ijson's C backend
+    (``ijson.items``). Any other key order is read too, with extra C passes.
     """
     import ijson
 
@@ -614,20 +616,11 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
         raise TraceError(f"cannot read: {exc}") from None
     if b'"rocprofiler-sdk-tool"' not in head:
         raise TraceError('not a rocprofv3 JSON document (no "rocprofiler-sdk-tool" array)')
-    try:
-        for item in _json_items(path, AGENT_PREFIX):
-            handle = _plain(_handle(item.get("id"))) if isinstance(item, dict) else None
-            if handle is not None and not isinstance(handle, (dict, list)) \
-                    and len(state.agents) < MAX_AGENTS:
-                state.agents[handle] = item
-    except (ijson.JSONError, OSError, EOFError):
-        pass  # cut short: the agents read so far stand, the dispatch pass says where
-    try:
-        for item in _json_items(path, SYMBOL_PREFIX):
-            if isinstance(item, dict):
-                _json_symbol(state, item)
-    except (ijson.JSONError, OSError, EOFError):
-        pass
+    if not _json_metadata_head(path, state):
+        # agents or kernel symbols after buffer_records (not what rocprofv3 writes):
+        # whole-document passes in C for each
+        _json_agents(_json_items(path, AGENT_PREFIX), state)
+        _json_symbols(_json_items(path, SYMBOL_PREFIX), state)
     count = 0
     emitter = Emitter(collector, check)
     try:
@@ -645,6 +638,65 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
                                                f"dispatch records: {exc}"))
     read.errors[:0] = check.errors()
     return read
+
+
+def _json_agents(items: Iterator[Any], state: JsonState) -> None:
+    import ijson
+
+    try:
+        for item in items:
+            handle = _plain(_handle(item.get("id"))) if isinstance(item, dict) else None
+            if handle is not None and not isinstance(handle, (dict, list)) \
+                    and len(state.agents) < MAX_AGENTS:
+                state.agents[handle] = item
+    except (ijson.JSONError, OSError, EOFError):
+        pass  # cut short: the agents read so far stand, the dispatch pass says where
+
+
+def _json_symbols(items: Iterator[Any], state: JsonState) -> None:
+    import ijson
+
+    try:
+        for item in items:
+            if isinstance(item, dict):
+                _json_symbol(state, item)
+    except (ijson.JSONError, OSError, EOFError):
+        pass
+
+
+def _json_metadata_head(path: Path, state: JsonState) -> bool:
+    """Agents and kernel symbols from the head of the document; False when buffer_records
+    (or the end) came before both arrays were complete."""
+    import ijson
+
+    agents_end, symbols_end = f"{ROOT}.agents", f"{ROOT}.kernel_symbols"
+    done: set[str] = set()
+    building: str | None = None
+    builder: Any = None
+    try:
+        with _open_binary(path) as fh:
+            for prefix, event, value in ijson.parse(fh, use_float=False):
+                if building is not None:
+                    builder.event(event, value)
+                    if prefix == building and event == "end_map":
+                        if building == AGENT_PREFIX:
+                            _json_agents(iter([builder.value]), state)
+                        else:
+                            _json_symbols(iter([builder.value]), state)
+                        building = builder = None
+                    continue
+                if event == "start_map" and prefix in (AGENT_PREFIX, SYMBOL_PREFIX):
+                    building, builder = prefix, ijson.ObjectBuilder()
+                    builder.event(event, value)
+                elif event == "end_array" and prefix in (agents_end, symbols_end):
+                    done.add(prefix)
+                    if len(done) == 2:
+                        return True
+                elif event == "map_key" and value == "buffer_records" and prefix == ROOT:
+                    return False
+    except (ijson.JSONError, OSError, EOFError):
+        pass  # the dispatch pass reports where the document stops
+    return len(done) == 2
 
 
 def _json_symbol(state: JsonState, item: dict[str, Any]) -> None:
