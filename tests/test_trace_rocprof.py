@@ -156,6 +156,17 @@ def test_csv_missing_columns():
     assert "missing columns End_Timestamp, Grid_Size_Y, Grid_Size_Z" in message
 
 
+def test_csv_counter_collection_is_not_a_kernel_trace(tmp_path):
+    header = ["Correlation_Id", "Dispatch_Id", "Agent_Id", "Queue_Id", "Process_Id",
+              "Thread_Id", "Grid_Size", "Kernel_Id", "Kernel_Name", "Workgroup_Size",
+              "LDS_Block_Size", "Scratch_Size", "VGPR_Count", "Accum_VGPR_Count", "SGPR_Count",
+              "Counter_Name", "Counter_Value", "Start_Timestamp", "End_Timestamp"]
+    path = _write(tmp_path / "1_counter_collection.csv", header, [])
+    assert trace_kind(path) == "rocprofv3-csv"  # recognised, then refused with a reason
+    with pytest.raises(TraceError, match="counter-collection CSV"):
+        read_rocprof_csv(path, "c.csv")
+
+
 def test_csv_bad_records_skipped_with_one_error():
     read = read_rocprof_csv(ROC / "bad/records_kernel_trace.csv", "r.csv")
     assert [e.message for e in read.errors] == [
@@ -319,6 +330,30 @@ def test_json_bad_dispatches(tmp_path):
     assert read.collector.launches == 4
     unknown = [g for g in read.collector.group_list if g.key.kernel == "kernel 999"]
     assert len(unknown) == 1 and unknown[0].key.resources.vgpr is None
+
+
+def test_json_hostile_values(tmp_path):
+    """Lists and objects where numbers belong, odd names: errors or fallbacks, no crash."""
+    doc = json.loads((ROC / "json/4242_results.json").read_text())
+    entry = doc["rocprofiler-sdk-tool"][0]
+    entry["kernel_symbols"].append({"kernel_id": [1, 2], "kernel_name": {"x": 1}})
+    entry["kernel_symbols"][0]["formatted_kernel_name"] = "bad\x1b[2J\u2028name"
+    entry["agents"].append({"id": {"handle": [1]}, "type": 2})
+    records = entry["buffer_records"]["kernel_dispatch"]
+    records[0]["dispatch_info"]["agent_id"] = {"handle": {"deep": [1, 2]}}
+    records[1]["stream_id"] = {"handle": [3]}
+    records[2]["dispatch_info"]["workgroup_size"]["y"] = [1]
+    records[3]["start_timestamp"] = "soon"
+    records[4]["dispatch_info"]["kernel_id"] = {"k": 1}
+    path = tmp_path / "h_results.json"
+    path.write_text(json.dumps(doc))
+    read = read_rocprof_json(path, "h.json")
+    assert [e.message for e in read.errors] == [
+        "skipped 2 inconsistent launch records: kernel_dispatch record 3: not an integer: "
+        "'[1]' (and 1 more)"]
+    assert read.collector.launches == 4
+    names = {g.key.kernel for g in read.collector.group_list}
+    assert "bad\x1b[2J\u2028name" in names
 
 
 def test_json_not_rocprof(tmp_path):

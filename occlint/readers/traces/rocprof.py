@@ -43,6 +43,19 @@ Sources (ROCm/rocprofiler-sdk unless named otherwise):
   sgpr_count``; ``rocpd_info_agent`` has ``type, absolute_index, logical_index, name,
   product_name`` and the rest in JSON ``extdata`` (``cu_count``, ``wave_front_size``, ...).
 
+``Agent_Id`` is written by the tool's ``agent_index::as_string`` (``source/lib/output/
+metadata.hpp``): a bare node id in ROCm 6.x releases, ``"Agent N"`` (``--agent-index``
+absolute or relative, the default) or ``"GPU N"`` (type-relative) in later ones; it is
+matched to agent_info's ``Node_Id`` / ``Logical_Node_Id`` / GPU order, and the device key is
+the id exactly as the kernel rows write it.
+
+rocpd's ``kernels`` view (``data_views.sql``) has ``grid_x`` (work-items) and ``grid_size_x``
+= ``grid_x / workgroup_x`` in SQLite *integer* division (floor: 100 work-items in groups of
+128 read 0); this reader uses the dispatch table's work-items and rounds up itself.
+
+Every reader decides each distinct record once (:class:`Emitter`): repeated launches of one
+kernel shape cost a dictionary lookup and two timestamps.
+
 Measured caveat: in ``generateCSV.cpp`` the newer ``LDS_Block_Size`` is the kernel *symbol's*
 group segment size rounded up to the LDS allocation granule (no dynamic LDS), while JSON,
 rocpd and the old ``Group_Segment_Size`` column carry the dispatch's group segment size.
@@ -82,6 +95,7 @@ from occlint.readers.traces import (
 MAX_NAME = 4096  # longer kernel names are cut (a real one is rarely over 1,000 characters)
 MAX_AGENT_INFO = 1 << 20  # bytes of agent_info.csv read at most
 MAX_AGENTS = 1024
+MAX_SYMBOLS = 1 << 18  # kernel symbols kept (a ROCm PyTorch process registers tens of thousands)
 GFX_RE = re.compile(r"gfx[0-9a-f]{3,5}")
 
 # Canonical column -> accepted spellings (lower case).
@@ -716,7 +730,7 @@ def _json_symbol(state: JsonState, item: dict[str, Any]) -> None:
         except ValueError:
             return -1  # rejected by RecordCheck at dispatch time
 
-    if len(state.symbols) >= 1 << 20:
+    if len(state.symbols) >= MAX_SYMBOLS:
         return
     state.symbols[_plain(kid)] = {
         "name": name, "mangled": mangled_name, "vgpr": size("arch_vgpr_count"),
