@@ -396,7 +396,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     if traces:
         from occlint.trace_run import analyse_traces
 
-        traced = analyse_traces(traces, setup, texts, settings)
+        traced = analyse_traces(traces, setup, texts, settings,
+                                jobs if jobs > 1 else auto_jobs(candidates))
         inputs.extend(traced.inputs)
         launches, launch_findings = traced.launches, traced.findings
         errors.extend(traced.errors)

@@ -18,6 +18,7 @@ import itertools
 import math
 import operator
 import re
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -374,20 +375,21 @@ def overhead_bursts(starts, durations, groups) -> list[dict[str, Any]]:
         starts = [starts[i] for i in order]
         durations = [durations[i] for i in order]
         groups = [groups[i] for i in order]
-    ends = list(map(operator.add, starts, durations))
+    ends = array("d", map(operator.add, starts, durations))
     # a launch ends the run before it when it is long, or starts long after the last end
-    running_end = list(itertools.accumulate(ends, max))
-    gaps = [0.0, *map(operator.sub, itertools.islice(starts, 1, None), running_end)]
-    long_kernel = [d > OVERHEAD_MAX_MEAN_NS for d in durations]
+    gaps = array("d", [0.0])
+    gaps.extend(map(operator.sub, itertools.islice(starts, 1, None),
+                    itertools.accumulate(ends, max)))
     found: list[dict[str, Any]] = []
-    first = None  # start index of the current run
-    for i in itertools.chain(
-            (i for i in range(n) if long_kernel[i] or gaps[i] > BURST_GAP_NS), (n,)):
-        # launches [first, i) form a run of short launches (i: long, far, or the end)
-        lo = first if first is not None else 0
+    lo = 0  # start index of the current run
+    breaks = itertools.compress(range(n), map(operator.or_,
+                                              map(OVERHEAD_MAX_MEAN_NS.__lt__, durations),
+                                              map(BURST_GAP_NS.__lt__, gaps)))
+    for i in itertools.chain(breaks, (n,)):
+        # launches [lo, i) form a run of short launches (i: long, far, or the end)
         if i - lo >= OVERHEAD_MIN_LAUNCHES:
             _close_run(found, lo, i, starts, durations, ends, gaps, groups)
-        first = i + 1 if i < n and long_kernel[i] else i
+        lo = i + 1 if i < n and durations[i] > OVERHEAD_MAX_MEAN_NS else i
     return found
 
 

@@ -63,7 +63,7 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
     return match_device(td, db)
 
 
-def analyse_traces(candidates: list, setup, records, settings) -> TraceOutcome:
+def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) -> TraceOutcome:
     from occlint.rules.engine import apply_rules, enabled_codes, finish_findings
 
     out = TraceOutcome()
@@ -72,7 +72,7 @@ def analyse_traces(candidates: list, setup, records, settings) -> TraceOutcome:
     stream_rules = [r for c, r in all_rules().items() if r.scope == "stream" and c in enabled]
     for candidate in candidates:
         try:
-            read, size = _read(candidate)
+            read, size = _read(candidate, jobs)
         except OSError as exc:
             out.errors.append(InputError(candidate.display, f"cannot read: "
                                          f"{exc.strerror or exc}"))
@@ -117,18 +117,19 @@ def analyse_traces(candidates: list, setup, records, settings) -> TraceOutcome:
     return out
 
 
-def _read(candidate) -> tuple:
+def _read(candidate, jobs: int) -> tuple:
     """Read one trace: a file, or a member of a zip archive (``member`` set)."""
     from occlint.readers.traces import extracted, read_trace, trace_kind
 
     if candidate.member is None:
         path = Path(candidate.path)
-        return read_trace(path, candidate.display, candidate.kind), os.stat(path).st_size
+        return (read_trace(path, candidate.display, candidate.kind, jobs),
+                os.stat(path).st_size)
     with extracted(candidate.path, candidate.member) as path:
         kind = trace_kind(path) if candidate.kind == "sqlite" else candidate.kind
         if kind is None:
             raise TraceError("an SQLite database of neither Nsight Systems nor rocprofv3")
-        return read_trace(path, candidate.display, kind), os.stat(path).st_size
+        return read_trace(path, candidate.display, kind, jobs), os.stat(path).st_size
 
 
 def _locate(lr: LaunchReport, index: int) -> None:

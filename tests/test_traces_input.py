@@ -258,3 +258,23 @@ def test_text_lists_top_groups_by_time_at_stake():
     first = lines[head + 1] if "launch overhead" not in lines[head + 1] else lines[head + 2]
     assert "gamma_gridstride" in first and "133 x 100" in first
     assert "129 launches" in lines[-1]
+
+
+def test_split_read_equals_one_process(tmp_path, monkeypatch):
+    """A large plain trace scanned by two processes gives what one process gives."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    with gzip.open(FIXTURES / "resnet18_train.pt.trace.json.gz") as fh:
+        text = fh.read()
+    trace = tmp_path / "t.json"
+    trace.write_bytes(text)
+    monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)
+    one = kineto_mod.read_kineto(trace, "t", jobs=1)
+    two = kineto_mod.read_kineto(trace, "t", jobs=2)
+    assert one.collector.launches == two.collector.launches == 363
+    assert [(g.key, g.count, g.total_ns, g.max_ns) for g in one.collector.group_list] == \
+        [(g.key, g.count, g.total_ns, g.max_ns) for g in two.collector.group_list]
+    for key, t in one.collector.streams.items():
+        u = two.collector.streams[key]
+        assert (t.starts, t.durations, t.groups) == (u.starts, u.durations, u.groups)
+    assert one.collector.devices == two.collector.devices

@@ -149,12 +149,13 @@ def trace_kind(path: Path) -> str | None:
     return sniff(head, path)
 
 
-def read_trace(path: Path, display: str, kind: str) -> TraceRead:
-    """Read a trace of format ``kind`` (from :func:`trace_kind`)."""
+def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
+    """Read a trace of format ``kind`` (from :func:`trace_kind`); ``jobs``: processes a
+    large trace may be split over (Kineto JSON only)."""
     if kind == "kineto":
         from occlint.readers.traces.kineto import read_kineto
 
-        return read_kineto(path, display)
+        return read_kineto(path, display, jobs)
     if kind == "rocprofv3-csv":
         from occlint.readers.traces.rocprof import read_rocprof_csv
 

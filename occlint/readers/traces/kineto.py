@@ -26,8 +26,12 @@ Two ways through the file, with the same result:
 from __future__ import annotations
 
 import gzip
+import io
+import itertools
 import json
 import math
+import os
+from array import array
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,6 +42,7 @@ from occlint.model.launch import (
     LaunchCollector,
     LaunchKey,
     NvLaunchResources,
+    StreamTimeline,
     TraceDevice,
     dim3,
 )
@@ -239,13 +244,19 @@ def _devices(reader: _Reader, head: dict[str, Any]) -> None:
             properties={k: v for k, v in p.items() if isinstance(v, (int, float, str))}))
 
 
-def read_kineto(path: Path, display: str) -> TraceRead:
+def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
+    """Read a Kineto trace; ``jobs`` > 1 lets a large uncompressed one be scanned by that
+    many processes, each over a part of the event list (same result as one)."""
     reader = _Reader(display)
     errors: list[InputError] = []
     try:
         with _open(path) as fh:
             first = fh.read(CHUNK)
             layout = _kineto_layout(first)
+            if layout and jobs > 1 and isinstance(fh, io.BufferedReader):
+                split = _split_plan(fh, first, jobs)
+                if split is not None:
+                    return _read_split(path, display, split, jobs)
             if layout:
                 head = _scan_layout(fh, first, reader)
         if not layout:
@@ -260,6 +271,108 @@ def read_kineto(path: Path, display: str) -> TraceRead:
     _devices(reader, head)
     errors = reader.finish() + errors
     return TraceRead(reader.collector, errors)
+
+
+# -- a large plain trace, scanned by several processes -----------------------------------------
+SPLIT_MIN_BYTES = 256 << 20
+
+
+def _split_plan(fh, first: bytes, jobs: int) -> tuple[dict, list[tuple[int, int]]] | None:
+    """(head, byte ranges of the event list, each starting at an event) for a large plain
+    trace whose head and tail are valid; None otherwise (one process reads it, and says
+    where it stops if it is damaged)."""
+    size = fh.seek(0, os.SEEK_END)
+    if size < SPLIT_MIN_BYTES:
+        fh.seek(len(first))
+        return None
+    at = first.find(EVENTS_KEY)
+    try:
+        head = json.loads(first[:at] + b'"traceEvents": []}')
+        fh.seek(max(size - (1 << 16), 0))
+        end = fh.read()
+        close = end.rfind(b"\n  ]")
+        rest = json.loads(b'{"traceEvents": [' + end[close:]) if close >= 0 else None
+    except ValueError:
+        rest = None
+    if not isinstance(head, dict) or not isinstance(rest, dict) or _devices_are_amd(head):
+        fh.seek(len(first))
+        return None
+    for key, value in rest.items():
+        head.setdefault(key, value)
+    start, stop = at + len(EVENTS_KEY), size - len(end) + close
+    bounds = [start]
+    for k in range(1, jobs):
+        fh.seek(start + (stop - start) * k // jobs)
+        window = fh.read(MAX_EVENT)
+        i = window.find(b"\n  {\n")
+        if i < 0:
+            fh.seek(len(first))
+            return None
+        bounds.append(fh.tell() - len(window) + i)
+    bounds.append(stop)
+    fh.seek(len(first))
+    return head, [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _scan_range(path: str, display: str, start: int, stop: int) -> tuple:
+    """One process's part: the kernel events between two event boundaries."""
+    reader = _Reader(display)
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data, pos, consumed = b"", 0, start
+        left = stop - start
+        while left > 0:
+            chunk = fh.read(min(CHUNK, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            data = data[pos:] + chunk
+            consumed += pos
+            pos = _scan_kernels(data, 0, reader, consumed)
+            if len(data) - pos > MAX_EVENT:
+                raise TraceError(f"an event at byte {consumed + pos} is larger than "
+                                 f"{MAX_EVENT} bytes")
+        _scan_kernels(data + b"\n  }", pos, reader, consumed)  # the range's last event
+    c = reader.collector
+    return (c.group_list, list(c.streams.values()), reader.events, reader.check.bad,
+            reader.check.first)
+
+
+def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    head, ranges = plan
+    reader = _Reader(display)
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(ranges)), mp_context=context) as pool:
+        parts = list(pool.map(_scan_range, [str(path)] * len(ranges), [display] * len(ranges),
+                              [a for a, _ in ranges], [b for _, b in ranges]))
+    c = reader.collector
+    for groups, timelines, events, bad, first_bad in parts:  # in file order
+        remap = array("l")
+        for g in groups:
+            handle = c.handle(g.key, next(iter(g.streams)))
+            merged = handle[0]
+            merged.count += g.count
+            merged.total_ns += g.total_ns
+            merged.max_ns = max(merged.max_ns, g.max_ns)
+            merged.first_ns = min(merged.first_ns, g.first_ns)
+            merged.streams |= g.streams
+            remap.append(handle[2])
+        for t in timelines:
+            mine = c.streams.get((t.device, t.stream))
+            if mine is None:
+                mine = c.streams[(t.device, t.stream)] = StreamTimeline(t.device, t.stream)
+            mine.starts.extend(t.starts)
+            mine.durations.extend(t.durations)
+            mine.groups.extend(map(remap.__getitem__, t.groups))
+        c.launches += len(remap) and sum(g.count for g in groups)
+        reader.events += events
+        reader.check.bad += bad
+        reader.check.first = reader.check.first or first_bad
+    _devices(reader, head)
+    return TraceRead(c, reader.finish())
 
 
 def _kineto_layout(first: bytes) -> bool:
