@@ -150,6 +150,29 @@ def test_csv_truncated_last_line():
                  kernels=(ROCCLR, GEMM, SOFTMAX, FILL), rdna=True)
 
 
+def test_csv_cut_inside_a_quoted_multiline_name(tmp_path):
+    data = (ROC / "bad/hostile_kernel_trace.csv").read_bytes()
+    path = tmp_path / "q_kernel_trace.csv"
+    path.write_bytes(data[: data.index(b"line\nbreak") + 7])  # inside the quoted name
+    read = read_rocprof_csv(path, "q.csv")
+    assert [e.message for e in read.errors] == ["ends inside a record at line 3"]
+    assert read.collector.launches == 1
+
+
+def test_csv_last_row_without_newline_counts_as_cut(tmp_path):
+    """rocprofv3 ends every row with a newline: a last row without one may be cut inside
+    its last number (``25`` of ``256``), so it is reported, not read."""
+    path = tmp_path / "n_kernel_trace.csv"
+    path.write_bytes((ROC / "v_old/4242_kernel_trace.csv").read_bytes().rstrip(b"\n"))
+    read = read_rocprof_csv(path, "n.csv")
+    assert [e.message for e in read.errors] == ["ends inside a record at line 7"]
+    assert read.collector.launches == 5
+    crlf = tmp_path / "c_kernel_trace.csv"
+    crlf.write_bytes((ROC / "v_old/4242_kernel_trace.csv").read_bytes().replace(b"\n",
+                                                                                b"\r\n"))
+    assert read_rocprof_csv(crlf, "c.csv").collector.launches == 6
+
+
 def test_csv_missing_columns():
     path = ROC / "bad/missing_kernel_trace.csv"
     assert trace_kind(path) == "rocprofv3-csv"
