@@ -137,9 +137,6 @@ def test_odd_path_characters(tmp_path):
     assert read_nsys(path, "odd").collector.launches == 6
 
 
-@pytest.mark.xfail(reason="traces.sqlite_kind builds its file: URI without escaping, so a "
-                          "path with '?' or '#' is not recognised (reported to the lead)",
-                   strict=False)
 def test_odd_path_characters_sniffed(tmp_path):
     path = tmp_path / "we?ird #na%me.sqlite"
     shutil.copy(NSYS / "h100_report.sqlite", path)

@@ -193,6 +193,22 @@ def test_csv_counter_collection_is_not_a_kernel_trace(tmp_path):
         read_rocprof_csv(path, "c.csv")
 
 
+def test_amd_grid_beyond_cuda_limits_is_valid(tmp_path):
+    """HSA allows up to 2^32 - 1 work-items per dimension: 70,000 work-groups in y are a
+    real dispatch on AMD (CUDA's limit is 65,535)."""
+    header, rows = _rows(ROC / "v_new/host1/6161_kernel_trace.csv")
+    row = dict(zip(header, rows[2], strict=True))
+    row.update({"Workgroup_Size_Y": 1, "Grid_Size_Y": 70000})
+    path = tmp_path / "1_kernel_trace.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh, quoting=csv.QUOTE_ALL)
+        writer.writerow(header)
+        writer.writerow([row[h] for h in header])
+    read = read_rocprof_csv(path, "r.csv")
+    assert read.errors == [] and read.collector.launches == 1
+    assert read.collector.group_list[0].key.grid[1] == 70000
+
+
 def test_csv_bad_records_skipped_with_one_error():
     read = read_rocprof_csv(ROC / "bad/records_kernel_trace.csv", "r.csv")
     assert [e.message for e in read.errors] == [
@@ -203,8 +219,8 @@ def test_csv_bad_records_skipped_with_one_error():
 
 @pytest.mark.parametrize(("row_patch", "problem"), [
     ({"Workgroup_Size_X": 0}, "line 2: block of 0x1x1 threads"),
-    ({"Workgroup_Size_Y": 1, "Grid_Size_Y": 70000},
-     "line 2: grid y of 70000 blocks exceeds the hardware limit 65535"),
+    ({"Workgroup_Size_Y": 1, "Grid_Size_Y": 2**32},
+     "line 2: grid y of 4294967296 blocks exceeds the hardware limit 4294967295"),
     ({"Workgroup_Size_X": 2048},
      "line 2: block of 2048 threads (no GPU runs more than 1024)"),
     ({"Start_Timestamp": "12x"}, "line 2: timestamp not an integer: '12x'"),

@@ -141,14 +141,22 @@ class InputError:
         return f"{where}: {self.message}"
 
 
+# Bidirectional-text controls (category Cf, printable to Python) can make a line read other
+# than it is (CVE-2021-42574, "Trojan Source"): escaped as well.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                  "\u2066\u2067\u2068\u2069")
+
+
 def one_line(text: str) -> str:
-    """``text`` with control, surrogate and line-separator characters backslash-escaped."""
-    if text.isprintable():
+    """``text`` with control, surrogate, line-separator and bidirectional-control characters
+    backslash-escaped."""
+    if text.isprintable() and _BIDI.isdisjoint(text):
         return text
     import unicodedata
 
     return "".join(c.encode("unicode_escape").decode("ascii")
-                   if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") else c for c in text)
+                   if c in _BIDI or unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp")
+                   else c for c in text)
 
 
 @dataclass(slots=True)

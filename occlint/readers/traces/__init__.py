@@ -29,6 +29,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 # HSA: grid in work-items < 2^32 per dimension; blocks of at most 1,024 threads on both).
 MAX_BLOCK_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_GRID_AMD = (2**32 - 1,) * 3  # HSA: work-items per dimension, so blocks too
 MAX_RESOURCE = 1 << 31  # registers, bytes: anything larger is not a real launch
 
 
@@ -52,14 +53,19 @@ class RecordCheck:
         self.bad = 0
         self.first: str | None = None
 
-    def check(self, grid: Dim3, block: Dim3, where: str, **sizes: int | None) -> bool:
-        problem = launch_problem(grid, block, sizes)
+    def check(self, grid: Dim3, block: Dim3, where: str, vendor: str = "nvidia",
+              **sizes: int | None) -> bool:
+        problem = launch_problem(grid, block, sizes, vendor)
         if problem is None:
             return True
+        self.reject(where, problem)
+        return False
+
+    def reject(self, where: str, problem: str) -> None:
+        """Count a record that cannot be used (the first one is named in the error)."""
         self.bad += 1
         if self.first is None:
             self.first = f"{where}: {problem}"
-        return False
 
     def errors(self) -> list[InputError]:
         if not self.bad:
@@ -69,7 +75,8 @@ class RecordCheck:
                            f"{'s' if self.bad > 1 else ''}: {self.first}{more}")]
 
 
-def launch_problem(grid: Dim3, block: Dim3, sizes: dict[str, int | None]) -> str | None:
+def launch_problem(grid: Dim3, block: Dim3, sizes: dict[str, int | None],
+                   vendor: str = "nvidia") -> str | None:
     """Why a launch record cannot describe a real launch, or None."""
     threads = block[0] * block[1] * block[2]
     if min(block) <= 0:
@@ -78,7 +85,8 @@ def launch_problem(grid: Dim3, block: Dim3, sizes: dict[str, int | None]) -> str
         return f"block of {threads} threads (no GPU runs more than {MAX_BLOCK_THREADS})"
     if min(grid) <= 0:
         return f"grid of {grid[0]}x{grid[1]}x{grid[2]} blocks"
-    for axis, (n, limit) in enumerate(zip(grid, MAX_GRID, strict=True)):
+    for axis, (n, limit) in enumerate(zip(grid, MAX_GRID_AMD if vendor == "amd" else MAX_GRID,
+                                          strict=True)):
         if n > limit:
             return f"grid {'xyz'[axis]} of {n} blocks exceeds the hardware limit {limit}"
     for name, value in sizes.items():
@@ -127,8 +135,11 @@ def sqlite_kind(path: Path) -> str | None:
     """'nsys' or 'rocpd' for an SQLite database of either profiler, else None."""
     import sqlite3
 
+    from occlint.readers.traces.rocprof import sqlite_uri
+
+    uri = sqlite_uri(path) + "&immutable=1"
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True) as db:
+        with sqlite3.connect(uri, uri=True) as db:
             names = {row[0] for row in db.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     except sqlite3.Error:

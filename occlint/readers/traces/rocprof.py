@@ -148,9 +148,7 @@ def blocks(grid: Dim3, block: Dim3) -> Dim3:
 
 def reject(check: RecordCheck, where: str, problem: str) -> None:
     """Count a record that cannot be parsed the way RecordCheck counts inconsistent ones."""
-    check.bad += 1
-    if check.first is None:
-        check.first = f"{where}: {problem}"
+    check.reject(where, problem)
 
 
 def sqlite_uri(path: Path) -> str:
@@ -511,7 +509,7 @@ def _csv_target(row: list[str], index: dict[str, int], emitter: Emitter,
     grid = blocks(items, block)
     problem = launch_problem(grid, block, {
         "vgprs": sizes["vgpr"], "agprs": sizes["agpr"], "sgprs": sizes["sgpr"],
-        "lds_bytes": sizes["lds"], "scratch_bytes": sizes["scratch"]})
+        "lds_bytes": sizes["lds"], "scratch_bytes": sizes["scratch"]}, "amd")
     if problem is not None:
         return problem
     agent = row[index["agent"]].strip()[:40]
