@@ -43,3 +43,11 @@ def test_configuration_example_loads(tmp_path, monkeypatch):
     cfg = load_config(None, False)
     assert cfg.devices == ["w7800", "mi300x"] and cfg.preferred_block == 256
     assert cfg.launch == {"gamma_correction*": {"block": 256, "grid": 2800}}
+
+
+def test_trace_example_prints_what_the_readme_shows():
+    block = re.search(r"```console\n\$ (occlint fixtures/traces/kineto/\S+ [^\n]*)\n(.*?)```",
+                      README, re.S)
+    args = block.group(1).split()[1:]
+    run = run_occlint(*args, cwd=REPO)
+    assert run.code == 1 and run.out == block.group(2)
