@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from occlint.reporters import charts
-from tests.conftest import FIXTURES, run_occlint, skip_or_fail
+from tests.conftest import FIXTURES, REPO, run_occlint, skip_or_fail
 
 pytestmark = pytest.mark.browser
 
@@ -193,3 +193,27 @@ def test_crafted_kernel_name_stays_text(chromium, tmp_path):
     assert console == []
     assert "<img" not in dom
     assert "&lt;img/src=x onerror=al()&gt;" in dom
+
+
+def test_launches_section_renders(chromium, tmp_path):
+    """A trace's launches section: no console message normally, only the two expected
+    refusals under the strict CSP (no style attribute), the GPU-time bars drawn in the
+    colour of their worst finding, and the launch table sortable."""
+    from occlint.reporters.html import SEVERITY_COLOR
+
+    out = tmp_path / "launches.html"
+    trace = REPO / "fixtures" / "traces" / "kineto" / "raw_odd.pt.trace.json.gz"
+    run = run_occlint(str(trace), "--format", "html", "-o", str(out))
+    assert run.code == 1, run.err
+    png = tmp_path / "launches.png"
+    _, console = browse(chromium, out, tmp_path, f"--screenshot={png}",
+                        "--window-size=1280,3200")
+    assert console == []
+    _, _, rows = read_png(png)
+    assert colour_count(rows, SEVERITY_COLOR["warning"]) > 2000  # the gamma bar alone
+    dom, console = browse(chromium, out, tmp_path, "--dump-dom")
+    assert console == [] and 'id="launch-table"' in dom
+    assert '<th scope="col" data-sort="num" class="num"><button type="button">Time at stake' \
+        in dom
+    _, console = browse(chromium, with_csp(out), tmp_path, "--dump-dom")
+    assert len(console) == 2 and not [m for m in console if "style attributes" in m], console

@@ -33,6 +33,9 @@ CASES = {
     "nvidia-devices": ["fixtures/nvidia", "--device", "h100", "--device", "rtx4090",
                        "--problem-size", "1000000"],
     "nvidia-launch": ["fixtures/nvidia", "--device", "a100", "--block", "128", "--grid", "77"],
+    "traces": ["fixtures/traces"],
+    "trace-joined": ["fixtures/traces/kineto/raw_odd.pt.trace.json.gz",
+                     "fixtures/traces/kineto/odd_launches.sm_90.cubin"],
 }
 
 

@@ -278,3 +278,27 @@ def test_split_read_equals_one_process(tmp_path, monkeypatch):
         u = two.collector.streams[key]
         assert (t.starts, t.durations, t.groups) == (u.starts, u.durations, u.groups)
     assert one.collector.devices == two.collector.devices
+
+
+def test_rocm_kineto_dimensions_on_the_runtime_call(tmp_path):
+    """ROCm builds of libkineto write grid/block/shared memory on the runtime call
+    (RuntimeActivity<roctracerKernelRow>::metadataJson) and the kernel event has only the
+    correlation; the two are joined (either order). Registers are not in such traces: the
+    launch is reported, not analysed, unless the binary is read too."""
+    mi300x = {"id": 0, "name": "AMD Instinct MI300X", "computeMajor": 9, "computeMinor": 4,
+              "numSms": 304, "warpSize": 64, "maxThreadsPerBlock": 1024}
+    runtime = {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1,
+               "tid": 1, "ts": 0.0, "dur": 5.0,
+               "args": {"cid": 3, "correlation": 11, "stream": "0x0", "grid": [608, 1, 1],
+                        "block": [256, 1, 1], "shared memory": 0}}
+    k = {"ph": "X", "cat": "kernel", "name": "vec_add(float*, float*, float*, int)",
+         "pid": 0, "tid": 0, "ts": 10.0, "dur": 7.0,
+         "args": {"device": 0, "stream": 0, "correlation": 11}}
+    for events in ([runtime, k], [k, runtime]):
+        trace = tmp_path / "rocm.json"
+        trace.write_text(kineto(events, props=[mi300x]))
+        doc, _ = run(trace)
+        (r,) = doc["launches"]
+        assert (r["grid"], r["block"], r["count"]) == ([608, 1, 1], [256, 1, 1], 1)
+        assert r["device"] == "AMD Instinct MI300X" and r["status"] == "not-analysed"
+        assert doc["errors"] == []

@@ -195,7 +195,7 @@ def _us(ns: float) -> str:
     return f"{ns / 1e6:.2f} ms" if ns >= 1_000_000 else f"{ns / 1000:.1f} µs"
 
 
-def _worst(findings: list[dict[str, Any]]) -> str:
+def _worst_severity(findings: list[dict[str, Any]]) -> str:
     for sev in SEVERITIES:
         if any(f["severity"] == sev for f in findings):
             return sev
@@ -213,7 +213,7 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     rows = []
     for i, r in enumerate(records):
         occ = r["occupancy"]
-        rows.append({"r": r, "id": f"launch-{i}", "worst": _worst(r["findings"]),
+        rows.append({"r": r, "id": f"launch-{i}", "worst": _worst_severity(r["findings"]),
                      "shape": f"{launch_dims(r['grid'])} × {launch_dims(r['block'])}",
                      "occupancy": occ["occupancy"] if occ else None,
                      "total": _us(r["total_ns"]), "stake": _us(r["time_at_stake_ns"]),
@@ -233,7 +233,7 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     top = max((k["ns"] for k in kernels), default=0) or 1
     bars = []
     for i, k in enumerate(kernels):
-        worst = _worst(k["findings"])
+        worst = _worst_severity(k["findings"])
         bars.append({"y": 22 * i, "width": round(560 * k["ns"] / top, 1), "color":
                      SEVERITY_COLOR[worst], "worst": worst, "label": k["name"][:90],
                      "title": k["name"], "time": _us(k["ns"])})
