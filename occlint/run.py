@@ -221,11 +221,12 @@ def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
 
     path = Path(candidate.path)
     try:
-        kind = classify(path) if candidate.group is None else None
+        head = read_head(path) if candidate.group is None else None
+        kind = classify(path, head) if head else None
         if kind is not None:  # read after the binaries, in this process (occlint.trace_run)
             return InputOutcome({}, Texts(()), 0, [], [], [], [], False,
                                 trace=(candidate.path, candidate.display, kind))
-        if not candidate.listed and not looks_like_gpu_binary(path):
+        if not candidate.listed and not looks_like_gpu_binary(path, head):
             return None
         result = read_path(path, candidate.display, setup.read_options, candidate.group)
         reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db)

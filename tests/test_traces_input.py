@@ -60,7 +60,9 @@ def test_kinds_by_content(tmp_path):
     gz = tmp_path / "x.bin"
     gz.write_bytes(gzip.compress(plain.read_bytes()))
     assert trace_kind(gz) == "kineto"
-    assert classify(FIXTURES / "odd_launches.sm_90.cubin") is None
+    cubin = FIXTURES / "odd_launches.sm_90.cubin"
+    assert classify(cubin, cubin.read_bytes()[:64]) is None
+    assert classify(plain, plain.read_bytes()[:64]) == "kineto"
     other = tmp_path / "other.json"
     other.write_text('{"a": 1}')
     assert trace_kind(other) is None

@@ -45,15 +45,24 @@ class ReadOptions:
     extra: dict = field(default_factory=dict)
 
 
-def looks_like_gpu_binary(path: Path) -> bool:
-    """Cheap test used when recursing into directories: a known magic at the start."""
+def read_head(path: Path) -> bytes | None:
+    """The first 64 bytes of a file (None when it cannot be read)."""
     try:  # os-level calls: this runs for every file of a directory tree
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
-            head = os.read(fd, 64)
+            return os.read(fd, 64)
         finally:
             os.close(fd)
     except OSError:
+        return None
+
+
+def looks_like_gpu_binary(path: Path, head: bytes | None = None) -> bool:
+    """Cheap test used when recursing into directories: a known magic at the start
+    (``head``: the file's first 64 bytes when the caller has read them)."""
+    if head is None:
+        head = read_head(path)
+    if head is None:
         return True  # let the reader report the problem
     if head.startswith((BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC)):
         return True

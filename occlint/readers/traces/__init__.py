@@ -190,16 +190,9 @@ _BINARY_MAGICS = (b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b"\x50\xed\x
                   b"PK\x03\x04", b"BC\xc0\xde", b"\xde\xc0\x17\x0b", b"\x10\xff\x10\xad")
 
 
-def classify(path: Path) -> str | None:
-    """The trace format of ``path``, or None; cheap for GPU binaries (one 64-byte read)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        try:
-            head = os.read(fd, 64)
-        finally:
-            os.close(fd)
-    except OSError:
-        return None
+def classify(path: Path, head: bytes | None) -> str | None:
+    """The trace format of ``path``, or None, from its first 64 bytes (``head``; None when
+    unreadable): no further read for GPU binaries."""
     if not head or head.startswith(_BINARY_MAGICS):
         return None
     if not (head.startswith((GZIP_MAGIC, SQLITE_MAGIC)) or head[:1].isascii()
