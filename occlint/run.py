@@ -215,7 +215,7 @@ def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
 def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
     """Read, analyse and check one input; None for a file found in a directory that is not
     GPU code."""
-    from occlint.readers.loader import looks_like_gpu_binary, read_path
+    from occlint.readers.loader import looks_like_gpu_binary, read_head, read_path
     from occlint.readers.traces import classify
     from occlint.rules.engine import apply_rules
 
