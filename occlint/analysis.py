@@ -25,6 +25,9 @@ class LaunchConfig:
     grid: int | None = None
     problem_size: int | None = None
     dynamic_lds: int = 0  # AMD dynamic LDS / NVIDIA dynamic shared memory, bytes per block
+    # the kernel's body as its CUDA / HIP source shows it: "grid-stride", "per-element",
+    # "other"; None when no source of it is in the run (occlint.sources)
+    body: str | None = None
 
 
 @dataclass

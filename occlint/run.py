@@ -81,6 +81,8 @@ class Options:
     # an unexpected exception while analysing one input becomes an error of that input, and
     # the other inputs are still analysed (the CLI without --debug); else it propagates
     isolate_failures: bool = False
+    # kernel name -> {"block", "body"} read from the run's CUDA / HIP sources (occlint.sources)
+    source_index: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -114,6 +116,13 @@ def _launch_resolver(cfg: Config, opts: Options):
                 base = settings
                 break
         hint = kernel.launch_hint or {}
+        from_source: dict[str, Any] = {}
+        if opts.source_index:
+            from occlint.sources import kernel_base_name
+
+            from_source = opts.source_index.get(kernel_base_name(kernel.demangled), {})
+        if "block" in from_source:
+            hint = {"block": from_source["block"], **hint}
         dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
         launch = LaunchConfig(
             block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
@@ -121,6 +130,7 @@ def _launch_resolver(cfg: Config, opts: Options):
             problem_size=opts.problem_size if opts.problem_size is not None
             else base.get("problem-size"),
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,
+            body=from_source.get("body"),
         )
         cache[key] = launch
         return launch
@@ -180,6 +190,8 @@ class InputOutcome:
     input_findings: list[Finding]
     analysed: bool  # kernels or artifacts found
     group: int | None = None  # a member group of an archive: merged into the group before
+    source: dict[str, Any] | None = None  # a CUDA / HIP source: its "sources" record
+    source_model: Any = None  # ... and its SourceFile (for the join with binaries)
 
 
 def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
@@ -204,6 +216,12 @@ def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
 
     path = Path(candidate.path)
     try:
+        from occlint.readers.source import is_source
+
+        if is_source(candidate.path) and candidate.group is None:
+            from occlint.sources import analyse_source
+
+            return analyse_source(candidate, setup)
         if not candidate.listed and not looks_like_gpu_binary(path):
             return None
         result = read_path(path, candidate.display, setup.read_options, candidate.group)
@@ -330,6 +348,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
         list(paths), [*(opts.exclude or cfg.exclude), *cfg.extend_exclude,
                       *opts.extend_exclude],
         opts.include or cfg.include)
+    opts = _with_source_index(opts, candidates)
     jobs = opts.jobs if opts.jobs is not None else cfg.jobs
     jobs = auto_jobs(candidates) if jobs == "auto" else int(jobs)
     if jobs > 1:
@@ -344,6 +363,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     artifacts: list[dict[str, Any]] = []
     errors: list[InputError] = []
     input_findings: list[Finding] = []
+    sources: list[dict[str, Any]] = []
+    source_models: list[Any] = []
     analysed = False
     done = 0
     for batch in _analyse_all(candidates, jobs, setup, opts, cfg, texts.directory):
@@ -360,10 +381,15 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
             artifacts.extend(one.artifacts)
             errors.extend(one.errors)
             input_findings.extend(one.input_findings)
+            if one.source is not None:
+                sources.append(one.source)
+                source_models.append(one.source_model)
             analysed = analysed or one.analysed
         done += len(batch)
         if progress is not None:
             progress(done, len(candidates), len(texts))
+    if source_models and opts.source_index and len(texts):
+        input_findings.extend(_join_sources(source_models, texts, setup))
     error_holder = ReadResult(path="", errors=path_errors)
     input_findings.extend(apply_rules([], [error_holder], settings))
     input_findings.sort(key=lambda f: (-RANK[f.severity], f.rule))  # as apply_rules sorts
@@ -394,6 +420,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     doc["summary"]["findings"] = _counts(all_findings)
     if baseline_info is not None:
         doc["baseline"] = baseline_info
+    if sources:
+        doc["sources"] = sources
     doc["settings"] = {"fail_on": fail_on, "select": list(settings.select),
                        "ignore": list(settings.ignore),
                        "extend_select": list(settings.extend_select),
@@ -410,6 +438,50 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     else:
         code = EXIT_OK
     return Outcome(doc, code, cfg, setup.db)
+
+
+def _with_source_index(opts: Options, candidates: list[Candidate]) -> Options:
+    """With both sources and binaries in the run: parse the sources first, so that binary
+    kernels are analysed at their launch sites' block size (occlint.sources)."""
+    from occlint.readers.source import is_source
+
+    names = [c for c in candidates if is_source(c.path)]
+    if not names or len(names) == len(candidates) or opts.source_index:
+        return opts
+    from dataclasses import replace
+
+    from occlint.readers.source import read_source
+    from occlint.sources import launch_index
+
+    models = []
+    for c in names:
+        try:
+            models.append(read_source(c.path, c.display))
+        except OSError:
+            continue
+    return replace(opts, source_index=launch_index(models))
+
+
+def _join_sources(models: list[Any], texts: KernelRecords, setup: Setup) -> list[Finding]:
+    """LCH003 on launch sites whose kernel has a binary in the run (joined by name)."""
+    from occlint.sources import binaries_by_kernel, check
+
+    names = [s.kernel.encode() for m in models for s in m.launches]
+    wanted = []
+    for i in range(len(texts)):
+        text = texts[i]
+        if any(n in text for n in names):  # the text test only saves decoding
+            wanted.append(json.loads(text))
+    binaries = binaries_by_kernel(wanted)
+    if not binaries:
+        return []
+    out: list[Finding] = []
+    for model in models:
+        if not any(s.kernel in binaries for s in model.launches):
+            continue
+        findings, _, _ = check(model, setup, binaries)
+        out.extend(f for f in findings if f.rule == "LCH003")
+    return out
 
 
 def _counts(findings: list[Finding]) -> dict[str, Any]:

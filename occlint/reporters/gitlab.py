@@ -10,7 +10,8 @@ warning -> ``major``, info -> ``info``; ``blocker`` is not used (nothing occlint
 stops a build that already produced the binary).
 
 ``path`` is repo-relative (relative to the working directory, i.e. ``$CI_PROJECT_DIR``
-in a job); binaries have no lines, so ``begin`` is 1. ``fingerprint`` is the sha256 of the
+in a job); binaries have no lines, so ``begin`` is 1; findings on source launch sites
+begin at their line. ``fingerprint`` is the sha256 of the
 finding's baseline identity (logical file, target, kernel, device, rule) and its
 occurrence among equal identities: unique per finding (GitLab drops duplicates) and
 unchanged by unrelated kernels, files or message wording, so merge-request widgets compare
@@ -35,7 +36,7 @@ def issue(f: dict[str, Any], fingerprint: tuple[str, int]) -> dict[str, Any]:
         "check_name": f["rule"],
         "fingerprint": hashlib.sha256(f"{digest}:{occurrence}".encode()).hexdigest(),
         "severity": SEVERITY.get(f["severity"], "major"),
-        "location": {"path": repo_path(f["file"]), "lines": {"begin": 1}},
+        "location": {"path": repo_path(f["file"]), "lines": {"begin": f.get("line") or 1}},
     }
 
 

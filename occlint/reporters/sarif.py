@@ -7,7 +7,8 @@ result per finding. The choices GitHub code scanning needs:
   repo-relative POSIX path (relative to the working directory when the file is inside
   it, percent-encoded); a file outside it gets an absolute ``file://`` URI. No
   ``originalUriBaseIds`` (code scanning does not honour them), never an empty URI.
-  ``region.startLine`` is 1: binaries have no lines, the kernel is a logical location.
+  ``region.startLine`` is 1: binaries have no lines, the kernel is a logical location;
+  findings on CUDA / HIP launch sites carry their region (start and end line and column).
 * ``partialFingerprints["occlintFinding/v1"]`` = ``sha256(identity) + ":" + occurrence``
   where identity is the baseline identity (logical file name, target, kernel, device,
   rule; :func:`occlint.baseline.identity`) and occurrence counts results of the same
@@ -232,12 +233,22 @@ def _logical_name(demangled: str) -> str:
     return name or demangled
 
 
+def region(f: dict[str, Any]) -> dict[str, int]:
+    """The finding's source region (1-based lines and columns); line 1 for binaries."""
+    if f.get("line") is None:
+        return {"startLine": 1}
+    out = {"startLine": f["line"], "startColumn": f["column"]}
+    if f.get("end_line") is not None:
+        out.update(endLine=f["end_line"], endColumn=f["end_column"])
+    return out
+
+
 def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, int],
                   cwd: Path, baseline: bool) -> dict[str, Any]:
     location: dict[str, Any] = {
         "physicalLocation": {
             "artifactLocation": {"uri": artifact_uri(f["file"], cwd)},
-            "region": {"startLine": 1},
+            "region": region(f),
         },
     }
     if f.get("kernel"):

@@ -219,7 +219,8 @@ def grid_too_small(report, ctx):
         "LCH102", report,
         f"grid of {grid} blocks leaves {n - grid} of {n} {unit}s of {_device(report)} idle "
         f"(up to {_pct((n - grid) / n)} of the device unused)",
-        advice=f"launch at least {n} blocks; a grid-stride kernel: {recommended}",
+        advice=f"launch at least {n} blocks" + (f"; a grid-stride kernel: {recommended}"
+                                                 if recommended else ""),
         grid=grid, units=n)
 
 

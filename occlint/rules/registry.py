@@ -5,6 +5,11 @@ A rule is a function decorated with :func:`rule`: it receives one :class:`Kernel
 Its docstring is its documentation: a one-line summary, then the sections
 ``What it does``, ``Why it matters``, ``How to fix`` and ``Example``
 (``occlint rule CODE`` prints them; SARIF and the HTML report reuse them).
+
+A rule may also check launch sites in CUDA / HIP source (:func:`site_rule`, in
+occlint.rules.sites): the same code, its finding located at the line and column of the
+launch argument that causes it (``Finding.line`` / ``column``). Rules of scope ``source``
+check only source files.
 """
 
 from __future__ import annotations
@@ -34,12 +39,21 @@ class Finding:
     entry: str | None = None
     advice: str | None = None  # the concrete next step, when there is one
     data: dict[str, Any] = field(default_factory=dict)
+    # where in a source file (1-based; columns in characters): findings on launch sites
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "name": self.name, "severity": self.severity,
-                "message": self.message, "advice": self.advice, "file": self.file,
-                "entry": self.entry, "kernel": self.kernel, "demangled": self.demangled,
-                "arch": self.arch, "device": self.device, "data": self.data}
+        out = {"rule": self.rule, "name": self.name, "severity": self.severity,
+               "message": self.message, "advice": self.advice, "file": self.file,
+               "entry": self.entry, "kernel": self.kernel, "demangled": self.demangled,
+               "arch": self.arch, "device": self.device, "data": self.data}
+        if self.line is not None:  # only located findings carry a region
+            out.update(line=self.line, column=self.column, end_line=self.end_line,
+                       end_column=self.end_column)
+        return out
 
 
 @dataclass(frozen=True)
@@ -47,10 +61,11 @@ class Rule:
     code: str
     name: str
     severity: Severity
-    scope: Literal["kernel", "input"]
+    scope: Literal["kernel", "input", "source"]
     summary: str
     docs: dict[str, str]
     check: Callable[..., Iterable[Finding]]
+    site_check: Callable[..., Iterable[Finding]] | None = None  # on source launch sites
 
     @property
     def family(self) -> str:
@@ -89,7 +104,8 @@ def _parse_docs(doc: str) -> tuple[str, dict[str, str]]:
     return summary, docs
 
 
-def rule(code: str, name: str, severity: Severity, scope: Literal["kernel", "input"] = "kernel"):
+def rule(code: str, name: str, severity: Severity,
+         scope: Literal["kernel", "input", "source"] = "kernel"):
     def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         summary, docs = _parse_docs(func.__doc__ or "")
         missing = [s for s in SECTIONS if s not in docs]
@@ -102,9 +118,19 @@ def rule(code: str, name: str, severity: Severity, scope: Literal["kernel", "inp
     return register
 
 
+def site_rule(code: str):
+    """Attach a launch-site check to the registered rule ``code`` (same documentation)."""
+    def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
+        import dataclasses
+
+        RULES[code] = dataclasses.replace(RULES[code], site_check=func)
+        return func
+    return register
+
+
 def all_rules() -> dict[str, Rule]:
     """Every rule, by code (importing the rule modules registers them)."""
-    from occlint.rules import binary, launch, occupancy, resources, target  # noqa: F401
+    from occlint.rules import binary, launch, occupancy, resources, sites, target  # noqa: F401
 
     return dict(sorted(RULES.items()))
 
