@@ -349,6 +349,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
                       *opts.extend_exclude],
         opts.include or cfg.include)
     opts = _with_source_index(opts, candidates)
+    if opts.source_index:
+        setup.resolve = _launch_resolver(cfg, opts)
     jobs = opts.jobs if opts.jobs is not None else cfg.jobs
     jobs = auto_jobs(candidates) if jobs == "auto" else int(jobs)
     if jobs > 1:
