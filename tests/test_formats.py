@@ -147,7 +147,11 @@ def test_sarif_meets_github_code_scanning_requirements(case):
         assert uri and URI_REFERENCE.match(uri), uri
         assert not uri.startswith(("/", "file:")) and ".." not in uri.split("/")
         assert uri in inputs  # repo-relative: the path as run from the repository root
-        assert physical["region"] == {"startLine": 1}
+        if f.get("line") is None:  # binaries have no lines
+            assert physical["region"] == {"startLine": 1}
+        else:  # a finding on a CUDA / HIP source: its region
+            assert physical["region"]["startLine"] == f["line"]
+            assert physical["region"]["startColumn"] == f["column"]
         fingerprint = result["partialFingerprints"]["occlintFinding/v1"]
         assert re.fullmatch(r"[0-9a-f]{64}:[1-9]\d*", fingerprint)
         if f["kernel"]:
@@ -441,7 +445,7 @@ def test_gitlab_code_quality_report(case):
         assert f["message"] in issue["description"]
         assert issue["severity"] in GITLAB_SEVERITIES
         assert issue["severity"] == severity[f["severity"]]
-        assert issue["location"]["lines"] == {"begin": 1}
+        assert issue["location"]["lines"] == {"begin": f.get("line") or 1}  # 1: binaries
         path = issue["location"]["path"]
         assert path and not path.startswith("/") and path == Path(f["file"]).as_posix()
         assert re.fullmatch(r"[0-9a-f]{64}", issue["fingerprint"])

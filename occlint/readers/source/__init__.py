@@ -40,6 +40,8 @@ def vendor_hint(path: str, data: bytes) -> str | None:
 
 def suppressions(root, text: Text) -> list[Suppression]:
     out = []
+    if b"occlint" not in text.data:
+        return []
     found = captures('((comment) @c (#match? @c "occlint"))', root).get("c", [])
     for node in found:
         match = _SUPPRESS.search(text.of(node, 400))
@@ -68,15 +70,37 @@ def parse_source(data: bytes, display: str) -> SourceFile:
         return result
     if not _MARKERS.search(data):
         return result
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:  # invalid bytes become U+FFFD (lines stay where they are)
+        data = data.decode("utf-8", "replace").encode("utf-8")
     tree = parser().parse(data)
     root = tree.root_node
     text = Text(data)
     evaluator = Evaluator(text, root)
+    broken: list[tuple[int, int]] = []  # lines of the regions with syntax errors
     if root.has_error:
-        for node in captures("(ERROR) @e", root).get("e", [])[:MAX_ERROR_REGIONS]:
-            result.error_regions.append(text.span(node))
+        end = -1
+        for node in captures("(ERROR) @e", root).get("e", []):
+            if node.start_byte < end:
+                continue  # inside the region before
+            end = node.end_byte
+            broken.append((node.start_point[0] + 1, node.end_point[0] + 1))
+            if len(result.error_regions) < MAX_ERROR_REGIONS:
+                result.error_regions.append(text.span(node))
     result.kernels = kernels(root, text, evaluator)
     result.launches, cut = launches(root, text, evaluator)
+    if broken:  # nothing from a line a syntax error touches
+        import bisect
+
+        starts = [b[0] for b in broken]
+        ends = [b[1] for b in broken]
+
+        def clean(first: int, last: int) -> bool:
+            i = bisect.bisect_right(starts, last)
+            return i == 0 or ends[i - 1] < first  # regions: disjoint, in order
+
+        result.launches = [s for s in result.launches if clean(s.span.line, s.span.end_line)]
     result.truncated = result.truncated or cut
     result.suppressions = suppressions(root, text)
     return result

@@ -46,7 +46,9 @@ def captures(query_text: str, node: Any, start: int | None = None,
     cursor = tree_sitter.QueryCursor(query(query_text))
     if start is not None and end is not None:
         cursor.set_byte_range(start, end)
-    return cursor.captures(node)
+    found = cursor.captures(node)
+    # in document order, whatever order the query engine returns them in
+    return {k: sorted(v, key=lambda n: (n.start_byte, -n.end_byte)) for k, v in found.items()}
 
 
 def matches(query_text: str, node: Any) -> list[dict[str, Any]]:
