@@ -390,8 +390,11 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
         done += len(batch)
         if progress is not None:
             progress(done, len(candidates), len(texts))
-    if source_models and opts.source_index and len(texts):
-        input_findings.extend(_join_sources(source_models, texts, setup))
+    if source_models:
+        from occlint.sources import join
+
+        binaries = _source_binaries(source_models, texts) if opts.source_index else {}
+        input_findings.extend(join(source_models, sources, setup, binaries))
     error_holder = ReadResult(path="", errors=path_errors)
     input_findings.extend(apply_rules([], [error_holder], settings))
     input_findings.sort(key=lambda f: (-RANK[f.severity], f.rule))  # as apply_rules sorts
@@ -464,9 +467,9 @@ def _with_source_index(opts: Options, candidates: list[Candidate]) -> Options:
     return replace(opts, source_index=launch_index(models))
 
 
-def _join_sources(models: list[Any], texts: KernelRecords, setup: Setup) -> list[Finding]:
-    """LCH003 on launch sites whose kernel has a binary in the run (joined by name)."""
-    from occlint.sources import binaries_by_kernel, check
+def _source_binaries(models: list[Any], texts: KernelRecords) -> dict[str, list[Any]]:
+    """Binary kernel records named like a launched source kernel (occlint.sources)."""
+    from occlint.sources import binaries_by_kernel
 
     names = [s.kernel.encode() for m in models for s in m.launches]
     wanted = []
@@ -474,16 +477,7 @@ def _join_sources(models: list[Any], texts: KernelRecords, setup: Setup) -> list
         text = texts[i]
         if any(n in text for n in names):  # the text test only saves decoding
             wanted.append(json.loads(text))
-    binaries = binaries_by_kernel(wanted)
-    if not binaries:
-        return []
-    out: list[Finding] = []
-    for model in models:
-        if not any(s.kernel in binaries for s in model.launches):
-            continue
-        findings, _, _ = check(model, setup, binaries)
-        out.extend(f for f in findings if f.rule == "LCH003")
-    return out
+    return binaries_by_kernel(wanted)
 
 
 def _counts(findings: list[Finding]) -> dict[str, Any]:

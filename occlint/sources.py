@@ -18,11 +18,44 @@ if TYPE_CHECKING:
 
 
 def check(source: SourceFile, setup: Setup,
-          binaries: dict[str, list[dict[str, Any]]] | None = None):
+          binaries: dict[str, list[dict[str, Any]]] | None = None,
+          definitions: dict[str, Any] | None = None):
     from occlint.rules.sites import check_source, targets_for
 
     targets = targets_for(setup.devices, source, setup.read_options.targets)
-    return check_source(source, targets, setup.settings, setup.settings.enabled(), binaries)
+    return check_source(source, targets, setup.settings, setup.settings.enabled(), binaries,
+                        definitions)
+
+
+def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
+         binaries: dict[str, list[dict[str, Any]]]) -> list:
+    """What only the whole run knows, after every input was read: launches of kernels
+    defined in another source file of the run (their body and launch bounds: LCH103,
+    LCH002), and launches of kernels with a binary in the run (LCH003). Returns the new
+    findings; updates the records' advice and suppressed lists."""
+    defined: dict[str, list[Any]] = {}
+    for m in models:
+        for k in m.kernels:
+            defined.setdefault(k.name, []).append(k)
+    definitions = {name: ks[0] for name, ks in defined.items()
+                   if len({(k.body, k.launch_bounds) for k in ks}) == 1}
+    out = []
+    for model, record in zip(models, records, strict=True):
+        external = {s.kernel for s in model.launches
+                    if model.kernel(s.kernel) is None and s.kernel in definitions}
+        joined = {s.kernel for s in model.launches if s.kernel in binaries}
+        if not external and not joined:
+            continue
+        findings, suppressed, advice = check(model, setup, binaries, definitions)
+        for f in findings:
+            if f.rule == "LCH003" or (f.kernel in external and (
+                    f.rule == "LCH103" or (f.rule == "LCH002"
+                                           and "launch_bounds" in f.data))):
+                out.append(f)
+        for site, a in zip(record["launches"], advice, strict=True):
+            site["advice"] = a
+        record["suppressed"] = [f.to_dict() for f in suppressed]
+    return out
 
 
 def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:

@@ -365,3 +365,38 @@ def test_binary_of_a_per_element_kernel_gets_no_grid_stride_advice(occlint, tmp_
     assert "LCH103" not in [f["rule"] for f in kernel["findings"]]
     text = occlint(".", "--device", "w7800", cwd=tmp_path).out
     assert "no grid-stride grid" in text
+
+
+def test_kernel_defined_in_another_source_of_the_run(occlint, tmp_path):
+    gamma_program(tmp_path, 256, 2800)  # defines gamma_correction (a grid-stride loop)
+    (tmp_path / "app.hip").write_text(
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void gamma_correction(unsigned char *, unsigned long, float);\n"
+        "void run(unsigned char *d, unsigned long n) {\n"
+        "  gamma_correction<<<1000, 256>>>(d, n, 2.2f);\n}\n")
+    doc = occlint(".", "--device", "w7800", "--format", "json", cwd=tmp_path).json()
+    app = next(s for s in doc["sources"] if s["path"] == "app.hip")
+    assert app["kernels"] == []  # a declaration, not a definition
+    assert app["launches"][0]["advice"]["grid_stride_advice"] is True
+    assert "gamma.hip" in app["launches"][0]["advice"]["reason"]
+    # 1000 x 8 waves = 8,000 < 22,400 (LCH103, known only from gamma.hip); 1000 = 28 x 35 + 20
+    assert sorted((f["file"], f["rule"]) for f in doc["findings"]) == \
+        [("app.hip", "LCH101"), ("app.hip", "LCH103")]
+
+
+def test_block_below_best_occupancy_joined_with_the_cubin(occlint, tmp_path):
+    (tmp_path / "gamma.sm_90.cubin").write_bytes(
+        (FIXTURES / "nvidia/cubin/gamma.sm_90.cubin").read_bytes())
+    path = tmp_path / "launch.cu"
+    path.write_text(
+        "#include <cuda_runtime.h>\n"
+        "__global__ void gamma_correction_gridstride(unsigned char *, size_t, float);\n"
+        "void run(unsigned char *d, size_t n) {\n"
+        "  gamma_correction_gridstride<<<1056, 32>>>(d, n, 2.2f);\n}\n")
+    doc = occlint(".", "--device", "h100", "--format", "json", cwd=tmp_path).json()
+    site = [f for f in doc["findings"] if f["rule"] == "LCH003"]
+    assert len(site) == 1, doc["findings"]
+    # H100: at most 32 blocks of one warp per SM = 32 of 64 warps: 50 %
+    assert (site[0]["line"], site[0]["column"]) == where(path, "32>>>")
+    assert "reaches 50.0% occupancy" in site[0]["message"]
+    assert site[0]["file"] == "launch.cu" and "gamma.sm_90.cubin" in site[0]["message"]

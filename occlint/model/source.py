@@ -74,6 +74,7 @@ class SourceKernel:
     body: Body
     launch_bounds: tuple[int | None, int | None] | None = None  # (max threads, min blocks)
     template: bool = False
+    file: str = ""  # the file that defines it (for launches in other files)
 
     def to_dict(self) -> dict[str, Any]:
         bounds = None

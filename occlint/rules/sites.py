@@ -328,6 +328,14 @@ def source_syntax_error(source: SourceFile, ctx: Any) -> Iterator[Finding]:
                   end_line=first.end_line, end_column=first.end_column)
 
 
+def _where(ctx: SiteContext) -> str:
+    k = ctx.kernel
+    assert k is not None
+    if ctx.source.kernel(k.name) is k:
+        return f"line {k.span.line}"
+    return f"defined in {k.file}:{k.span.line}" if k.file else f"line {k.span.line}"
+
+
 def site_advice(site: LaunchSite, ctx: SiteContext) -> dict[str, Any]:
     """What the JSON says about a site's grid advice, and why."""
     stride = grid_stride(ctx)
@@ -339,15 +347,15 @@ def site_advice(site: LaunchSite, ctx: SiteContext) -> dict[str, Any]:
             if over is not None and t.device is not None:
                 grids[t.device.name] = over["recommended_grid"]
         return {"kernel_body": body, "grid_stride_advice": True,
-                "reason": f"{site.kernel} is a grid-stride loop (line {ctx.kernel.span.line})",  # type: ignore[union-attr]
+                "reason": f"{site.kernel} is a grid-stride loop ({_where(ctx)})",
                 "recommended_grid": grids or None}
     if stride is False:
         reason = (f"{site.kernel} processes one element per thread (a bounds check, no "
-                  f"grid-stride loop, line {ctx.kernel.span.line}): its grid follows the "  # type: ignore[union-attr]
-                  "problem size, so only the block size is advised")
+                  f"grid-stride loop, {_where(ctx)}): its grid follows the problem size, so "
+                  "only the block size is advised")
     elif ctx.kernel is None:
-        reason = (f"{site.kernel} is not defined in this file: its body is unknown, so no "
-                  "grid-stride advice")
+        reason = (f"{site.kernel} is not defined in this file or another source of the run: "
+                  "its body is unknown, so no grid-stride advice")
     else:
         reason = (f"the body of {site.kernel} is neither a recognised grid-stride loop nor "
                   "one element per thread: no grid-stride advice")
@@ -357,11 +365,14 @@ def site_advice(site: LaunchSite, ctx: SiteContext) -> dict[str, Any]:
 
 def check_source(source: SourceFile, targets: list[Target], settings: Any,
                  enabled: set[str], binaries: dict[str, list[dict[str, Any]]] | None = None,
+                 definitions: dict[str, SourceKernel] | None = None,
                  ) -> tuple[list[Finding], list[Finding], list[dict[str, Any]]]:
     """(findings, suppressed findings, advice per launch site) of one source file.
 
     ``settings``: the run's RuleSettings (selection is ``enabled``; severity overrides and
-    per-kernel ignores apply as to binary findings)."""
+    per-kernel ignores apply as to binary findings). ``binaries``: facts of the kernels'
+    binaries in the run (LCH003); ``definitions``: kernels defined in other source files
+    of the run, for launches of kernels this file does not define."""
     from occlint.rules.engine import _ignored_for_kernel
 
     found: list[Finding] = []
@@ -372,7 +383,8 @@ def check_source(source: SourceFile, targets: list[Target], settings: Any,
     advice = []
     site_rules = [r for r in chosen if r.site_check is not None]
     for site in source.launches:
-        ctx = SiteContext(source, source.kernel(site.kernel), targets, settings.advice,
+        kernel = source.kernel(site.kernel) or (definitions or {}).get(site.kernel)
+        ctx = SiteContext(source, kernel, targets, settings.advice,
                           (binaries or {}).get(site.kernel, []))
         advice.append(site_advice(site, ctx))
         for r in site_rules:

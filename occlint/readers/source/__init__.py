@@ -88,7 +88,7 @@ def parse_source(data: bytes, display: str) -> SourceFile:
             broken.append((node.start_point[0] + 1, node.end_point[0] + 1))
             if len(result.error_regions) < MAX_ERROR_REGIONS:
                 result.error_regions.append(text.span(node))
-    result.kernels = kernels(root, text, evaluator)
+    result.kernels = kernels(root, text, evaluator, display)
     result.launches, cut = launches(root, text, evaluator)
     if broken:  # nothing from a line a syntax error touches
         import bisect

@@ -134,7 +134,8 @@ def classify(body: Any, text: Text) -> Body:
     return "other"
 
 
-def kernels(root: Any, text: Text, evaluator: Evaluator) -> list[SourceKernel]:
+def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = ""
+            ) -> list[SourceKernel]:
     out: list[SourceKernel] = []
     for node in captures(_KERNELS, root).get("kernel", []):
         if node.has_error:
@@ -163,7 +164,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator) -> list[SourceKernel]:
         body = node.child_by_field_name("body")
         kind: Body = classify(body, text) if body is not None else "other"
         template = node.parent is not None and node.parent.type == "template_declaration"
-        out.append(SourceKernel(name, text.span(name_node), kind, bounds, template))
+        out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file))
     return out
 
 
