@@ -36,8 +36,15 @@ def issue(f: dict[str, Any], fingerprint: tuple[str, int]) -> dict[str, Any]:
         "check_name": f["rule"],
         "fingerprint": hashlib.sha256(f"{digest}:{occurrence}".encode()).hexdigest(),
         "severity": SEVERITY.get(f["severity"], "major"),
-        "location": {"path": repo_path(f["file"]), "lines": {"begin": f.get("line") or 1}},
+        "location": _location(f),
     }
+
+
+def _location(f: dict[str, Any]) -> dict[str, Any]:
+    source = f.get("source") or {}
+    if source.get("path"):  # a binary finding on its kernel's source line (debug info)
+        return {"path": repo_path(source["path"]), "lines": {"begin": source["line"]}}
+    return {"path": repo_path(f["file"]), "lines": {"begin": f.get("line") or 1}}
 
 
 def render(doc: dict[str, Any], **_: Any) -> str:

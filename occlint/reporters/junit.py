@@ -43,6 +43,9 @@ def _details(f: dict[str, Any]) -> str:
     lines = [f"{f['rule']} {f['name']} ({f['severity']}): {message_text(f)}"]
     if f.get("line") is not None:
         lines.append(f"at: {f['file']}:{f['line']}:{f['column']}")
+    if f.get("source"):
+        lines.append(f"source: {f['source'].get('path') or f['source']['file']}:"
+                     f"{f['source']['line']}")
     for key in ("kernel", "arch", "device", "entry"):
         if f.get(key):
             lines.append(f"{key}: {f[key]}")

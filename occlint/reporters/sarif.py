@@ -261,9 +261,18 @@ def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, in
         }]
     elif f.get("entry"):
         location["logicalLocations"] = [{"name": f["entry"], "kind": "module"}]
+    related = None
+    source = f.get("source") or {}
+    if source.get("path"):  # the kernel's source under the repository (debug information)
+        related = [{**location, "id": 0, "message": {"text": "the binary"}}]
+        location = {"physicalLocation": {
+            "artifactLocation": {"uri": artifact_uri(source["path"], cwd)},
+            "region": {"startLine": source["line"]}},
+            **({"logicalLocations": location["logicalLocations"]}
+               if "logicalLocations" in location else {})}
     digest, occurrence = fingerprint
     properties: dict[str, Any] = {"severity": f["severity"]}
-    for key in ("arch", "device", "entry", "kernel", "data"):
+    for key in ("arch", "device", "entry", "kernel", "data", "source"):
         if f.get(key):
             properties[key] = f[key]
     result: dict[str, Any] = {
@@ -272,6 +281,7 @@ def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, in
         "level": LEVEL.get(f["severity"], "warning"),
         "message": {"text": message_text(f)},
         "locations": [location],
+        **({"relatedLocations": related} if related else {}),
         "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{occurrence}"},
     }
     if baseline:

@@ -103,6 +103,9 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
                 f"{_safe(f['message'])}{help_text}")
     where = _safe(f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else ""))
     kernel = f": {_safe(f['demangled'] or f['kernel'])}" if f["kernel"] else ""
+    source = f.get("source")
+    if kernel and source:  # from debug information
+        kernel += f" ({_safe(source.get('path') or source['file'])}:{source['line']})"
     device = f" @ {f['device']}" if show_device and f["device"] else ""
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "

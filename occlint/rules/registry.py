@@ -44,6 +44,9 @@ class Finding:
     column: int | None = None
     end_line: int | None = None
     end_column: int | None = None
+    # binary findings: the kernel's definition from debug information,
+    # {"file": as recorded, "line": n, "path": the file under the working directory or None}
+    source: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"rule": self.rule, "name": self.name, "severity": self.severity,
@@ -53,6 +56,8 @@ class Finding:
         if self.line is not None:  # only located findings carry a region
             out.update(line=self.line, column=self.column, end_line=self.end_line,
                        end_column=self.end_column)
+        if self.source is not None:
+            out["source"] = self.source
         return out
 
 
@@ -142,7 +147,16 @@ def kernel_finding(rule_code: str, report, message: str, advice: str | None = No
     return Finding(rule=r.code, name=r.name, severity=r.severity, message=message,
                    file=k.file, kernel=k.name, demangled=k.demangled, arch=k.arch,
                    device=report.device.name if report.device else None, entry=k.entry,
-                   advice=advice, data=data)
+                   advice=advice, data=data, source=source_location(k.source))
+
+
+def source_location(source: tuple[str, int] | None) -> dict[str, Any] | None:
+    """A kernel's (file, line) from debug information as findings and records carry it."""
+    if source is None:
+        return None
+    from occlint.readers.debuginfo import resolve
+
+    return {"file": source[0], "line": source[1], "path": resolve(source[0])}
 
 
 def select_rules(codes: Iterable[str], select: Iterable[str], ignore: Iterable[str]) -> set[str]:
