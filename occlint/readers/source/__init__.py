@@ -9,6 +9,7 @@ is read from regions with syntax errors, expressions deeper than
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -25,6 +26,12 @@ _CODE = re.compile(r"^[A-Z]+[0-9]*$")
 HIP_MARKERS = re.compile(rb"hipLaunch|hip/hip_runtime|__HIP_PLATFORM_AMD__|hipStream_t")
 
 
+def may_launch(data: bytes) -> bool:
+    """Whether the file can hold a kernel or a launch (else it is not parsed)."""
+    return (b"__global__" in data or b"<<<" in data or b"Launch" in data) and \
+        _MARKERS.search(data) is not None
+
+
 def is_source(path: str | Path) -> bool:
     return str(path).lower().endswith(SUFFIXES)
 
@@ -38,11 +45,15 @@ def vendor_hint(path: str, data: bytes) -> str | None:
     return None
 
 
-def suppressions(root, text: Text) -> list[Suppression]:
+_COMMENTS = '((comment) @c (#match? @c "occlint"))'
+
+
+def suppressions(root, text: Text, found: list | None = None) -> list[Suppression]:
     out = []
     if b"occlint" not in text.data:
         return []
-    found = captures('((comment) @c (#match? @c "occlint"))', root).get("c", [])
+    if found is None:
+        found = captures(_COMMENTS, root).get("c", [])
     for node in found:
         match = _SUPPRESS.search(text.of(node, 400))
         if not match:
@@ -60,16 +71,18 @@ def suppressions(root, text: Text) -> list[Suppression]:
 
 def parse_source(data: bytes, display: str) -> SourceFile:
     """The source model of ``data`` (the bytes of the file shown as ``display``)."""
+    from occlint.readers.source import kernels as kernels_mod
+    from occlint.readers.source import launches as launches_mod
     from occlint.readers.source.evaluate import Evaluator
-    from occlint.readers.source.kernels import kernels
-    from occlint.readers.source.launches import launches
 
-    result = SourceFile(display, size=len(data), vendor_hint=vendor_hint(display, data))
+    result = SourceFile(display, size=len(data))
     if len(data) > MAX_SOURCE_BYTES:
         result.truncated = True
+        result.vendor_hint = vendor_hint(display, b"")
         return result
-    if not _MARKERS.search(data):
+    if not may_launch(data):
         return result
+    result.vendor_hint = vendor_hint(display, data)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:  # invalid bytes become U+FFFD (lines stay where they are)
@@ -78,18 +91,27 @@ def parse_source(data: bytes, display: str) -> SourceFile:
     root = tree.root_node
     text = Text(data)
     evaluator = Evaluator(text, root)
+    # one walk of the tree for every query (tree-sitter runs them together)
+    patterns = [kernels_mod._KERNELS, launches_mod._TRIPLE, launches_mod._APIS]
+    if b"occlint" in data:
+        patterns.append(_COMMENTS)
+    if root.has_error:
+        patterns.append("(ERROR) @e")
+    found = captures("\n".join(patterns), root)
     broken: list[tuple[int, int]] = []  # lines of the regions with syntax errors
     if root.has_error:
         end = -1
-        for node in captures("(ERROR) @e", root).get("e", []):
+        for node in found.get("e", []):
             if node.start_byte < end:
                 continue  # inside the region before
             end = node.end_byte
             broken.append((node.start_point[0] + 1, node.end_point[0] + 1))
             if len(result.error_regions) < MAX_ERROR_REGIONS:
                 result.error_regions.append(text.span(node))
-    result.kernels = kernels(root, text, evaluator, display)
-    result.launches, cut = launches(root, text, evaluator)
+    result.kernels = kernels_mod.kernels(root, text, evaluator, display,
+                                         found.get("kernel", []))
+    result.launches, cut = launches_mod.launches(
+        root, text, evaluator, {k: found.get(k, []) for k in ("config", "call")})
     if broken:  # nothing from a line a syntax error touches
         import bisect
 
@@ -102,15 +124,30 @@ def parse_source(data: bytes, display: str) -> SourceFile:
 
         result.launches = [s for s in result.launches if clean(s.span.line, s.span.end_line)]
     result.truncated = result.truncated or cut
-    result.suppressions = suppressions(root, text)
+    result.suppressions = suppressions(root, text, found.get("c", []))
     return result
 
 
+_CACHE: dict[tuple[str, str], tuple[tuple[int, int], SourceFile]] = {}
+MAX_CACHED = 4096
+
+
 def read_source(path: str | Path, display: str) -> SourceFile:
-    """Read and parse one file; OSError propagates (the caller reports it)."""
-    p = Path(path)
-    size = p.stat().st_size
-    if size > MAX_SOURCE_BYTES:
-        return SourceFile(display, size=size, truncated=True,
-                          vendor_hint=vendor_hint(display, b""))
-    return parse_source(p.read_bytes(), display)
+    """Read and parse one file; OSError propagates (the caller reports it). A run reads a
+    source twice when binaries are in it too (occlint.run): the second read of an unchanged
+    file (size, mtime) is the first's model."""
+    st = os.stat(path)
+    key, stamp = (str(path), display), (st.st_size, st.st_mtime_ns)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    if st.st_size > MAX_SOURCE_BYTES:
+        result = SourceFile(display, size=st.st_size, truncated=True,
+                            vendor_hint=vendor_hint(display, b""))
+    else:
+        with open(path, "rb") as fh:
+            result = parse_source(fh.read(MAX_SOURCE_BYTES + 1), display)
+    if len(_CACHE) >= MAX_CACHED:
+        _CACHE.clear()
+    _CACHE[key] = (stamp, result)
+    return result

@@ -134,10 +134,14 @@ def classify(body: Any, text: Text) -> Body:
     return "other"
 
 
-def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = ""
-            ) -> list[SourceKernel]:
+def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
+            found: list[Any] | None = None) -> list[SourceKernel]:
+    """The ``__global__`` definitions (``found``: the query's captures, when the caller ran
+    it together with other queries)."""
     out: list[SourceKernel] = []
-    for node in captures(_KERNELS, root).get("kernel", []):
+    if found is None:
+        found = captures(_KERNELS, root).get("kernel", [])
+    for node in found:
         if node.has_error:
             continue  # nothing from broken regions
         declarator = node.child_by_field_name("declarator")

@@ -139,12 +139,16 @@ class _Config:
         return None if field in self.ambiguous else self.fields.get(field)
 
 
-def launches(root: Any, text: Text, evaluator: Evaluator) -> tuple[list[LaunchSite], bool]:
+def launches(root: Any, text: Text, evaluator: Evaluator,
+             found: dict[str, list[Any]] | None = None) -> tuple[list[LaunchSite], bool]:
     """Every launch site outside broken regions, in file order; and whether the cap
-    (:data:`MAX_SITES`) cut the list."""
+    (:data:`MAX_SITES`) cut the list. ``found``: captures of :data:`_TRIPLE` and
+    :data:`_APIS`, when the caller ran them together with other queries."""
     sites: list[LaunchSite] = []
-    configs = captures(_TRIPLE, root).get("config", [])
-    calls = captures(_APIS, root).get("call", [])
+    if found is None:
+        found = {**captures(_TRIPLE, root), **captures(_APIS, root)}
+    configs = found.get("config", [])
+    calls = found.get("call", [])
     truncated = len(configs) + len(calls) > MAX_SITES
     for config in configs[:MAX_SITES]:
         call = config.parent
