@@ -121,8 +121,11 @@ def _launch_resolver(cfg: Config, opts: Options):
             from occlint.sources import kernel_base_name
 
             from_source = opts.source_index.get(kernel_base_name(kernel.demangled), {})
-        if "block" in from_source:
-            hint = {"block": from_source["block"], **hint}
+        # the block of the kernel's source launches, when nothing more direct gives one
+        uses_source = ("block" in from_source and opts.block is None and "block" not in base
+                       and "block" not in hint)
+        if uses_source:
+            hint = {**hint, "block": from_source["block"]}
         dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
         launch = LaunchConfig(
             block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
@@ -131,6 +134,7 @@ def _launch_resolver(cfg: Config, opts: Options):
             else base.get("problem-size"),
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,
             body=from_source.get("body"),
+            block_from_source=uses_source,
         )
         cache[key] = launch
         return launch

@@ -133,7 +133,7 @@ def binaries_by_kernel(records: list[dict[str, Any]]) -> dict[str, list[dict[str
     out: dict[str, list[dict[str, Any]]] = {}
     for k in records:
         occ, adv = k.get("occupancy"), k.get("advice") or {}
-        if not occ or occ.get("block_source") != "launch":
+        if not occ or occ.get("block_source") != "source":
             continue
         out.setdefault(kernel_base_name(k.get("demangled") or k["name"]), []).append({
             "file": k["file"], "device": k.get("device") or k.get("arch"),

@@ -339,7 +339,10 @@ def test_directory_walk_picks_sources_and_binaries(occlint, tmp_path):
     # joined by name: the binary is analysed at the source's block size
     (kernel,) = doc["kernels"]
     assert kernel["occupancy"]["block_size"] == 100
-    assert kernel["occupancy"]["block_source"] == "launch"
+    assert kernel["occupancy"]["block_source"] == "source"
+    # LCH001 once, on the launch's line, not again on the binary
+    assert [f["rule"] for f in kernel["findings"]].count("LCH001") == 0
+    assert [(f["file"], f["rule"]) for f in doc["findings"]].count(("gamma.hip", "LCH001")) == 1
     only = occlint(".", "--device", "w7800", "--exclude", "*.hip", "--format", "json",
                    cwd=tmp_path).json()
     assert [i["path"] for i in only["inputs"]] == ["gamma.gfx1100.hsaco"]

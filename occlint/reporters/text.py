@@ -36,6 +36,7 @@ def _pct(x: float) -> str:
 
 BLOCK_SOURCES = {
     "launch": "launch configuration",
+    "source": "its source launch",
     "reqd_workgroup_size": "required workgroup size",
     "max_flat_workgroup_size": "max flat workgroup size",
     "reqntid": "required block size",

@@ -34,8 +34,8 @@ def block_not_wave_multiple(report, ctx):
     """
     block = report.block_size
     wave = report.kernel.wavefront_size
-    if block is None or block % wave == 0:
-        return
+    if block is None or block % wave == 0 or report.block_source == "source":
+        return  # a block from a source launch: the finding is on the launch's line
     lanes = -(-block // wave) * wave
     idle = lanes - block
     down, up = block // wave * wave, lanes
@@ -126,7 +126,9 @@ def block_below_best(report, ctx):
 
     What it does:
     For a block size you give (--block or a launch configuration), compares the occupancy
-    with the best this kernel reaches at any block size it allows.
+    with the best this kernel reaches at any block size it allows. On a CUDA / HIP launch
+    site whose kernel's binary is in the run, the same check at the launch's block size,
+    on the block argument's line.
     Why it matters:
     Some block sizes pack badly into the hardware's wave, block and barrier slots: 32-thread
     blocks on NVIDIA hit the 32-blocks-per-SM limit at half occupancy, and a block of 3
