@@ -397,6 +397,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     if source_models:
         from occlint.sources import join
 
+        setup.sink.flush()  # records written to a file by this process are read back
         binaries = _source_binaries(source_models, texts) if opts.source_index else {}
         input_findings.extend(join(source_models, sources, setup, binaries))
     error_holder = ReadResult(path="", errors=path_errors)
