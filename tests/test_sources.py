@@ -420,3 +420,13 @@ def test_large_mixed_run_same_output_with_and_without_workers(occlint, tmp_path)
     doc = json.loads(outs[0])
     assert "gamma.hip" in [i["path"] for i in doc["inputs"]]
     assert ("gamma.hip", "LCH001") in [(f["file"], f["rule"]) for f in doc["findings"]]
+
+
+def test_html_lists_source_findings_at_their_location(occlint, tmp_path):
+    path = gamma_program(tmp_path, 100, 1000)
+    line, col = where(path, "blockSize>>>")
+    run = occlint("gamma.hip", "--device", "w7800", "--format", "html", "-o", "r.html",
+                  cwd=tmp_path)
+    assert run.code == 1, run.err
+    page = (tmp_path / "r.html").read_text()
+    assert f"gamma.hip:{line}:{col}</code> <code>gamma_correction</code>" in page
