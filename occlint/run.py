@@ -399,7 +399,9 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
 
         setup.sink.flush()  # records written to a file by this process are read back
         binaries = _source_binaries(source_models, texts) if opts.source_index else {}
-        input_findings.extend(join(source_models, sources, setup, binaries))
+        rechecked, again = join(source_models, sources, setup, binaries)
+        if rechecked:  # their findings now, with what the whole run knows
+            input_findings = [f for f in input_findings if f.file not in rechecked] + again
     error_holder = ReadResult(path="", errors=path_errors)
     input_findings.extend(apply_rules([], [error_holder], settings))
     input_findings.sort(key=lambda f: (-RANK[f.severity], f.rule))  # as apply_rules sorts

@@ -28,11 +28,12 @@ def check(source: SourceFile, setup: Setup,
 
 
 def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
-         binaries: dict[str, list[dict[str, Any]]]) -> list:
+         binaries: dict[str, list[dict[str, Any]]]) -> tuple[set[str], list]:
     """What only the whole run knows, after every input was read: launches of kernels
     defined in another source file of the run (their body and launch bounds: LCH103,
-    LCH002), and launches of kernels with a binary in the run (LCH003). Returns the new
-    findings; updates the records' advice and suppressed lists."""
+    LCH002), and launches of kernels with a binary in the run (its wave size: LCH001;
+    its occupancy: LCH003). Returns the files checked again and their findings, which
+    replace those of the first check; updates the records' advice and suppressed lists."""
     defined: dict[str, list[Any]] = {}
     for m in models:
         for k in m.kernels:
@@ -40,6 +41,7 @@ def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
     definitions = {name: ks[0] for name, ks in defined.items()
                    if len({(k.body, k.launch_bounds) for k in ks}) == 1}
     out = []
+    rechecked: set[str] = set()
     for model, record in zip(models, records, strict=True):
         external = {s.kernel for s in model.launches
                     if model.kernel(s.kernel) is None and s.kernel in definitions}
@@ -47,15 +49,12 @@ def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
         if not external and not joined:
             continue
         findings, suppressed, advice = check(model, setup, binaries, definitions)
-        for f in findings:
-            if f.rule == "LCH003" or (f.kernel in external and (
-                    f.rule == "LCH103" or (f.rule == "LCH002"
-                                           and "launch_bounds" in f.data))):
-                out.append(f)
+        rechecked.add(model.path)
+        out.extend(findings)
         for site, a in zip(record["launches"], advice, strict=True):
             site["advice"] = a
         record["suppressed"] = [f.to_dict() for f in suppressed]
-    return out
+    return rechecked, out
 
 
 def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
@@ -133,10 +132,11 @@ def binaries_by_kernel(records: list[dict[str, Any]]) -> dict[str, list[dict[str
     out: dict[str, list[dict[str, Any]]] = {}
     for k in records:
         occ, adv = k.get("occupancy"), k.get("advice") or {}
-        if not occ or occ.get("block_source") != "source":
+        if not occ:
             continue
         out.setdefault(kernel_base_name(k.get("demangled") or k["name"]), []).append({
             "file": k["file"], "device": k.get("device") or k.get("arch"),
+            "wave": k.get("wavefront_size"), "block_source": occ.get("block_source"),
             "block": occ["block_size"], "occupancy": occ["occupancy"],
             "best_occupancy": adv.get("best_occupancy"),
             "block_sizes_at_best": adv.get("block_sizes_at_best") or [],

@@ -430,3 +430,22 @@ def test_html_lists_source_findings_at_their_location(occlint, tmp_path):
     assert run.code == 1, run.err
     page = (tmp_path / "r.html").read_text()
     assert f"gamma.hip:{line}:{col}</code> <code>gamma_correction</code>" in page
+
+
+def test_rdna_wave_size_of_the_build_from_its_binary(occlint, tmp_path):
+    manifest = json.loads((FIXTURES / "amd/manifest.json").read_text())
+    entry = next(e for e in manifest if e["path"].endswith("gamma.gfx1100.w64.hsaco"))
+    assert entry["wave"] == 64 and "-mwavefrontsize64" in entry["command"]
+    path = tmp_path / "app.hip"
+    path.write_text(
+        "__global__ void gamma_correction(unsigned char *, unsigned long, float);\n"
+        "void run(unsigned char *d, unsigned long n) {\n"
+        "  gamma_correction<<<2800, 96>>>(d, n, 2.2f);\n}\n")
+    alone = occlint("app.hip", "--device", "w7800", "--format", "json", cwd=tmp_path).json()
+    assert alone["findings"] == []  # 96 = 3 x 32: HIP's default wave32 on RDNA 3
+    (tmp_path / "gamma.w64.hsaco").write_bytes((REPO / entry["path"]).read_bytes())
+    doc = occlint(".", "--device", "w7800", "--format", "json", cwd=tmp_path).json()
+    lch001 = [f for f in doc["findings"] if f["rule"] == "LCH001"]
+    assert len(lch001) == 1 and lch001[0]["file"] == "app.hip"
+    assert lch001[0]["data"]["wave_size"] == 64  # 96 = 1.5 x 64: built for wave64
+    assert (lch001[0]["line"], lch001[0]["column"]) == where(path, "96>>>")

@@ -120,6 +120,10 @@ def site_block_not_wave_multiple(site: LaunchSite, ctx: SiteContext) -> Iterator
     seen: set[int] = set()
     for t in ctx.targets:
         wave = t.wave
+        if t.device is not None:  # the build's wave size, when its binary is in the run
+            built = {b["wave"] for b in ctx.binaries if b["device"] == t.device.name}
+            if len(built) == 1 and None not in built:
+                wave = built.pop()
         if block % wave == 0 or wave in seen:
             continue
         seen.add(wave)
@@ -170,7 +174,8 @@ def site_block_below_best(site: LaunchSite, ctx: SiteContext) -> Iterator[Findin
     if block is None:
         return
     for b in ctx.binaries:
-        if b["block"] != block or b["occupancy"] is None or b["best_occupancy"] is None:
+        if b["block_source"] != "source" or b["block"] != block or b["occupancy"] is None \
+                or b["best_occupancy"] is None:
             continue
         if b["occupancy"] >= b["best_occupancy"]:
             continue
