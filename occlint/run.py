@@ -9,6 +9,12 @@ where the JSON text of its kernel records is (occlint.records: a worker writes t
 file of its own), its findings, artifacts and errors. The run assembles the document from
 these in input order (occlint.inputs sorts the inputs by name), so the output is
 byte-identical whatever the parallelism and the order paths were given in.
+
+CUDA / HIP sources are inputs too (occlint.sources): their launch-site findings are
+input-level findings located at file:line:column, their model the document's ``sources``.
+With binaries in the run, the sources are read first (their launches' block sizes and
+kernel bodies feed the binaries' analysis), and after every input a join checks the
+sources again with what the whole run knows (kernels defined in other files, binaries).
 """
 
 from __future__ import annotations

@@ -449,3 +449,17 @@ def test_rdna_wave_size_of_the_build_from_its_binary(occlint, tmp_path):
     assert len(lch001) == 1 and lch001[0]["file"] == "app.hip"
     assert lch001[0]["data"]["wave_size"] == 64  # 96 = 1.5 x 64: built for wave64
     assert (lch001[0]["line"], lch001[0]["column"]) == where(path, "96>>>")
+
+
+def test_bare_ignore_and_baseline(occlint, tmp_path):
+    path = gamma_program(tmp_path, 100, 1000)
+    text = path.read_text()
+    path.write_text(text.replace("(d_image, size, 2.2f);", "(d_image, size, 2.2f);  "
+                                 "// occlint: ignore"))
+    doc = occlint("gamma.hip", "--device", "w7800", "--format", "json", cwd=tmp_path).json()
+    assert doc["findings"] == [] and len(doc["sources"][0]["suppressed"]) == 3
+    path.write_text(text)
+    assert occlint("gamma.hip", "--device", "w7800", "--write-baseline", "base.json",
+                   cwd=tmp_path).code == 0
+    run = occlint("gamma.hip", "--device", "w7800", "--baseline", "base.json", cwd=tmp_path)
+    assert run.code == 0 and "LCH" not in run.out.split("\n\n")[0], run.out
