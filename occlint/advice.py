@@ -116,9 +116,14 @@ def oversubscription_grid(report: KernelReport, settings: AdviceSettings,
     n, slots = units(report), wave_slots(report)
     if not n or not slots:
         return None
-    per_block = waves_per_block(report, block)
-    target_blocks = math.ceil(settings.oversubscription * slots / per_block)
-    return max(_ceil_div(target_blocks, n), 1) * n
+    return grid_for_target(n, slots, waves_per_block(report, block), settings.oversubscription)
+
+
+def grid_for_target(n_units: int, slots: int, per_block: int, factor: float) -> int:
+    """Smallest multiple of ``n_units`` whose blocks of ``per_block`` waves reach
+    ``factor`` x ``slots`` waves."""
+    target_blocks = math.ceil(factor * slots / per_block)
+    return max(_ceil_div(target_blocks, n_units), 1) * n_units
 
 
 def tail(grid: int, n_units: int) -> dict[str, Any]:
@@ -259,6 +264,13 @@ def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
             "wave_slots": slots,
         }
         target = oversubscription_grid(report, settings)
+        if report.launch.body == "per-element":  # its grid follows the problem size
+            target = None
+            out["grid_stride"] = {
+                "applies": False,
+                "reason": "its source processes one element per thread (a bounds check, no "
+                          "grid-stride loop): the grid follows the problem size, so only the "
+                          "block size is advised"}
         out["oversubscription"] = {
             "factor": settings.oversubscription,
             "target_waves": math.ceil(settings.oversubscription * slots),
@@ -266,7 +278,7 @@ def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
             "recommended_grid": target,  # at this report's block size
             # at the recommended block size: what the advice line tells users to launch
             "recommended_block_grid": oversubscription_grid(report, settings, recommended)
-            if recommended else target,
+            if recommended and target else target,
         }
         launch = report.launch
         if launch.grid:

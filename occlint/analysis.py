@@ -25,6 +25,10 @@ class LaunchConfig:
     grid: int | None = None
     problem_size: int | None = None
     dynamic_lds: int = 0  # AMD dynamic LDS / NVIDIA dynamic shared memory, bytes per block
+    # the kernel's body as its CUDA / HIP source shows it: "grid-stride", "per-element",
+    # "other"; None when no source of it is in the run (occlint.sources)
+    body: str | None = None
+    block_from_source: bool = False  # ``block`` is the one block of its source launches
 
 
 @dataclass
@@ -114,7 +118,7 @@ def _product(dims: tuple[int, int, int] | None) -> int | None:
 def choose_block(kernel: Kernel, launch: LaunchConfig, arch, func=None) -> tuple[int, str]:
     """The block size to evaluate and where it came from."""
     if launch.block:
-        return launch.block, "launch"
+        return launch.block, "source" if launch.block_from_source else "launch"
     res = kernel.resources
     if isinstance(res, AmdResources):
         if res.reqd_workgroup_size:

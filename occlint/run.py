@@ -9,6 +9,12 @@ where the JSON text of its kernel records is (occlint.records: a worker writes t
 file of its own), its findings, artifacts and errors. The run assembles the document from
 these in input order (occlint.inputs sorts the inputs by name), so the output is
 byte-identical whatever the parallelism and the order paths were given in.
+
+CUDA / HIP sources are inputs too (occlint.sources): their launch-site findings are
+input-level findings located at file:line:column, their model the document's ``sources``.
+With binaries in the run, the sources are read first (their launches' block sizes and
+kernel bodies feed the binaries' analysis), and after every input a join checks the
+sources again with what the whole run knows (kernels defined in other files, binaries).
 """
 
 from __future__ import annotations
@@ -81,6 +87,8 @@ class Options:
     # an unexpected exception while analysing one input becomes an error of that input, and
     # the other inputs are still analysed (the CLI without --debug); else it propagates
     isolate_failures: bool = False
+    # kernel name -> {"block", "body"} read from the run's CUDA / HIP sources (occlint.sources)
+    source_index: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -114,6 +122,16 @@ def _launch_resolver(cfg: Config, opts: Options):
                 base = settings
                 break
         hint = kernel.launch_hint or {}
+        from_source: dict[str, Any] = {}
+        if opts.source_index:
+            from occlint.sources import kernel_base_name
+
+            from_source = opts.source_index.get(kernel_base_name(kernel.demangled), {})
+        # the block of the kernel's source launches, when nothing more direct gives one
+        uses_source = ("block" in from_source and opts.block is None and "block" not in base
+                       and "block" not in hint)
+        if uses_source:
+            hint = {**hint, "block": from_source["block"]}
         dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
         launch = LaunchConfig(
             block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
@@ -121,6 +139,8 @@ def _launch_resolver(cfg: Config, opts: Options):
             problem_size=opts.problem_size if opts.problem_size is not None
             else base.get("problem-size"),
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,
+            body=from_source.get("body"),
+            block_from_source=uses_source,
         )
         cache[key] = launch
         return launch
@@ -187,6 +207,8 @@ class InputOutcome:
     input_findings: list[Finding]
     analysed: bool  # kernels or artifacts found
     group: int | None = None  # a member group of an archive: merged into the group before
+    source: dict[str, Any] | None = None  # a CUDA / HIP source: its "sources" record
+    source_model: Any = None  # ... and its SourceFile (for the join with binaries)
     trace: tuple[str, str, str] | None = None  # a trace: (path, display, format), read later
 
 
@@ -221,6 +243,12 @@ def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
 
     path = Path(candidate.path)
     try:
+        from occlint.readers.source import is_source
+
+        if is_source(candidate.path) and candidate.group is None:
+            from occlint.sources import analyse_source
+
+            return analyse_source(candidate, setup)
         head = read_head(path) if candidate.group is None else None
         kind = classify(path, head) if head else None
         if kind is not None:  # read after the binaries, in this process (occlint.trace_run)
@@ -352,6 +380,9 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
         list(paths), [*(opts.exclude or cfg.exclude), *cfg.extend_exclude,
                       *opts.extend_exclude],
         opts.include or cfg.include)
+    opts = _with_source_index(opts, candidates)
+    if opts.source_index:
+        setup.resolve = _launch_resolver(cfg, opts)
     jobs = opts.jobs if opts.jobs is not None else cfg.jobs
     jobs = auto_jobs(candidates) if jobs == "auto" else int(jobs)
     if jobs > 1:
@@ -366,6 +397,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     artifacts: list[dict[str, Any]] = []
     errors: list[InputError] = []
     input_findings: list[Finding] = []
+    sources: list[dict[str, Any]] = []
+    source_models: list[Any] = []
     analysed = False
     done = 0
     traces: list[TraceCandidate] = []
@@ -388,10 +421,21 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
             artifacts.extend(one.artifacts)
             errors.extend(one.errors)
             input_findings.extend(one.input_findings)
+            if one.source is not None:
+                sources.append(one.source)
+                source_models.append(one.source_model)
             analysed = analysed or one.analysed
         done += len(batch)
         if progress is not None:
             progress(done, len(candidates), len(texts))
+    if source_models:
+        from occlint.sources import join
+
+        setup.sink.flush()  # records written to a file by this process are read back
+        binaries = _source_binaries(source_models, texts) if opts.source_index else {}
+        rechecked, again = join(source_models, sources, setup, binaries)
+        if rechecked:  # their findings now, with what the whole run knows
+            input_findings = [f for f in input_findings if f.file not in rechecked] + again
     launches: list[dict[str, Any]] = []
     launch_findings: list[list[Finding]] = []
     if traces:
@@ -442,6 +486,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     doc["summary"]["findings"] = _counts(all_findings)
     if baseline_info is not None:
         doc["baseline"] = baseline_info
+    if sources:
+        doc["sources"] = sources
     doc["settings"] = {"fail_on": fail_on, "select": list(settings.select),
                        "ignore": list(settings.ignore),
                        "extend_select": list(settings.extend_select),
@@ -458,6 +504,46 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     else:
         code = EXIT_OK
     return Outcome(doc, code, cfg, setup.db)
+
+
+def _with_source_index(opts: Options, candidates: list[Candidate]) -> Options:
+    """With both sources and binaries in the run: parse the sources first, so that binary
+    kernels are analysed at their launch sites' block size (occlint.sources)."""
+    from occlint.readers.source import is_source
+
+    names = [c for c in candidates if is_source(c.path)]
+    if not names or len(names) == len(candidates) or opts.source_index:
+        return opts
+    from occlint.readers.loader import looks_like_gpu_binary
+
+    if not any(c.listed or looks_like_gpu_binary(Path(c.path)) for c in candidates
+               if not is_source(c.path)):
+        return opts  # no binary to analyse at the sources' block sizes
+    from dataclasses import replace
+
+    from occlint.readers.source import read_source
+    from occlint.sources import launch_index
+
+    models = []
+    for c in names:
+        try:
+            models.append(read_source(c.path, c.display))
+        except OSError:
+            continue
+    return replace(opts, source_index=launch_index(models))
+
+
+def _source_binaries(models: list[Any], texts: KernelRecords) -> dict[str, list[Any]]:
+    """Binary kernel records named like a launched source kernel (occlint.sources)."""
+    from occlint.sources import binaries_by_kernel
+
+    names = [s.kernel.encode() for m in models for s in m.launches]
+    wanted = []
+    for i in range(len(texts)):
+        text = texts[i]
+        if any(n in text for n in names):  # the text test only saves decoding
+            wanted.append(json.loads(text))
+    return binaries_by_kernel(wanted)
 
 
 def _counts(findings: list[Finding]) -> dict[str, Any]:

@@ -146,8 +146,20 @@ def test_sarif_meets_github_code_scanning_requirements(case):
         assert "uriBaseId" not in physical["artifactLocation"]
         assert uri and URI_REFERENCE.match(uri), uri
         assert not uri.startswith(("/", "file:")) and ".." not in uri.split("/")
-        assert uri in inputs  # repo-relative: the path as run from the repository root
-        assert physical["region"] == {"startLine": 1}
+        source = (f.get("source") or {}).get("path")
+        if source:  # debug information located the kernel in a file of the repository
+            assert uri == source and physical["region"] == {"startLine": f["source"]["line"]}
+            related = result["relatedLocations"][0]["physicalLocation"]
+            assert related["artifactLocation"]["uri"] in inputs
+        else:
+            assert uri in inputs  # repo-relative: the path as run from the repository root
+        if source:
+            pass
+        elif f.get("line") is None:  # binaries have no lines
+            assert physical["region"] == {"startLine": 1}
+        else:  # a finding on a CUDA / HIP source: its region
+            assert physical["region"]["startLine"] == f["line"]
+            assert physical["region"]["startColumn"] == f["column"]
         fingerprint = result["partialFingerprints"]["occlintFinding/v1"]
         assert re.fullmatch(r"[0-9a-f]{64}:[1-9]\d*", fingerprint)
         if f["kernel"]:
@@ -441,9 +453,12 @@ def test_gitlab_code_quality_report(case):
         assert f["message"] in issue["description"]
         assert issue["severity"] in GITLAB_SEVERITIES
         assert issue["severity"] == severity[f["severity"]]
-        assert issue["location"]["lines"] == {"begin": 1}
+        source = (f.get("source") or {}).get("path")  # debug information: the kernel's line
+        begin = f["source"]["line"] if source else f.get("line") or 1  # 1: binaries
+        assert issue["location"]["lines"] == {"begin": begin}
         path = issue["location"]["path"]
-        assert path and not path.startswith("/") and path == Path(f["file"]).as_posix()
+        assert path and not path.startswith("/")
+        assert path == (source or Path(f["file"]).as_posix())
         assert re.fullmatch(r"[0-9a-f]{64}", issue["fingerprint"])
     prints = [i["fingerprint"] for i in issues]
     assert len(prints) == len(set(prints)), "GitLab drops issues with duplicate fingerprints"

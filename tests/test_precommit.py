@@ -163,6 +163,66 @@ def test_manifest_declares_both_hooks():
     staged, build = hooks["occlint"], hooks["occlint-build"]
     assert staged["entry"] == build["entry"] == "occlint"
     assert staged["language"] == build["language"] == "python"
-    assert staged["files"] == r"\.(hsaco|co|cubin|fatbin)$"
+    assert staged["files"] == r"\.(cu|cuh|hip|cpp|cc|cxx|h|hpp|hsaco|co|cubin|fatbin)$"
     assert staged["types"] == ["file"] and staged["require_serial"] is True
     assert build["pass_filenames"] is False and build["always_run"] is True
+
+
+def _gamma_source(block: int, grid: int) -> str:
+    text = (REPO / "tests" / "sources" / "gamma.hip.in").read_text()
+    return text.replace("@BLOCK@", str(block)).replace("@GRID@", str(grid))
+
+
+def test_hook_blocks_a_bad_launch_in_a_staged_source_then_passes(tools, hook_repo,
+                                                                 pre_commit_home, tmp_path):
+    """The occlint hook installed as a git pre-commit hook: a commit of gamma.hip with a
+    100-thread block and 1000 blocks on a W7800 is refused (LCH001, LCH101, LCH103 on the
+    launching line); the fixed program (256 x 2800) commits."""
+    head = _git("rev-parse", "HEAD", cwd=hook_repo).strip()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "occlint.toml").write_text('devices = ["w7800"]\n')
+    (project / ".pre-commit-config.yaml").write_text(
+        "repos:\n"
+        f"  - repo: {hook_repo.as_posix()}\n"
+        f"    rev: {head}\n"
+        "    hooks:\n"
+        "      - id: occlint\n")
+    (project / "README.md").write_text("not linted\n")
+    env = _git_env()
+    env.update(PRE_COMMIT_HOME=str(pre_commit_home), PRE_COMMIT_COLOR="never", NO_COLOR="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("VIRTUAL_ENV", None)
+    _git("init", "-q", cwd=project)
+    install = subprocess.run([*tools, "install"], cwd=project, capture_output=True, text=True,
+                             env=env, timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+
+    def commit(message: str):
+        return subprocess.run(
+            ["git", "-c", "user.name=occlint tests", "-c", "user.email=tests@occlint.invalid",
+             "-c", "commit.gpgsign=false", "commit", "-m", message],
+            cwd=project, capture_output=True, text=True, env=env, timeout=900)
+
+    (project / "gamma.hip").write_text(_gamma_source(100, 1000))
+    _git("add", "-A", cwd=project)
+    first = commit("bad launch")
+    out = first.stdout + first.stderr
+    if "An unexpected error has occurred" in out:
+        pytest.fail(f"pre-commit could not run the hook:\n{out[-4000:]}")
+    assert first.returncode != 0, out[-4000:]
+    lines = (project / "gamma.hip").read_text().splitlines()
+    launch = next(i for i, line in enumerate(lines, 1) if "<<<" in line)
+    block_col = lines[launch - 1].index("blockSize>>>") + 1
+    grid_col = lines[launch - 1].index("gridSize,") + 1
+    assert f"gamma.hip:{launch}:{block_col}: LCH001" in out
+    assert f"gamma.hip:{launch}:{grid_col}: LCH101" in out
+    assert f"gamma.hip:{launch}:{grid_col}: LCH103" in out
+    assert _git("rev-list", "--all", "--count", cwd=project).strip() == "0"  # refused
+
+    (project / "gamma.hip").write_text(_gamma_source(256, 2800))
+    _git("add", "-A", cwd=project)
+    second = commit("good launch")
+    assert second.returncode == 0, (second.stdout + second.stderr)[-4000:]
+    assert "Passed" in second.stdout + second.stderr
+    assert _git("rev-list", "--all", "--count", cwd=project).strip() == "1"

@@ -365,3 +365,49 @@ def test_exit_codes(occlint):
     assert occlint(*args, "--fail-on", "error").code == 0
     assert occlint(*args, "--fail-on", "never").code == 0
     assert occlint(str(Path("/nonexistent/x.hsaco"))).code == 2
+
+
+# -- CUDA / HIP sources (more in test_sources.py) ----------------------------------------
+
+@covers("SRC101")
+def test_src101_huge_source_is_not_parsed(tmp_path):
+    import time
+
+    from occlint.readers.source import MAX_SOURCE_BYTES
+
+    line = b"__global__ void k(float *x) { }\nvoid f(float *x) { k<<<8, 100>>>(x); }\n"
+    huge = tmp_path / "generated.cu"
+    huge.write_bytes(line * (MAX_SOURCE_BYTES // len(line) + 1))
+    start = time.perf_counter()
+    doc = run(huge)
+    assert time.perf_counter() - start < 10  # not parsed at all
+    assert codes(doc) == ["SRC101"]  # one info finding, none of the launches' LCH001
+    assert finding(doc, "SRC101")["severity"] == "info"
+
+
+@covers("SRC102")
+def test_src102_nothing_from_broken_regions(tmp_path):
+    src = tmp_path / "broken.cu"
+    src.write_bytes(
+        b"__global__ void k(float *x) { }\n"
+        b"void good(float *x) { k<<<8, 100>>>(x); }\n"  # line 2: LCH001 (100 % 32)
+        b"void bad(float *x) { k<<<8, 100>>>(x) +* ) ]; }\n"  # line 3: broken
+        b"// \xff\xfe not UTF-8 \x80\n")
+    doc = run(src)
+    assert sorted((f["rule"], f["line"]) for f in doc["findings"]) == \
+        [("LCH001", 2), ("SRC102", 3)]
+
+
+def test_sources_bounded_on_deep_nesting(tmp_path):
+    import time
+
+    deep = tmp_path / "deep.cu"
+    depth = 20_000
+    deep.write_text("__global__ void k(float *x) { }\n"
+                    "void f(float *x) { k<<<" + "(" * depth + "8" + ")" * depth
+                    + ", " + "(" * 500 + "64" + ")" * 500 + ">>>(x); }\n"
+                    + "void g() {" + "{" * depth + "}" * depth + "}\n")
+    start = time.perf_counter()
+    doc = run(deep)  # no RecursionError: nested too deeply is unknown
+    assert time.perf_counter() - start < 30
+    assert "kernels" in doc

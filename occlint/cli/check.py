@@ -81,6 +81,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
               help="Lowest severity that makes the exit code 1 (default: warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (2 still "
               "reports errors).")
+@click.option("--show-suppressed", is_flag=True, help="Also list findings suppressed in "
+              "source comments (// occlint: ignore[CODE]).")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule "
               "instead of the findings.")
 @click.option("--baseline", type=click.Path(dir_okay=False),
@@ -109,11 +111,12 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
           include, exclude, extend_exclude, select, ignore, extend_select, fail_on, exit_zero,
-          statistics, baseline,
+          show_suppressed, statistics, baseline,
           write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
           isolated, color, quiet, jobs, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
-    executables or libraries that embed them. Report findings and launch advice."""
+    executables or libraries that embed them; and CUDA / HIP sources (.cu .cuh .hip .cpp
+    .cc .cxx .h .hpp): their kernel launches. Report findings and launch advice."""
     from occlint.run import Options, execute
 
     opts = Options(
@@ -153,6 +156,7 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
 
         colored = use_color(sys.stdout, color) and output in (None, "-")
         text = render(fmt, outcome.doc, color=colored, statistics=statistics, quiet=quiet,
+                      show_suppressed=show_suppressed,
                       device_db=outcome.device_db)
         write_output(text, output)
     raise click.exceptions.Exit(outcome.exit_code)

@@ -94,6 +94,9 @@ class Kernel:
     # launch facts found beside the binary (Triton / torch.compile cache metadata):
     # {"block": threads, "dynamic_lds": bytes, "source": "triton"}
     launch_hint: dict | None = None
+    # (file, line) of the kernel's definition from debug information (-g / -lineinfo), the
+    # file as the compiler recorded it (occlint.readers.debuginfo)
+    source: tuple[str, int] | None = None
     _demangled: str | None = None
 
     @property

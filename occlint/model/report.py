@@ -130,7 +130,13 @@ def kernel_record(report, shared: bool = False) -> dict[str, Any]:
         "notes": list(k.notes),
         "findings": [f.to_dict() for f in report.findings],
         "advice": advice,
-    }
+    } | ({"source": _source(k.source)} if k.source else {})
+
+
+def _source(source: tuple[str, int]) -> dict[str, Any] | None:
+    from occlint.rules.registry import source_location
+
+    return source_location(source)
 
 
 # JSON text of record sections, keyed by the identity of the objects they are made of:

@@ -262,6 +262,7 @@ class _Reader:
         if not self._wanted(code_object.processor):
             return
         kernels = code_object.kernels()
+        _locate(span, kernels)
         if not kernels:
             self.result.artifacts.append(Artifact(
                 self.file, entry, "empty", code_object.target_id, "code object has no kernels"))
@@ -342,6 +343,7 @@ class _Reader:
         from occlint.readers.nvidia import read_cubin
 
         kernels = read_cubin(span, self.file, entry, self.options)
+        _locate(span, kernels)
         if not kernels and entry is None:  # a bare cubin without kernels
             self.result.artifacts.append(Artifact(
                 self.file, entry, "empty", None,
@@ -410,6 +412,20 @@ class _Reader:
             if matching:
                 return matching
         return items
+
+
+def _locate(span: Span, kernels: list) -> None:
+    """Kernel source lines from debug information, when the ELF carries it."""
+    if not kernels or span.find(b".debug_line\x00") < 0:
+        return
+    from occlint.readers.debuginfo import MAX_DEBUG_BYTES, kernel_lines
+
+    if len(span) > MAX_DEBUG_BYTES:
+        return
+    lines = kernel_lines(span.view())
+    for k in kernels:
+        if k.name in lines:
+            k.source = lines[k.name]
 
 
 def _matches(processor: str, wanted: str) -> bool:

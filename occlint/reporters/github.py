@@ -48,7 +48,15 @@ def escape_property(value: str) -> str:
 
 def command(f: dict[str, Any]) -> str:
     kind = COMMAND.get(f["severity"], "warning")
-    props = {"file": repo_path(f["file"]), "title": f"{f['rule']} {f['name']}"}
+    props = {"file": repo_path(f["file"])}
+    source = f.get("source") or {}
+    if source.get("path"):  # a binary finding on its kernel's source line (debug info)
+        props.update(file=repo_path(source["path"]), line=str(source["line"]))
+    elif f.get("line") is not None:  # a source location: the annotation sits on the line
+        props.update(line=str(f["line"]), col=str(f["column"]))
+        if f.get("end_line") is not None:
+            props.update(endLine=str(f["end_line"]), endColumn=str(f["end_column"]))
+    props["title"] = f"{f['rule']} {f['name']}"
     rendered = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
     return f"::{kind} {rendered}::{escape_data(message_text(f))}"
 

@@ -10,7 +10,8 @@ warning -> ``major``, info -> ``info``; ``blocker`` is not used (nothing occlint
 stops a build that already produced the binary).
 
 ``path`` is repo-relative (relative to the working directory, i.e. ``$CI_PROJECT_DIR``
-in a job); binaries have no lines, so ``begin`` is 1. ``fingerprint`` is the sha256 of the
+in a job); binaries have no lines, so ``begin`` is 1; findings on source launch sites
+begin at their line. ``fingerprint`` is the sha256 of the
 finding's baseline identity (logical file, target, kernel, device, rule) and its
 occurrence among equal identities: unique per finding (GitLab drops duplicates) and
 unchanged by unrelated kernels, files or message wording, so merge-request widgets compare
@@ -35,8 +36,15 @@ def issue(f: dict[str, Any], fingerprint: tuple[str, int]) -> dict[str, Any]:
         "check_name": f["rule"],
         "fingerprint": hashlib.sha256(f"{digest}:{occurrence}".encode()).hexdigest(),
         "severity": SEVERITY.get(f["severity"], "major"),
-        "location": {"path": repo_path(f["file"]), "lines": {"begin": 1}},
+        "location": _location(f),
     }
+
+
+def _location(f: dict[str, Any]) -> dict[str, Any]:
+    source = f.get("source") or {}
+    if source.get("path"):  # a binary finding on its kernel's source line (debug info)
+        return {"path": repo_path(source["path"]), "lines": {"begin": source["line"]}}
+    return {"path": repo_path(f["file"]), "lines": {"begin": f.get("line") or 1}}
 
 
 def render(doc: dict[str, Any], **_: Any) -> str:

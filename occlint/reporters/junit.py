@@ -41,6 +41,11 @@ def _fails(severity: str, fail_on: str) -> bool:
 
 def _details(f: dict[str, Any]) -> str:
     lines = [f"{f['rule']} {f['name']} ({f['severity']}): {message_text(f)}"]
+    if f.get("line") is not None:
+        lines.append(f"at: {f['file']}:{f['line']}:{f['column']}")
+    if f.get("source"):
+        lines.append(f"source: {f['source'].get('path') or f['source']['file']}:"
+                     f"{f['source']['line']}")
     for key in ("kernel", "arch", "device", "entry"):
         if f.get(key):
             lines.append(f"{key}: {f[key]}")
@@ -116,7 +121,13 @@ def junit_tree(doc: dict[str, Any]) -> ET.Element:
     for f in doc.get("findings") or []:
         s = suite(f["file"])
         name = f"{f['rule']} {f['name']}" + (f" [{f['entry']}]" if f.get("entry") else "")
+        if f.get("line") is not None:  # a source launch site: where it is
+            name = f"{f['rule']} {f['name']} at {f['line']}:{f['column']}" + (
+                f" ({f['kernel']})" if f.get("kernel") else "")
         case = s.case(repo_path(f["file"]), name)
+        if f.get("line") is not None:
+            case.set("file", _x(repo_path(f["file"])))
+            case.set("line", str(f["line"]))
         s.add_findings(case, [f], fail_on)
         if f["rule"] == "IO101":
             io_reported.add((f["file"], f.get("entry"), f["message"]))

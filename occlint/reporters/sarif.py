@@ -7,7 +7,8 @@ result per finding. The choices GitHub code scanning needs:
   repo-relative POSIX path (relative to the working directory when the file is inside
   it, percent-encoded); a file outside it gets an absolute ``file://`` URI. No
   ``originalUriBaseIds`` (code scanning does not honour them), never an empty URI.
-  ``region.startLine`` is 1: binaries have no lines, the kernel is a logical location.
+  ``region.startLine`` is 1: binaries have no lines, the kernel is a logical location;
+  findings on CUDA / HIP launch sites carry their region (start and end line and column).
 * ``partialFingerprints["occlintFinding/v1"]`` = ``sha256(identity) + ":" + occurrence``
   where identity is the baseline identity (logical file name, target, kernel, device,
   rule; :func:`occlint.baseline.identity`) and occurrence counts results of the same
@@ -245,12 +246,22 @@ def _logical_name(demangled: str) -> str:
     return name or demangled
 
 
+def region(f: dict[str, Any]) -> dict[str, int]:
+    """The finding's source region (1-based lines and columns); line 1 for binaries."""
+    if f.get("line") is None:
+        return {"startLine": 1}
+    out = {"startLine": f["line"], "startColumn": f["column"]}
+    if f.get("end_line") is not None:
+        out.update(endLine=f["end_line"], endColumn=f["end_column"])
+    return out
+
+
 def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, int],
                   cwd: Path, baseline: bool) -> dict[str, Any]:
     location: dict[str, Any] = {
         "physicalLocation": {
             "artifactLocation": {"uri": artifact_uri(f["file"], cwd)},
-            "region": {"startLine": 1},
+            "region": region(f),
         },
     }
     if f.get("kernel"):
@@ -263,9 +274,18 @@ def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, in
         }]
     elif f.get("entry"):
         location["logicalLocations"] = [{"name": f["entry"], "kind": "module"}]
+    related = None
+    source = f.get("source") or {}
+    if source.get("path"):  # the kernel's source under the repository (debug information)
+        related = [{**location, "id": 0, "message": {"text": "the binary"}}]
+        location = {"physicalLocation": {
+            "artifactLocation": {"uri": artifact_uri(source["path"], cwd)},
+            "region": {"startLine": source["line"]}},
+            **({"logicalLocations": location["logicalLocations"]}
+               if "logicalLocations" in location else {})}
     digest, occurrence = fingerprint
     properties: dict[str, Any] = {"severity": f["severity"]}
-    for key in ("arch", "device", "entry", "kernel", "data"):
+    for key in ("arch", "device", "entry", "kernel", "data", "source"):
         if f.get(key):
             properties[key] = f[key]
     result: dict[str, Any] = {
@@ -274,6 +294,7 @@ def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, in
         "level": LEVEL.get(f["severity"], "warning"),
         "message": {"text": message_text(f)},
         "locations": [location],
+        **({"relatedLocations": related} if related else {}),
         "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{occurrence}"},
     }
     if baseline:

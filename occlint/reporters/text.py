@@ -37,6 +37,7 @@ def _pct(x: float) -> str:
 
 BLOCK_SOURCES = {
     "launch": "launch configuration",
+    "source": "its source launch",
     "reqd_workgroup_size": "required workgroup size",
     "max_flat_workgroup_size": "max flat workgroup size",
     "reqntid": "required block size",
@@ -89,13 +90,27 @@ def occupancy_line(k: dict[str, Any]) -> str:
     return f"{block}: {core}; limited by {', '.join(o['limiters'])}"
 
 
-def finding_line(f: dict[str, Any], color: bool, show_device: bool) -> str:
+def finding_line(f: dict[str, Any], color: bool, show_device: bool,
+                 suppressed: bool = False) -> str:
     fg, bold = SEVERITY_STYLE.get(f["severity"], (None, False))
+    if f.get("line") is not None:  # a source location: ruff's path:line:col: CODE
+        where = _safe(f"{f['file']}:{f['line']}:{f['column']}")
+        who = f"{_safe(f['demangled'] or f['kernel'])}" if f.get("kernel") else ""
+        if who and show_device and f.get("device"):
+            who += f" @ {_safe(f['device'])}"
+        help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
+        label = f"{f['severity']} (suppressed)" if suppressed else f["severity"]
+        return (f"{where}: {_style(f['rule'], color, bold=True)} "
+                f"{_style(label, color, fg, bold)}: {who + ': ' if who else ''}"
+                f"{_safe(f['message'])}{help_text}")
     where = _safe(f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else ""))
     kernel = f": {_safe(f['demangled'] or f['kernel'])}" if f["kernel"] else ""
     launch = f.get("launch")
     if launch:
         kernel += f" <<<{_dims(launch['grid'])}, {_dims(launch['block'])}>>>"
+    source = f.get("source")
+    if kernel and source:  # from debug information
+        kernel += f" ({_safe(source.get('path') or source['file'])}:{source['line']})"
     device = f" @ {f['device']}" if show_device and f["device"] else ""
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
@@ -154,7 +169,9 @@ def advice_line(k: dict[str, Any]) -> str | None:
         parts.append(f"block {a['recommended_block']} (best occupancy "
                      f"{_pct(a['best_occupancy'])})")
     over = a.get("oversubscription")
-    if over and over.get("recommended_grid"):
+    if (a.get("grid_stride") or {}).get("applies") is False:
+        parts.append(f"no grid-stride grid: {a['grid_stride']['reason']}")
+    elif over and over.get("recommended_grid"):
         cap = a["capacity"]
         grid = over.get("recommended_block_grid") or over["recommended_grid"]
         at = a.get("recommended_block") or over.get("block")
@@ -191,6 +208,10 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     lines: list[str] = []
     for f in doc.get("findings", []):
         lines.append(finding_line(f, color, show_device))
+    if options.get("show_suppressed"):
+        for source in doc.get("sources") or []:
+            for f in source.get("suppressed") or []:
+                lines.append(finding_line(f, color, show_device, suppressed=True))
     for k in doc["kernels"]:
         for f in k["findings"]:
             lines.append(finding_line(f, color, show_device))
@@ -218,10 +239,18 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
         if lines and lines[-1]:
             lines.append("")
         lines.extend(launch_lines(doc, color))
+    if doc.get("sources"):
+        if lines and lines[-1] != "":
+            lines.append("")
+        lines.extend(source_lines(doc["sources"], color))
     s = doc["summary"]
     counts = s.get("findings", {}).get("by_severity", {})
     found = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in counts.items() if n)
     lines.append("")
+    sites = sum(len(x["launches"]) for x in doc.get("sources") or [])
+    if doc.get("sources"):
+        lines.append(f"{sites} launch site{'s' if sites != 1 else ''} in "
+                     f"{len(doc['sources'])} source file{'s' if len(doc['sources']) != 1 else ''}")
     traced = s.get("launches")
     launches = (f"{traced['launches']:,} launch{'es' if traced['launches'] != 1 else ''} "
                 f"({_us(traced['time_at_stake_ns'])} of {_us(traced['kernel_time_ns'])} "
@@ -232,3 +261,33 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
                  + (f" ({doc['baseline']['suppressed']} in the baseline)"
                     if doc.get("baseline") else ""))
     return "\n".join(lines) + "\n"
+
+
+def _param(p: dict[str, Any] | None) -> str:
+    if p is None:
+        return "?"
+    if p["known"]:
+        x, y, z = p["dims"]
+        value = str(x) if (y, z) == (1, 1) else f"{x}x{y}x{z}"
+        return value + (f" (ceil division at block {p['ceil_div_block']})"
+                        if p["ceil_div_block"] else "")
+    if p["ceil_div_block"]:
+        return f"problem size / {p['ceil_div_block']}"
+    return "?"
+
+
+def source_lines(sources: list[dict[str, Any]], color: bool) -> list[str]:
+    """Per source file: each launch site with what the file determines and its advice."""
+    lines = []
+    for source in sources:
+        if not source["launches"]:
+            continue
+        lines.append(_style(_safe(source["path"]), color, bold=True))
+        for site in source["launches"]:
+            lines.append(f"  {site['line']}:{site['column']}  {_safe(site['kernel_text'])}: "
+                         f"grid {_param(site['grid'])}, block {_param(site['block'])} "
+                         f"({_safe(site['api'])})")
+            advice = site.get("advice") or {}
+            if advice.get("reason"):
+                lines.append(f"    {_safe(advice['reason'])}")
+    return lines

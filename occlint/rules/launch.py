@@ -38,8 +38,8 @@ def block_not_wave_multiple(report, ctx):
     """
     block = report.block_size
     wave = report.kernel.wavefront_size
-    if block is None or block % wave == 0:
-        return
+    if block is None or block % wave == 0 or report.block_source == "source":
+        return  # a block from a source launch: the finding is on the launch's line
     lanes = -(-block // wave) * wave
     idle = lanes - block
     down, up = block // wave * wave, lanes
@@ -130,7 +130,9 @@ def block_below_best(report, ctx):
 
     What it does:
     For a block size you give (--block or a launch configuration), compares the occupancy
-    with the best this kernel reaches at any block size it allows.
+    with the best this kernel reaches at any block size it allows. On a CUDA / HIP launch
+    site whose kernel's binary is in the run, the same check at the launch's block size,
+    on the block argument's line.
     Why it matters:
     Some block sizes pack badly into the hardware's wave, block and barrier slots: 32-thread
     blocks on NVIDIA hit the 32-blocks-per-SM limit at half occupancy, and a block of 3
@@ -226,7 +228,8 @@ def grid_too_small(report, ctx):
         "LCH102", report,
         f"grid of {grid} blocks leaves {n - grid} of {n} {unit}s of {_device(report)} idle "
         f"(up to {_pct((n - grid) / n)} of the device unused)",
-        advice=f"launch at least {n} blocks; a grid-stride kernel: {recommended}",
+        advice=f"launch at least {n} blocks" + (f"; a grid-stride kernel: {recommended}"
+                                                 if recommended else ""),
         grid=grid, units=n)
 
 

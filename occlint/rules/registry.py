@@ -5,6 +5,11 @@ A rule is a function decorated with :func:`rule`: it receives one :class:`Kernel
 Its docstring is its documentation: a one-line summary, then the sections
 ``What it does``, ``Why it matters``, ``How to fix`` and ``Example``
 (``occlint rule CODE`` prints them; SARIF and the HTML report reuse them).
+
+A rule may also check launch sites in CUDA / HIP source (:func:`site_rule`, in
+occlint.rules.sites): the same code, its finding located at the line and column of the
+launch argument that causes it (``Finding.line`` / ``column``). Rules of scope ``source``
+check only source files.
 """
 
 from __future__ import annotations
@@ -37,6 +42,14 @@ class Finding:
     # launch group of a trace the finding is about: {"trace", "group", "grid", "block",
     # "time_at_stake_ns"}; None for findings on binaries
     launch: dict[str, Any] | None = None
+    # where in a source file (1-based; columns in characters): findings on launch sites
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    # binary findings: the kernel's definition from debug information,
+    # {"file": as recorded, "line": n, "path": the file under the working directory or None}
+    source: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"rule": self.rule, "name": self.name, "severity": self.severity,
@@ -45,6 +58,11 @@ class Finding:
                "arch": self.arch, "device": self.device, "data": self.data}
         if self.launch is not None:
             out["launch"] = self.launch
+        if self.line is not None:  # only located findings carry a region
+            out.update(line=self.line, column=self.column, end_line=self.end_line,
+                       end_column=self.end_column)
+        if self.source is not None:
+            out["source"] = self.source
         return out
 
 
@@ -53,10 +71,11 @@ class Rule:
     code: str
     name: str
     severity: Severity
-    scope: Literal["kernel", "input", "stream"]
+    scope: Literal["kernel", "input", "stream", "source"]
     summary: str
     docs: dict[str, str]
     check: Callable[..., Iterable[Finding]]
+    site_check: Callable[..., Iterable[Finding]] | None = None  # on source launch sites
 
     @property
     def family(self) -> str:
@@ -96,7 +115,7 @@ def _parse_docs(doc: str) -> tuple[str, dict[str, str]]:
 
 
 def rule(code: str, name: str, severity: Severity,
-         scope: Literal["kernel", "input", "stream"] = "kernel"):
+         scope: Literal["kernel", "input", "stream", "source"] = "kernel"):
     def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         summary, docs = _parse_docs(func.__doc__ or "")
         missing = [s for s in SECTIONS if s not in docs]
@@ -109,6 +128,16 @@ def rule(code: str, name: str, severity: Severity,
     return register
 
 
+def site_rule(code: str):
+    """Attach a launch-site check to the registered rule ``code`` (same documentation)."""
+    def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
+        import dataclasses
+
+        RULES[code] = dataclasses.replace(RULES[code], site_check=func)
+        return func
+    return register
+
+
 def all_rules() -> dict[str, Rule]:
     """Every rule, by code (importing the rule modules registers them)."""
     from occlint.rules import (  # noqa: F401
@@ -116,6 +145,7 @@ def all_rules() -> dict[str, Rule]:
         launch,
         occupancy,
         resources,
+        sites,
         target,
         trace,
     )
@@ -130,7 +160,16 @@ def kernel_finding(rule_code: str, report, message: str, advice: str | None = No
     return Finding(rule=r.code, name=r.name, severity=severity or r.severity, message=message,
                    file=k.file, kernel=k.name, demangled=k.demangled, arch=k.arch,
                    device=report.device.name if report.device else None, entry=k.entry,
-                   advice=advice, data=data)
+                   advice=advice, data=data, source=source_location(k.source))
+
+
+def source_location(source: tuple[str, int] | None) -> dict[str, Any] | None:
+    """A kernel's (file, line) from debug information as findings and records carry it."""
+    if source is None:
+        return None
+    from occlint.readers.debuginfo import resolve
+
+    return {"file": source[0], "line": source[1], "path": resolve(source[0])}
 
 
 def select_rules(codes: Iterable[str], select: Iterable[str], ignore: Iterable[str]) -> set[str]:

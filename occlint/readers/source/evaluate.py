@@ -1,0 +1,510 @@
+"""Evaluate launch parameters where the file determines them; everything else is unknown.
+
+Known: integer literals; ``const`` / ``constexpr`` / ``static const`` variables (local or
+file scope); local variables initialised once and never written again in their function
+(no assignment, ``++``/``--`` or ``&x``); ``static`` file-scope variables never written in
+the file; object-like ``#define``s defined once in the file; ``dim3 b(16, 16)``,
+``dim3 b = {...}``, ``dim3(x, y)``; ``+ - * / % << >> & | ^``, unary ``- + ~``, casts;
+``std::min`` / ``std::max`` / ``min`` / ``max``; the members ``.x .y .z`` of a known dim3.
+The ceil division ``(n + B - 1) / B`` and ``div_up(n, B)``-style helpers with n unknown are
+:class:`Derived` — "a grid derived from the problem size at block B". Function parameters,
+template parameters, non-static globals (other files may change them), values from calls,
+members and anything else are :class:`Unknown`, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from occlint.readers.source.parse import MAX_DEPTH, Text, captures, parser, unwrap
+
+MAX_VALUE = 1 << 63  # larger (or negative) values are treated as unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """``ceil(n / block)``: a grid derived from the problem size n at ``block``; ``value``
+    when the file determines n too."""
+
+    block: int
+    value: int | None = None
+
+
+Scalar = int | Unknown | Derived
+
+
+@dataclass(frozen=True, slots=True)
+class Dim3:
+    x: Scalar
+    y: Scalar
+    z: Scalar
+
+
+Value = int | Unknown | Derived | Dim3
+
+HELPERS = re.compile(r"(?i)^(div_?up|divup|i_?div_?up|ceil_?div|cdiv|ceildiv|div_?ceil|"
+                     r"div_?round_?up|ceil_?div_?int|round_?up_?div|ceil_?divide|"
+                     r"num_?blocks)$")
+MINMAX = {"min": min, "max": max, "std::min": min, "std::max": max, "fmin": min, "fmax": max,
+          "::min": min, "::max": max, "cuda::std::min": min, "cuda::std::max": max}
+INTEGER_TYPES = re.compile(r"^(?:(?:unsigned|signed|short|long|int|char|size_t|ssize_t|"
+                           r"u?int(?:8|16|32|64)_t|std::size_t|std::u?int(?:8|16|32|64)_t|"
+                           r"auto|dim3|index_t|uint|int64|uint64|const|constexpr|static|"
+                           r"volatile|inline)\s*)+$")
+SCOPES = ("compound_statement", "for_statement", "for_range_loop", "function_definition",
+          "lambda_expression", "translation_unit", "if_statement", "while_statement",
+          "switch_statement", "catch_clause")
+CONTAINERS = ("translation_unit", "declaration_list", "linkage_specification",
+              "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else",
+              "preproc_elif", "preproc_elifdef")
+
+_LOCALS = """
+(init_declarator declarator: (identifier) @decl)
+(declaration declarator: (identifier) @bare)
+(parameter_declaration declarator: (_) @param)
+(optional_parameter_declaration declarator: (_) @param)
+(assignment_expression left: (identifier) @write)
+(assignment_expression left: (field_expression argument: (identifier) @write))
+(update_expression argument: (identifier) @write)
+(pointer_expression operator: "&" argument: (identifier) @write)
+"""
+_WRITES = """
+(assignment_expression left: (identifier) @write)
+(assignment_expression left: (field_expression argument: (identifier) @write))
+(update_expression argument: (identifier) @write)
+(pointer_expression operator: "&" argument: (identifier) @write)
+"""
+
+
+def parse_int(text: str) -> int | None:
+    """A C/C++ integer literal (``0x10``, ``1'000``, ``256u``, ``0b11``, ``017``)."""
+    t = text.replace("'", "").rstrip("uUlLzZ")
+    try:
+        if t[:2] in ("0x", "0X"):
+            return int(t[2:], 16)
+        if t[:2] in ("0b", "0B"):
+            return int(t[2:], 2)
+        if len(t) > 1 and t[0] == "0":
+            return int(t[1:], 8)
+        return int(t, 10)
+    except ValueError:
+        return None
+
+
+def _scalar(value: Value) -> Scalar:
+    if isinstance(value, Dim3):
+        if value.y == 1 and value.z == 1:
+            return value.x
+        return Unknown("a dim3 used as a number")
+    return value
+
+
+def _identifier_name(node: Any, text: Text) -> str | None:
+    """The declared name of a parameter declarator (``int n``, ``int* p``, ``int& r``)."""
+    for _ in range(MAX_DEPTH):
+        if node is None:
+            return None
+        if node.type == "identifier":
+            return text.of(node)
+        node = node.child_by_field_name("declarator") or (
+            node.named_children[-1] if node.named_child_count else None)
+    return None
+
+
+def _scope_of(node: Any) -> Any:
+    parent = node.parent
+    while parent is not None and parent.type not in SCOPES:
+        parent = parent.parent
+    return parent
+
+
+def _declaration_of(node: Any) -> Any:
+    parent = node.parent
+    for _ in range(4):
+        if parent is None or parent.type == "declaration":
+            return parent
+        parent = parent.parent
+    return None
+
+
+@dataclass(slots=True)
+class _Decl:
+    name: str
+    declaration: Any  # the declaration node
+    init: Any  # the init_declarator, or None
+    scope: Any
+    parameter: bool = False
+
+
+class Evaluator:
+    """Evaluates expressions of one parsed file (see the module docstring)."""
+
+    def __init__(self, text: Text, root: Any):
+        self.text = text
+        self.root = root
+        self._defines: dict[str, list[Any]] | None = None
+        self._globals: dict[str, list[_Decl]] | None = None
+        self._functions: dict[int, tuple[dict[str, list[_Decl]], dict[str, list[int]]]] = {}
+        self._file_writes: dict[str, int] | None = None
+        self._define_values: dict[str, Value] = {}
+        self._active: set[int] = set()
+
+    # -- file-level tables ------------------------------------------------------------------
+    def defines(self) -> dict[str, list[Any]]:
+        if self._defines is None:
+            table: dict[str, list[Any]] = {}
+            for node in captures("(preproc_def name: (identifier) @name) @def",
+                                 self.root).get("def", []):
+                name = node.child_by_field_name("name")
+                table.setdefault(self.text.of(name), []).append(node)
+            self._defines = table
+        return self._defines
+
+    def globals(self) -> dict[str, list[_Decl]]:
+        if self._globals is None:
+            table: dict[str, list[_Decl]] = {}
+            stack = [self.root]
+            while stack:
+                node = stack.pop()
+                for child in node.named_children:
+                    if child.type == "declaration":
+                        for init in child.children_by_field_name("declarator"):
+                            target = init.child_by_field_name("declarator") \
+                                if init.type == "init_declarator" else init
+                            if target is not None and target.type == "identifier":
+                                table.setdefault(self.text.of(target), []).append(
+                                    _Decl(self.text.of(target), child,
+                                          init if init.type == "init_declarator" else None,
+                                          self.root))
+                    elif child.type in CONTAINERS or child.type == "declaration_list" or (
+                            child.type == "namespace_definition"):
+                        stack.append(child)
+            self._globals = table
+        return self._globals
+
+    def file_writes(self, name: str) -> int:
+        if self._file_writes is None:
+            counts: dict[str, int] = {}
+            for node in captures(_WRITES, self.root).get("write", []):
+                key = self.text.of(node)
+                counts[key] = counts.get(key, 0) + 1
+            self._file_writes = counts
+        return self._file_writes.get(name, 0)
+
+    def _function_tables(self, function: Any):
+        key = function.id
+        hit = self._functions.get(key)
+        if hit is None:
+            decls: dict[str, list[_Decl]] = {}
+            writes: dict[str, list[int]] = {}
+            found = captures(_LOCALS, function)
+            for node in found.get("decl", []):
+                init = node.parent
+                declaration = _declaration_of(node)
+                if declaration is None:
+                    continue  # e.g. a condition declaration: treat as not a constant
+                decls.setdefault(self.text.of(node), []).append(
+                    _Decl(self.text.of(node), declaration, init, _scope_of(declaration)))
+            for node in found.get("bare", []):
+                decls.setdefault(self.text.of(node), []).append(
+                    _Decl(self.text.of(node), node.parent, None, _scope_of(node.parent)))
+            for node in found.get("param", []):
+                name = _identifier_name(node, self.text)
+                if name:
+                    scope = node.parent
+                    while scope is not None and scope.type not in (
+                            "function_definition", "lambda_expression", "function_declarator"):
+                        scope = scope.parent
+                    if scope is not None and scope.type == "function_declarator":
+                        scope = scope.parent if scope.parent is not None else scope
+                        if scope.type != "function_definition":
+                            continue  # a declaration of another function
+                    decls.setdefault(name, []).append(
+                        _Decl(name, node, None, scope or function, parameter=True))
+            for node in found.get("write", []):
+                writes.setdefault(self.text.of(node), []).append(node.start_byte)
+            hit = self._functions[key] = (decls, writes)
+        return hit
+
+    # -- lookup -------------------------------------------------------------------------------
+    def lookup(self, name: str, at: Any, depth: int) -> Value:
+        function = None
+        for parent in _ancestors(at):
+            if parent.type == "template_declaration":
+                params = parent.child_by_field_name("parameters")
+                if params is not None:
+                    for p in params.named_children:
+                        if _identifier_name(p.child_by_field_name("declarator"),
+                                            self.text) == name:
+                            return Unknown(f"'{name}' is a template parameter")
+            if parent.type == "function_definition":
+                function = parent  # the outermost one, for lambdas inside functions
+        if function is not None:
+            decls, writes = self._function_tables(function)
+            best = None
+            for d in decls.get(name, ()):
+                scope = d.scope
+                if scope is None or not (scope.start_byte <= at.start_byte < scope.end_byte):
+                    continue
+                if not d.parameter and d.declaration.start_byte >= at.start_byte:
+                    continue
+                if best is None or scope.start_byte >= best.scope.start_byte:
+                    best = d
+            if best is not None:
+                if best.parameter:
+                    return Unknown(f"'{name}' is a function parameter")
+                scope = best.scope
+                written = [b for b in writes.get(name, ())
+                           if scope.start_byte <= b < scope.end_byte]
+                return self._declared(best, written, depth)
+        found = self.globals().get(name)
+        if found:
+            if len(found) > 1:
+                return Unknown(f"'{name}' is declared more than once")
+            d = found[0]
+            qualifiers = self._qualifiers(d.declaration)
+            if not ({"const", "constexpr"} & qualifiers):
+                if "static" not in qualifiers and not self._anonymous(d.declaration):
+                    return Unknown(f"'{name}' is a non-const global (other files may change it)")
+                if self.file_writes(name):
+                    return Unknown(f"'{name}' is assigned in the file")
+            return self._declared(d, [], depth)
+        defines = self.defines().get(name)
+        if defines:
+            if len(defines) > 1:
+                return Unknown(f"'{name}' is #defined more than once")
+            return self._define(name, defines[0], depth)
+        return Unknown(f"'{name}' is not determined by this file")
+
+    def _anonymous(self, declaration: Any) -> bool:
+        for parent in _ancestors(declaration):
+            if parent.type == "namespace_definition" and \
+                    parent.child_by_field_name("name") is None:
+                return True
+        return False
+
+    def _qualifiers(self, declaration: Any) -> set[str]:
+        out = set()
+        for child in declaration.children:
+            if child.type in ("type_qualifier", "storage_class_specifier"):
+                out.add(self.text.of(child))
+        return out
+
+    def _declared(self, d: _Decl, writes: list[int], depth: int) -> Value:
+        if d.init is None:
+            return Unknown(f"'{d.name}' has no initialiser")
+        qualifiers = self._qualifiers(d.declaration)
+        if not ({"const", "constexpr"} & qualifiers) and writes:
+            return Unknown(f"'{d.name}' is assigned more than once")
+        type_node = d.declaration.child_by_field_name("type")
+        type_text = self.text.of(type_node) if type_node is not None else ""
+        if not INTEGER_TYPES.match(type_text):
+            return Unknown(f"'{d.name}' is of type {type_text}")
+        if id(d.init) in self._active or d.init.id in self._active:
+            return Unknown(f"'{d.name}' refers to itself")
+        self._active.add(d.init.id)
+        try:
+            value_node = d.init.child_by_field_name("value")
+            if value_node is None:  # dim3 b(16, 16)
+                args = [c for c in d.init.named_children if c.type == "argument_list"]
+                if not args:
+                    return Unknown(f"'{d.name}' has no initialiser")
+                value_node = args[0]
+            if value_node.type in ("argument_list", "initializer_list"):
+                items = list(value_node.named_children)
+                if type_text.endswith("dim3"):
+                    return self._dim3(items, value_node, depth)
+                if len(items) == 1:
+                    return self.evaluate(items[0], depth + 1)
+                return Unknown(f"'{d.name}' has an unexpected initialiser")
+            value = self.evaluate(value_node, depth + 1)
+            if type_text.endswith("dim3") and not isinstance(value, Dim3):
+                return Dim3(_scalar(value), 1, 1)
+            return value
+        finally:
+            self._active.discard(d.init.id)
+
+    def _define(self, name: str, node: Any, depth: int) -> Value:
+        if name in self._define_values:
+            return self._define_values[name]
+        value_node = node.child_by_field_name("value")
+        if value_node is None:
+            return Unknown(f"'{name}' is #defined without a value")
+        body = self.text.data[value_node.start_byte:value_node.end_byte]
+        if len(body) > 4096:
+            return Unknown(f"'{name}' is #defined as a long text")
+        self._define_values[name] = Unknown(f"'{name}' refers to itself")
+        wrapped = b"int __occlint_v = (" + body + b"\n);"
+        tree = parser().parse(wrapped)
+        value: Value = Unknown(f"'{name}' is not an expression")
+        if not tree.root_node.has_error:
+            found = captures("(init_declarator value: (_) @v)", tree.root_node).get("v", [])
+            if found:
+                sub = Evaluator(Text(wrapped), tree.root_node)
+                sub._defines = self.defines()  # other #defines of the file, nothing else
+                sub._globals = {}
+                sub._define_values = self._define_values
+                value = sub.evaluate(found[0], depth + 1)
+        self._define_values[name] = value
+        return value
+
+    # -- expressions --------------------------------------------------------------------------
+    def _dim3(self, items: list[Any], at: Any, depth: int) -> Value:
+        if len(items) > 3:
+            return Unknown("dim3 with more than three values")
+        parts = [_scalar(self.evaluate(i, depth + 1)) for i in items]
+        while len(parts) < 3:
+            parts.append(1)
+        return Dim3(*parts)
+
+    def evaluate(self, node: Any, depth: int = 0) -> Value:
+        if depth > MAX_DEPTH:
+            return Unknown("expression nested too deeply")
+        node = unwrap(node)
+        if node is None:
+            return Unknown("not an expression")
+        kind = node.type
+        if kind == "number_literal":
+            value = parse_int(self.text.of(node))
+            return Unknown(f"{self.text.of(node)} is not an integer") if value is None \
+                else value
+        if kind == "identifier":
+            return self.lookup(self.text.of(node), node, depth)
+        if kind == "binary_expression":
+            return self._binary(node, depth)
+        if kind == "unary_expression":
+            operand = _scalar(self.evaluate(node.child_by_field_name("argument"), depth + 1))
+            op = self.text.of(node.child_by_field_name("operator"))
+            if not isinstance(operand, int):
+                return operand if isinstance(operand, Unknown) else Unknown("derived value")
+            if op == "-":
+                return Unknown("negative value") if operand else 0
+            if op == "+":
+                return operand
+            return Unknown(f"operator {op}")
+        if kind == "call_expression":
+            return self._call(node, depth)
+        if kind == "initializer_list":
+            return self._dim3(list(node.named_children), node, depth)
+        if kind == "compound_literal_expression":
+            value = node.child_by_field_name("value")
+            if value is not None:
+                return self._dim3(list(value.named_children), node, depth)
+        if kind == "field_expression":
+            field = self.text.of(node.child_by_field_name("field"))
+            base = self.evaluate(node.child_by_field_name("argument"), depth + 1)
+            if isinstance(base, Dim3) and field in ("x", "y", "z"):
+                return getattr(base, field)
+            return base if isinstance(base, Unknown) else Unknown(f"member .{field}")
+        if kind == "conditional_expression":
+            return Unknown("a conditional expression")
+        return Unknown(f"'{self.text.of(node, 40)}' is not determined by this file")
+
+    def _call(self, node: Any, depth: int) -> Value:
+        function = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        args = list(args_node.named_children) if args_node is not None else []
+        name_node = function
+        if function is not None and function.type == "template_function":
+            name_node = function.child_by_field_name("name")
+        name = self.text.of(name_node) if name_node is not None else ""
+        short = name.rsplit("::", 1)[-1]
+        if name in ("dim3", "::dim3"):
+            return self._dim3(args, node, depth)
+        if short in ("static_cast", "int", "unsigned", "size_t") and len(args) == 1:
+            return self.evaluate(args[0], depth + 1)
+        if name in MINMAX and len(args) >= 2:
+            values = [_scalar(self.evaluate(a, depth + 1)) for a in args]
+            for v in values:
+                if not isinstance(v, int):
+                    return v if isinstance(v, Unknown) else Unknown("derived value in min/max")
+            return MINMAX[name](values)  # type: ignore[arg-type]
+        if HELPERS.match(short) and len(args) == 2:
+            n = _scalar(self.evaluate(args[0], depth + 1))
+            b = _scalar(self.evaluate(args[1], depth + 1))
+            if isinstance(b, int) and b > 0:
+                if isinstance(n, int):
+                    return Derived(b, -(-n // b))
+                return Derived(b)
+            return b if isinstance(b, Unknown) else Unknown("derived divisor")
+        return Unknown(f"the result of {self.text.of(function, 40)}(...)")
+
+    def _binary(self, node: Any, depth: int) -> Value:
+        op = self.text.of(node.child_by_field_name("operator"))
+        left_node, right_node = node.child_by_field_name("left"), \
+            node.child_by_field_name("right")
+        right = _scalar(self.evaluate(right_node, depth + 1))
+        if op == "/" and isinstance(right, int) and right > 0:
+            derived = self._ceil_div(left_node, right, depth)
+            if derived is not None:
+                return derived
+        left = _scalar(self.evaluate(left_node, depth + 1))
+        for v in (left, right):
+            if isinstance(v, Unknown):
+                return v
+            if isinstance(v, Derived):
+                return Unknown("arithmetic on a grid derived from the problem size")
+        a, b = left, right
+        assert isinstance(a, int) and isinstance(b, int)
+        try:
+            result = {
+                "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                "/": lambda: a // b, "%": lambda: a % b,
+                "<<": lambda: a << b if b < 64 else MAX_VALUE,
+                ">>": lambda: a >> b, "&": lambda: a & b, "|": lambda: a | b,
+                "^": lambda: a ^ b,
+            }[op]()
+        except (KeyError, ZeroDivisionError):
+            return Unknown(f"operator {op}")
+        if result < 0 or result >= MAX_VALUE:
+            return Unknown("value out of range")
+        return result
+
+    def _ceil_div(self, left: Any, block: int, depth: int) -> Value | None:
+        """``(n + B - 1) / B`` (any order of the terms) with n unknown -> Derived(B)."""
+        terms: list[tuple[int, Any]] = []
+        stack = [(1, unwrap(left))]
+        while stack and len(terms) < 8:
+            sign, n = stack.pop()
+            if n is not None and n.type == "binary_expression":
+                op = self.text.of(n.child_by_field_name("operator"))
+                if op in ("+", "-"):
+                    stack.append((sign, unwrap(n.child_by_field_name("left"))))
+                    stack.append((sign if op == "+" else -sign,
+                                  unwrap(n.child_by_field_name("right"))))
+                    continue
+            terms.append((sign, n))
+        if stack or len(terms) < 2:
+            return None
+        values = []
+        for sign, n in terms:
+            v = _scalar(self.evaluate(n, depth + 1)) if n is not None else Unknown("?")
+            if isinstance(v, Derived):
+                return None
+            values.append((sign, v))
+        unknown = [i for i, (_, v) in enumerate(values) if not isinstance(v, int)]
+        if len(unknown) > 1:
+            return None
+        candidates = unknown or [i for i, (sign, _) in enumerate(values) if sign == 1]
+        for i in candidates:
+            sign, v = values[i]
+            rest = sum(s * x for j, (s, x) in enumerate(values) if j != i)  # type: ignore
+            if sign == 1 and rest == block - 1:
+                if isinstance(v, int):
+                    return Derived(block, -(-v // block)) if v >= 0 else None
+                return Derived(block)
+        return None
+
+
+def _ancestors(node: Any):
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent

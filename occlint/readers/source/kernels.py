@@ -1,0 +1,175 @@
+"""``__global__`` function definitions: name, ``__launch_bounds__`` and the body's shape.
+
+The body classification drives the grid advice:
+
+* ``grid-stride``: an index advanced inside a loop by ``blockDim.x * gridDim.x`` (either
+  order, any dimension, casts allowed) or by a variable initialised or assigned that
+  product;
+* ``per-element``: not grid-stride, and an ``if`` compares an index computed from
+  ``threadIdx`` / ``blockIdx`` (a bounds check): one element per thread;
+* ``other``: anything else (not recognised: no grid advice depends on it).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from occlint.model.source import Body, SourceKernel
+from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
+from occlint.readers.source.parse import MAX_DEPTH, Text, captures, matches, unwrap
+
+_KERNELS = '(function_definition "__global__") @kernel'
+_BODY = """
+(init_declarator declarator: (identifier) @name value: (_) @value)
+(assignment_expression) @assign
+(if_statement condition: (_) @cond)
+"""
+BLOCK_DIM = re.compile(r"^(blockDim\.[xyz]|hipBlockDim_[xyz]|"
+                       r"__builtin_amdgcn_workgroup_size_[xyz]\(\))$")
+GRID_DIM = re.compile(r"^(gridDim\.[xyz]|hipGridDim_[xyz])$")
+THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx_[xyz])\b")
+COMPARISON = re.compile(r"(<|>)")
+LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+
+
+def base_name(node: Any, text: Text) -> str:
+    """``ns::k<T, 4>`` -> ``k``."""
+    for _ in range(MAX_DEPTH):
+        if node is None:
+            return ""
+        if node.type in ("template_function", "qualified_identifier", "destructor_name"):
+            node = node.child_by_field_name("name")
+        else:
+            return text.of(node)
+    return ""
+
+
+def _product_terms(node: Any, text: Text) -> list[str] | None:
+    """The factors of a product (``a * (b * c)``) as text; None if too deep."""
+    out: list[str] = []
+    stack = [unwrap(node)]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            return None
+        if n.type == "binary_expression" and text.of(n.child_by_field_name("operator")) == "*":
+            stack.append(unwrap(n.child_by_field_name("left")))
+            stack.append(unwrap(n.child_by_field_name("right")))
+            if len(stack) > 16:
+                return None
+            continue
+        if n.type == "call_expression":  # static_cast<size_t>(blockDim.x)
+            args = n.child_by_field_name("arguments")
+            if args is not None and args.named_child_count == 1:
+                stack.append(unwrap(args.named_children[0]))
+                continue
+        out.append(text.of(n, 80).replace(" ", ""))
+    return out
+
+
+def is_stride(node: Any, text: Text) -> bool:
+    terms = _product_terms(node, text)
+    if not terms:
+        return False
+    return any(BLOCK_DIM.match(t) for t in terms) and any(GRID_DIM.match(t) for t in terms)
+
+
+def _in_loop(node: Any, stop: Any) -> bool:
+    parent = node.parent
+    while parent is not None and parent is not stop and parent.id != stop.id:
+        if parent.type in LOOPS:
+            return True
+        parent = parent.parent
+    return False
+
+
+def classify(body: Any, text: Text) -> Body:
+    found = matches(_BODY, body)
+    strides: set[str] = set()
+    indexes: set[str] = set()
+    pairs = [(m["name"], m["value"]) for m in found if "name" in m and "value" in m]
+    assigns = [m["assign"] for m in found if "assign" in m]
+    conds = [m["cond"] for m in found if "cond" in m]
+    for name, value in pairs:
+        if is_stride(value, text):
+            strides.add(text.of(name))
+        if THREAD_INDEX.search(text.of(value, 400)):
+            indexes.add(text.of(name))
+    for a in assigns:
+        left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+        op = text.of(a.child_by_field_name("operator"))
+        if op == "=" and left is not None and left.type == "identifier" and right is not None:
+            if is_stride(right, text):
+                strides.add(text.of(left))
+            if THREAD_INDEX.search(text.of(right, 400)):
+                indexes.add(text.of(left))
+    for a in assigns:
+        op = text.of(a.child_by_field_name("operator"))
+        left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+        if right is None or left is None:
+            continue
+        step = None
+        if op == "+=":
+            step = right
+        elif op == "=" and unwrap(right) is not None and unwrap(right).type == \
+                "binary_expression":
+            r = unwrap(right)
+            if text.of(r.child_by_field_name("operator")) == "+" and \
+                    text.of(r.child_by_field_name("left")) == text.of(left):
+                step = r.child_by_field_name("right")
+        if step is None or not _in_loop(a, body):
+            continue
+        s = unwrap(step)
+        if s is not None and (is_stride(s, text) or (s.type == "identifier"
+                                                    and text.of(s) in strides)):
+            return "grid-stride"
+    for cond in conds:
+        words = text.of(cond, 400)
+        if not COMPARISON.search(words):
+            continue
+        if THREAD_INDEX.search(words) or any(re.search(rf"\b{re.escape(i)}\b", words)
+                                             for i in indexes):
+            return "per-element"
+    return "other"
+
+
+def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
+            found: list[Any] | None = None) -> list[SourceKernel]:
+    """The ``__global__`` definitions (``found``: the query's captures, when the caller ran
+    it together with other queries)."""
+    out: list[SourceKernel] = []
+    if found is None:
+        found = captures(_KERNELS, root).get("kernel", [])
+    for node in found:
+        if node.has_error:
+            continue  # nothing from broken regions
+        declarator = node.child_by_field_name("declarator")
+        for _ in range(8):  # pointer / reference declarators around the function declarator
+            if declarator is None or declarator.type == "function_declarator":
+                break
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is None:
+            continue
+        name_node = declarator.child_by_field_name("declarator")
+        name = base_name(name_node, text)
+        if not name:
+            continue
+        bounds = None
+        for child in node.named_children:
+            if child.type == "launch_bounds":
+                values = []
+                for arg in child.named_children[:2]:
+                    v = _scalar(evaluator.evaluate(arg))
+                    values.append(v if isinstance(v, int) else None)
+                while len(values) < 2:
+                    values.append(None)
+                bounds = (values[0], values[1])
+        body = node.child_by_field_name("body")
+        kind: Body = classify(body, text) if body is not None else "other"
+        template = node.parent is not None and node.parent.type == "template_declaration"
+        out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file))
+    return out
+
+
+__all__ = ["Unknown", "base_name", "classify", "is_stride", "kernels"]

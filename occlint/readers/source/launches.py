@@ -1,0 +1,206 @@
+"""Launch sites: ``k<<<g, b, shmem, stream>>>(...)`` and the launch APIs.
+
+``hipLaunchKernelGGL(k, grid, block, shmem, stream, ...)``;
+``cudaLaunchKernel`` / ``hipLaunchKernel`` / ``cudaLaunchCooperativeKernel`` /
+``hipLaunchCooperativeKernel(k, grid, block, args, shmem, stream)``;
+``cudaLaunchKernelEx`` / ``cudaLaunchKernelExC`` / ``hipLaunchKernelEx(&config, k, ...)``
+with a ``cudaLaunchConfig_t`` / ``hipLaunchConfig_t`` set in the same function (an
+initialiser, designated or positional, or ``config.gridDim = ...`` assigned once).
+Templated kernels (``k<T, 4><<<...>>>``) are reported under their name ``k``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from occlint.model.source import LaunchSite, Param
+from occlint.readers.source.evaluate import Derived, Dim3, Evaluator, Unknown, Value
+from occlint.readers.source.kernels import base_name
+from occlint.readers.source.parse import Text, captures, matches, unwrap
+
+_TRIPLE = "(kernel_call_syntax) @config"
+_API_NAMES = ("hipLaunchKernelGGL|(cuda|hip)Launch(Kernel|CooperativeKernel|KernelExC?)"
+              "(<.*>)?$")
+_APIS = ("(call_expression function: [(identifier) (qualified_identifier) "
+         f'(template_function)] @f (#match? @f "{_API_NAMES}")) @call')
+API_ARGS = {  # name -> (kernel, grid, block, shared, stream) argument positions
+    "hipLaunchKernelGGL": (0, 1, 2, 3, 4),
+    "cudaLaunchKernel": (0, 1, 2, 4, 5),
+    "hipLaunchKernel": (0, 1, 2, 4, 5),
+    "cudaLaunchCooperativeKernel": (0, 1, 2, 4, 5),
+    "hipLaunchCooperativeKernel": (0, 1, 2, 4, 5),
+}
+EX_APIS = ("cudaLaunchKernelEx", "cudaLaunchKernelExC", "hipLaunchKernelEx",
+           "hipLaunchKernelExC")
+CONFIG_FIELDS = ("gridDim", "blockDim", "dynamicSmemBytes", "stream")
+MAX_SITES = 20_000
+
+
+def to_param(node: Any, value: Value, text: Text) -> Param:
+    reason = None
+    block = None
+
+    def part(v) -> int | None:
+        nonlocal reason, block
+        if isinstance(v, int):
+            return v
+        if isinstance(v, Derived):
+            block = v.block
+            return v.value
+        if isinstance(v, Unknown) and reason is None:
+            reason = v.reason
+        return None
+
+    if isinstance(value, Dim3):
+        dims = (part(value.x), part(value.y), part(value.z))
+    elif isinstance(value, int):
+        dims = (value, 1, 1)
+    elif isinstance(value, Derived):
+        dims = (part(value), 1, 1)
+    else:
+        part(value)
+        dims = (None, None, None)
+    return Param(text.of(node), text.span(node), dims, block, reason)
+
+
+def _kernel_of(node: Any, text: Text) -> tuple[str, str]:
+    """The kernel named by a launch API argument: casts, ``&k``, ``HIP_KERNEL_NAME(k)``,
+    ``reinterpret_cast<void*>(k)``."""
+    for _ in range(8):
+        node = unwrap(node)
+        if node is None:
+            return "", ""
+        if node.type == "pointer_expression":
+            node = node.child_by_field_name("argument")
+        elif node.type == "call_expression":
+            args = node.child_by_field_name("arguments")
+            if args is None or args.named_child_count != 1:
+                return "", text.of(node)
+            node = args.named_children[0]
+        else:
+            break
+    return base_name(node, text), text.of(node)
+
+
+def _broken(node: Any) -> bool:
+    if node.has_error:
+        return True
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "ERROR":
+            return True
+        parent = parent.parent
+    return False
+
+
+class _Config:
+    """The fields of a launch configuration variable set in a function."""
+
+    def __init__(self, name: str, at: Any, text: Text):
+        self.fields: dict[str, Any] = {}
+        self.ambiguous: set[str] = set()
+        function = at
+        while function is not None and function.type != "function_definition":
+            function = function.parent
+        scope = function or at
+        found = matches("""
+            (init_declarator declarator: (identifier) @n value: (initializer_list) @v)
+            (assignment_expression left: (field_expression argument: (identifier) @a
+              field: (field_identifier) @f) right: (_) @r)
+            """, scope)
+        for m in found:
+            if "n" not in m:
+                continue
+            n, v = m["n"], m["v"]
+            if text.of(n) != name or n.start_byte > at.start_byte:
+                continue
+            items = list(v.named_children)
+            if items and all(i.type == "initializer_pair" for i in items):
+                for pair in items:
+                    designator = pair.child_by_field_name("designator")
+                    value = pair.child_by_field_name("value")
+                    field = text.of(designator).lstrip(".") if designator is not None else ""
+                    if value is not None:
+                        self._set(field, value)
+            else:
+                for field, value in zip(CONFIG_FIELDS, items, strict=False):
+                    self._set(field, value)
+        for m in found:
+            if "a" in m and text.of(m["a"]) == name and m["a"].start_byte < at.start_byte:
+                self._set(text.of(m["f"]), m["r"])
+
+    def _set(self, field: str, node: Any) -> None:
+        if field in self.fields:
+            self.ambiguous.add(field)
+        self.fields[field] = node
+
+    def get(self, field: str) -> Any:
+        return None if field in self.ambiguous else self.fields.get(field)
+
+
+def launches(root: Any, text: Text, evaluator: Evaluator,
+             found: dict[str, list[Any]] | None = None) -> tuple[list[LaunchSite], bool]:
+    """Every launch site outside broken regions, in file order; and whether the cap
+    (:data:`MAX_SITES`) cut the list. ``found``: captures of :data:`_TRIPLE` and
+    :data:`_APIS`, when the caller ran them together with other queries."""
+    sites: list[LaunchSite] = []
+    if found is None:
+        found = {**captures(_TRIPLE, root), **captures(_APIS, root)}
+    configs = found.get("config", [])
+    calls = found.get("call", [])
+    truncated = len(configs) + len(calls) > MAX_SITES
+    for config in configs[:MAX_SITES]:
+        call = config.parent
+        if call is None or _broken(call):
+            continue
+        args = list(config.named_children)
+        function = call.child_by_field_name("function")
+        params = [to_param(a, evaluator.evaluate(a), text) for a in args[:3]]
+        while len(params) < 3:
+            params.append(None)  # type: ignore[arg-type]
+        stream = text.of(args[3]) if len(args) > 3 else None
+        sites.append(LaunchSite(base_name(function, text), text.of(function), "<<<>>>",
+                                text.span(call), params[0], params[1], params[2], stream))
+    for call in calls[:MAX_SITES]:
+        if _broken(call):
+            continue
+        function = call.child_by_field_name("function")
+        api = base_name(function, text)
+        args_node = call.child_by_field_name("arguments")
+        args = list(args_node.named_children) if args_node is not None else []
+        if api in API_ARGS:
+            k, g, b, s, st = API_ARGS[api]
+            if len(args) <= b:
+                continue
+            name, written = _kernel_of(args[k], text)
+            if not name:
+                continue
+            grid = to_param(args[g], evaluator.evaluate(args[g]), text)
+            block = to_param(args[b], evaluator.evaluate(args[b]), text)
+            shared = to_param(args[s], evaluator.evaluate(args[s]), text) \
+                if len(args) > s else None
+            stream = text.of(args[st]) if len(args) > st else None
+            sites.append(LaunchSite(name, written, api, text.span(call), grid, block, shared,
+                                    stream))
+        elif api in EX_APIS and len(args) >= 2:
+            name, written = _kernel_of(args[1], text)
+            config = unwrap(args[0])
+            if config is not None and config.type == "pointer_expression":
+                config = config.child_by_field_name("argument")
+            if not name or config is None or config.type != "identifier":
+                continue
+            fields = _Config(text.of(config), call, text)
+            values = []
+            for field in ("gridDim", "blockDim", "dynamicSmemBytes"):
+                node = fields.get(field)
+                values.append(None if node is None else
+                              to_param(node, evaluator.evaluate(node), text))
+            stream_node = fields.get("stream")
+            sites.append(LaunchSite(name, written, api, text.span(call), values[0], values[1],
+                                    values[2], text.of(stream_node) if stream_node else None))
+    sites.sort(key=lambda s: (s.span.line, s.span.column))
+    return sites, truncated
+
+
+__all__ = ["launches", "re", "to_param"]

@@ -1,0 +1,98 @@
+"""Kernel source lines from debug information: a -g AMD code object, a -lineinfo cubin.
+
+The fixtures come from fixtures/build_debuginfo.py (clang-22 -g, nvcc 13.0 -lineinfo).
+Oracles: the line of each kernel's ``__global__`` definition in its source file (read by
+the test), and llvm-dwarfdump-22's output written next to each fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from occlint.readers.debuginfo import kernel_lines, resolve
+from tests.conftest import FIXTURES, REPO
+
+DEBUG = FIXTURES / "debug"
+AMD_G = DEBUG / "gamma.gfx1100.g.hsaco"
+NV_LINEINFO = DEBUG / "gamma.sm_90.lineinfo.cubin"
+
+
+def definition_line(path, kernel: str) -> int:
+    lines = path.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1)
+                if "__global__" in line and re.search(rf"\b{kernel}\(", line))
+
+
+def test_amd_code_object_with_dwarf():
+    lines = kernel_lines(AMD_G.read_bytes())
+    expected = definition_line(FIXTURES / "amd/src/gamma.hip", "gamma_correction")
+    assert lines["_Z16gamma_correctionPhmf"] == ("fixtures/amd/src/gamma.hip", expected)
+    dump = (DEBUG / "gamma.gfx1100.g.dwarfdump.txt").read_text()
+    block = dump[dump.index('DW_AT_linkage_name\t("_Z16gamma_correctionPhmf")'):][:400]
+    assert f"DW_AT_decl_line\t({expected})" in block
+    assert 'DW_AT_decl_file\t("./fixtures/amd/src/gamma.hip")' in block
+
+
+def test_cubin_with_lineinfo():
+    lines = kernel_lines(NV_LINEINFO.read_bytes())
+    src = FIXTURES / "nvidia/src/gamma.cu"
+    for symbol, kernel in (("_Z27gamma_correction_gridstridePhmf", "gamma_correction_gridstride"),
+                           ("_Z28gamma_correction_per_elementPhmf",
+                            "gamma_correction_per_element")):
+        file, line = lines[symbol]
+        assert file.endswith("/fixtures/nvidia/src/gamma.cu")
+        assert line == definition_line(src, kernel)
+        assert resolve(file, REPO) == "fixtures/nvidia/src/gamma.cu"
+    # llvm-dwarfdump: each sequence starts at one of the kernels' lines
+    dump = (DEBUG / "gamma.sm_90.lineinfo.debug_line.txt").read_text()
+    starts = re.findall(r"^0x0000000000000000\s+(\d+)", dump, re.M)
+    assert sorted(map(int, starts)) == sorted(line for _, line in lines.values())
+
+
+def test_binaries_without_debug_info_have_no_location():
+    assert kernel_lines((FIXTURES / "amd/co/gamma.gfx1100.hsaco").read_bytes()) == {}
+    assert kernel_lines(b"\x7fELF garbage") == {}
+
+
+def test_findings_carry_the_source_location(occlint):
+    run = occlint(str(AMD_G.relative_to(REPO)), "--device", "w7800", "--block", "256",
+                  "--grid", "1000", "--format", "sarif", cwd=REPO)
+    line = definition_line(FIXTURES / "amd/src/gamma.hip", "gamma_correction")
+    results = json.loads(run.out)["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} == {"LCH101", "LCH103"}
+    for r in results:
+        physical = r["locations"][0]["physicalLocation"]
+        assert physical["artifactLocation"]["uri"] == "fixtures/amd/src/gamma.hip"
+        assert physical["region"] == {"startLine": line}
+        related = r["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert related == "fixtures/debug/gamma.gfx1100.g.hsaco"
+    doc = occlint(str(NV_LINEINFO.relative_to(REPO)), "--device", "h100", "--grid", "1000",
+                  "--format", "json", cwd=REPO).json()
+    for k in doc["kernels"]:
+        assert k["source"]["path"] == "fixtures/nvidia/src/gamma.cu"
+        for f in k["findings"]:
+            assert f["source"] == k["source"]
+    gh = occlint(str(NV_LINEINFO.relative_to(REPO)), "--device", "h100", "--grid", "1000",
+                 "--format", "github", cwd=REPO).out
+    assert "file=fixtures/nvidia/src/gamma.cu,line=" in gh
+
+
+def test_source_not_in_the_repository_stays_on_the_binary(occlint, tmp_path):
+    (tmp_path / "k.hsaco").write_bytes(AMD_G.read_bytes())
+    run = occlint("k.hsaco", "--device", "w7800", "--block", "256", "--grid", "1000",
+                  "--format", "sarif", cwd=tmp_path)
+    for r in json.loads(run.out)["runs"][0]["results"]:
+        assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "k.hsaco"
+        assert "relatedLocations" not in r
+        assert r["properties"]["source"]["path"] is None
+
+
+def test_json_with_sources_validates(occlint):
+    import pytest
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((REPO / "docs/schema/occlint-report.schema.json").read_text())
+    doc = occlint("fixtures/debug", "--device", "h100", "--device", "w7800", "--grid", "1000",
+                  "--format", "json", cwd=REPO).json()
+    jsonschema.validate(doc, schema)
