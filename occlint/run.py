@@ -171,7 +171,7 @@ class Setup:
 class InputOutcome:
     """What one input gave, compact enough to send between processes."""
 
-    record: dict[str, Any]  # the document's "inputs" entry
+    record: dict[str, Any] | None  # the document's "inputs" entry; None: a skipped file
     kernels: Texts  # its kernel records as JSON text (in memory or in a worker's file)
     distinct: int  # distinct (file, entry, name) among them (files differ between inputs)
     findings: list[list[Finding]]  # the findings in each record
@@ -180,6 +180,7 @@ class InputOutcome:
     input_findings: list[Finding]
     analysed: bool  # kernels or artifacts found
     group: int | None = None  # a member group of an archive: merged into the group before
+    skipped: int = 0  # files without GPU code: archive members, or this file in a walk
 
 
 def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
@@ -193,20 +194,33 @@ def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
         errors=result.errors,
         input_findings=input_findings,
         analysed=bool(result.kernels) or bool(result.artifacts),
+        skipped=result.skipped,
     )
+
+
+def _skipped() -> InputOutcome:
+    """A file found in a directory that holds no GPU code: not an input, only counted."""
+    return InputOutcome(record=None, kernels=(), distinct=0, findings=[], artifacts=[],
+                        errors=[], input_findings=[], analysed=False, skipped=1)
 
 
 def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
     """Read, analyse and check one input; None for a file found in a directory that is not
-    GPU code."""
-    from occlint.readers.loader import looks_like_gpu_binary, read_path
+    GPU code, an outcome without a record (``skipped``) for a host binary found there that
+    holds none."""
+    from occlint.readers.loader import read_path, sniff
     from occlint.rules.engine import apply_rules
 
     path = Path(candidate.path)
     try:
-        if not candidate.listed and not looks_like_gpu_binary(path):
-            return None
-        result = read_path(path, candidate.display, setup.read_options, candidate.group)
+        if not candidate.listed:
+            kind = sniff(path)
+            if kind != "gpu":
+                return _skipped() if kind == "host" else None
+        result = read_path(path, candidate.display, setup.read_options, candidate.group,
+                           candidate.listed)
+        if result.no_gpu_code:
+            return _skipped()
         reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db)
         outcome = _outcome(result, reports, apply_rules(reports, [result], setup.settings),
                            setup.sink)
@@ -345,10 +359,14 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     errors: list[InputError] = []
     input_findings: list[Finding] = []
     analysed = False
+    skipped = 0
     done = 0
     for batch in _analyse_all(candidates, jobs, setup, opts, cfg, texts.directory):
         for one in batch:
             if one is None:
+                continue
+            skipped += one.skipped
+            if one.record is None:  # a file without GPU code found in a directory
                 continue
             if one.group:  # a later member group of the archive just before
                 inputs[-1]["kernels"] += one.record["kernels"]
@@ -389,7 +407,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
         baseline_info = {"path": baseline_path, "suppressed": suppressed, "stale": stale}
 
     doc = assemble(setup.devices, inputs, texts, distinct, artifacts,
-                   [error_record(e) for e in errors])
+                   [error_record(e) for e in errors], skipped)
     doc["findings"] = [f.to_dict() for f in input_findings]
     doc["summary"]["findings"] = _counts(all_findings)
     if baseline_info is not None:

@@ -161,3 +161,5 @@ class ReadResult:
     errors: list[InputError] = field(default_factory=list)
     size: int = 0
     sha256: str | None = None
+    skipped: int = 0  # archive members without GPU code
+    no_gpu_code: bool = False  # a file found in a directory walk that holds none

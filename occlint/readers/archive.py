@@ -2,7 +2,9 @@
 
 Members are streamed one at a time with caps on their size and count; a member larger than
 64 MiB is spooled to a temporary file and memory-mapped instead of held in memory. Each
-member is reported as ``ARCHIVE!/member/path``; its errors do not stop the other members.
+member is reported as ``ARCHIVE!/member/path``; its errors do not stop the other members. A
+member without GPU code (a host library beside the kernels) is no error: it is counted in
+the summary's ``skipped``.
 
 The members that may hold GPU code are read in groups of GROUP_MEMBERS, in name order
 (:func:`member_groups`). A group is a unit of its own: it has its share of the archive's
@@ -22,7 +24,7 @@ import zipfile
 import zlib
 from pathlib import PurePosixPath
 
-from occlint.errors import FormatError
+from occlint.errors import FormatError, NoGpuCode
 from occlint.model.kernel import ReadResult
 from occlint.readers.loader import ELF_MAGIC
 
@@ -130,6 +132,7 @@ def read_archive(fh, display: str, options, result: ReadResult,
         result.kernels.extend(part.kernels)
         result.artifacts.extend(part.artifacts)
         result.errors.extend(part.errors)
+        result.skipped += part.skipped
 
 
 def _gpu_code(head: bytes) -> bool:
@@ -232,6 +235,8 @@ def _read_group(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], displa
                             reader.read(Span(mm), None, 0)
                         finally:
                             _close(mm)
+        except NoGpuCode:  # a host library beside the kernels: not an error in an archive
+            result.skipped += 1
         except FormatError as exc:
             reader.error(str(exc), None)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from occlint.errors import FormatError
+from occlint.errors import FormatError, NoGpuCode
 from occlint.model.kernel import Artifact, InputError, ReadResult
 from occlint.readers.span import Span
 
@@ -47,6 +47,12 @@ class ReadOptions:
 
 def looks_like_gpu_binary(path: Path) -> bool:
     """Cheap test used when recursing into directories: a known magic at the start."""
+    return sniff(path) == "gpu"
+
+
+def sniff(path: Path) -> str:
+    """What a directory walk makes of a file, cheaply: ``gpu`` (read it), ``host`` (a host
+    ELF without GPU code: skipped and counted) or ``other`` (not GPU code of any kind)."""
     try:  # os-level calls: this runs for every file of a directory tree
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
@@ -54,32 +60,38 @@ def looks_like_gpu_binary(path: Path) -> bool:
         finally:
             os.close(fd)
     except OSError:
-        return True  # let the reader report the problem
+        return "gpu"  # let the reader report the problem
     if head.startswith((BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC)):
-        return True
+        return "gpu"
     if head.startswith(ELF_MAGIC) and len(head) >= 20:
         machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
         if machine in (EM_AMDGPU, EM_CUDA):
-            return True
-        return _host_elf_has_gpu_code(path)
+            return "gpu"
+        return _sniff_host_elf(path)
     if head.startswith(ZIP_MAGIC):
-        return path.suffix in (".whl", ".zip")
-    return path.suffix in (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb")
+        return "gpu" if path.suffix in ARCHIVE_SUFFIXES else "other"
+    return "gpu" if path.suffix in (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb") else "other"
 
 
-def _host_elf_has_gpu_code(path: Path) -> bool:
-    from occlint.readers.host import section_headers
+ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
+
+
+def _sniff_host_elf(path: Path) -> str:
+    """``gpu`` when a host ELF has a section named for GPU code, or a data section that
+    holds a container magic (the reader validates it); ``host`` when it has neither;
+    ``other`` when its section headers cannot be read."""
+    from occlint.readers.host import gpu_sections
 
     try:
         with path.open("rb") as fh:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
             try:
-                names = {name for name, *_ in section_headers(Span(mm))}
+                found = any(True for _ in gpu_sections(Span(mm)))
             finally:
                 _close(mm)
     except (OSError, ValueError, FormatError):  # not something we recognise
-        return False
-    return bool(names & set(GPU_SECTIONS))
+        return "other"
+    return "gpu" if found else "host"
 
 
 AMD_SECTIONS = (".hip_fatbin", ".llvm.offloading")
@@ -128,10 +140,12 @@ def read_bytes(data: bytes, display: str, options: ReadOptions) -> ReadResult:
 
 
 def read_path(path: Path, display: str, options: ReadOptions,
-              group: int | None = None) -> ReadResult:
+              group: int | None = None, listed: bool = True) -> ReadResult:
     """Read one file. ``group``: read only that member group of a zip archive (a worker's
     share of a large wheel; the other groups' workers neither hash the file nor report
-    what is wrong with the archive as a whole)."""
+    what is wrong with the archive as a whole). ``listed``: named on the command line, where
+    a file without GPU code is an error; else (found in a directory) ``no_gpu_code`` says
+    so, and the run counts it as skipped."""
     result = ReadResult(path=display)
     try:
         with path.open("rb") as fh:
@@ -149,6 +163,11 @@ def read_path(path: Path, display: str, options: ReadOptions,
                 for kernel in result.kernels:
                     if hint.get("kernel") in (None, kernel.name):
                         kernel.launch_hint = hint
+    except NoGpuCode as exc:
+        if listed:
+            result.errors.append(InputError(display, str(exc)))
+        else:
+            result.no_gpu_code = True
     except FormatError as exc:
         result.errors.append(InputError(display, str(exc)))
     except IsADirectoryError:
@@ -349,6 +368,7 @@ class _Reader:
         from occlint.readers.host import gpu_sections
 
         found = False
+        errors_before = len(self.result.errors)  # (archive members share one result)
         sections = list(gpu_sections(span))
         has_linked_fatbin = any(name == ".nv_fatbin" for name, _, _ in sections)
         for name, section, scanned in sections:
@@ -381,8 +401,8 @@ class _Reader:
             found = found or not scanned
             if len(self.result.kernels) + len(self.result.artifacts) > before:
                 found = True
-        if not found and not self.result.errors:
-            raise FormatError("no GPU code found in this ELF (no .hip_fatbin, .nv_fatbin, "
+        if not found and len(self.result.errors) == errors_before:
+            raise NoGpuCode("no GPU code found in this ELF (no .hip_fatbin, .nv_fatbin, "
                               "__nv_relfatbin or embedded fatbin)")
 
     # -- selection ----------------------------------------------------------------------------
