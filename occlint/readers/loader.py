@@ -181,6 +181,16 @@ def read_path(path: Path, display: str, options: ReadOptions,
     return result
 
 
+def _needs_whole(head: Span) -> bool:
+    """Would reading a container entry that starts with ``head`` need all of its bytes? (No
+    for what its first bytes already tell: bitcode, an ELF of another machine, no GPU code.)"""
+    if head.startswith(ELF_MAGIC):
+        return len(head) < 20 or head.bytes(5, 1) != b"\x01" or \
+            int.from_bytes(head.bytes(18, 2), "little") in (EM_AMDGPU, EM_CUDA)
+    return any(head.startswith(magic) for magic in (BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC,
+                                                    OFFLOAD_BINARY_MAGIC))
+
+
 def _close(mm: mmap.mmap) -> None:
     with contextlib.suppress(BufferError):  # a view still referenced: the GC unmaps it
         mm.close()
@@ -299,13 +309,7 @@ class _Reader:
                     ccob = CompressedBundle.parse(rest)
                     limit = self.decompression_limit()
                     self.decompressing(ccob.uncompressed_size, limit)
-                    data, size = ccob.decompress(rest, limit)
-                    if not data.startswith(BUNDLE_MAGIC):
-                        raise FormatError("compressed bundle does not hold an offload bundle")
-                    if not ccob.hash_matches(data):
-                        self.error("compressed bundle hash does not match its contents "
-                                   "(corrupted?)", label)
-                    self.read_bundle_entries(OffloadBundle(Span(data)), label, depth)
+                    size = self.read_compressed_bundle(ccob, rest, limit, label, depth)
                 else:
                     bundle = OffloadBundle(rest)
                     size = bundle.extent
@@ -327,9 +331,68 @@ class _Reader:
                 self.read(bundle.payload(item), name, depth + 1)
             except FormatError as exc:
                 self.error(str(exc), name)
+        self._no_device_code(bundle.entries, device_entries, prefix)
+
+    def _no_device_code(self, entries: list, device_entries: list, prefix: str | None) -> None:
         if not device_entries:
-            what = "no entries" if not bundle.entries else "no device code (host entry only)"
+            what = "no entries" if not entries else "no device code (host entry only)"
             self.error(f"offload bundle has {what}", prefix)
+
+    def read_compressed_bundle(self, ccob, span: Span, limit: int, label: str | None,
+                               depth: int) -> int:
+        """A compressed bundle, decompressed front to back one entry at a time
+        (occlint.readers.amd.stream); what its entries give is kept aside and reported only
+        once the whole stream proved sound, in the order of the bundle's entry table, as if
+        it had been decompressed whole. Returns the bytes of ``span`` it occupies."""
+        from occlint.readers.amd.stream import MAX_ENTRY_BYTES, NOT_A_BUNDLE, BundleStream
+
+        stream = BundleStream(ccob, span, limit)
+        try:
+            entries = stream.header()
+        except FormatError as exc:
+            stream.finish()  # a corrupted or short stream is what is wrong, if it is
+            if str(exc) != NOT_A_BUNDLE:
+                self._check_hash(stream, label)
+            raise
+        device_entries = [e for e in entries if e.kind != "host" and e.size]
+        chosen = self._select(device_entries, lambda e: e.processor)
+        parts: dict[int, ReadResult] = {}
+        outer = self.result
+        try:
+            for item in sorted(chosen, key=lambda e: e.offset):
+                name = _join(label, item.id)
+                self.result = parts[id(item)] = ReadResult(path=outer.path)
+                try:
+                    payload = stream.entry(item)
+                    if item.size > MAX_ENTRY_BYTES and _needs_whole(payload):
+                        raise FormatError(f"bundle entry of {item.size} bytes is over the "
+                                          f"{MAX_ENTRY_BYTES}-byte limit per entry")
+                    self.read(payload, name, depth + 1)
+                except FormatError as exc:
+                    if type(exc).__name__ == "StreamBroken":
+                        raise
+                    self.error(str(exc), name)
+        except FormatError:  # the stream broke: its length or end says what is wrong
+            self.result = outer
+            stream.finish()
+            raise
+        finally:
+            self.result = outer
+        size = stream.finish()
+        self._check_hash(stream, label)
+        for item in chosen:
+            part = parts[id(item)]
+            outer.kernels.extend(part.kernels)
+            outer.artifacts.extend(part.artifacts)
+            for error in part.errors:
+                self.error(error.message, error.entry)
+        self._no_device_code(entries, device_entries, label)
+        return size
+
+    def _check_hash(self, stream, label: str | None) -> None:
+        if not stream.hash_matches():
+            self.error("compressed bundle hash does not match its contents (corrupted?)",
+                       label)
 
     def read_offload_binary(self, span: Span, entry: str | None) -> None:
         from occlint.readers.amd.offload_binary import read_offload_binary
