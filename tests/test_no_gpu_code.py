@@ -41,8 +41,8 @@ def test_named_host_file_without_gpu_code_is_an_error(tmp_path):
         run, doc = _json(path)
         assert run.code == 2
         assert run.err.splitlines() == [f"occlint: error: {path}: no GPU code found in this ELF "
-                                        "(no .hip_fatbin, .nv_fatbin, __nv_relfatbin or "
-                                        "embedded fatbin)"]
+                                        "(no .hip_fatbin, .nv_fatbin, __nv_relfatbin, embedded "
+                                        "fatbin or device ELF image)"]
         assert doc["summary"]["skipped"] == 0
 
 

@@ -77,16 +77,19 @@ ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
 
 
 def _sniff_host_elf(path: Path) -> str:
-    """``gpu`` when a host ELF has a section named for GPU code, or a data section that
-    holds a container magic (the reader validates it); ``host`` when it has neither;
+    """``gpu`` when a host ELF has a section named for GPU code, a data section that holds
+    a container magic (the reader validates it) or a device ELF image; ``host`` when not;
     ``other`` when its section headers cannot be read."""
-    from occlint.readers.host import gpu_sections
+    from occlint.readers.host import gpu_sections, section_table
 
     try:
         with path.open("rb") as fh:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
             try:
-                found = any(True for _ in gpu_sections(Span(mm)))
+                span = Span(mm)
+                table = section_table(span)
+                found = any(True for _ in gpu_sections(span, table)) or \
+                    any(True for _ in embedded_images(span, table, []))
             finally:
                 _close(mm)
     except (OSError, ValueError, FormatError):  # not something we recognise
@@ -191,6 +194,21 @@ def _needs_whole(head: Span) -> bool:
                                                     OFFLOAD_BINARY_MAGIC))
 
 
+def embedded_images(span: Span, table: list, claimed: list[tuple[int, int]]):
+    """(section name, section span, Image) for every device ELF image in the data sections
+    of the host ELF in ``span`` (see occlint.readers.embedded)."""
+    from occlint.readers.embedded import MAX_CANDIDATES, data_sections, find_images
+    from occlint.readers.host import GPU_SECTIONS, no_overlap
+
+    chosen = [(s.name, span.sub(s.offset, s.size, f"section {s.name!r}"))
+              for s in data_sections(table, GPU_SECTIONS)]
+    no_overlap(chosen)
+    budget = [MAX_CANDIDATES]
+    for name, section in chosen:
+        for image in find_images(section, claimed, budget):
+            yield name, section, image
+
+
 def _close(mm: mmap.mmap) -> None:
     with contextlib.suppress(BufferError):  # a view still referenced: the GC unmaps it
         mm.close()
@@ -221,6 +239,12 @@ class _Reader:
         self.options = options
         self.result = result
         self.budget = budget  # set by the first read() unless shared (archive members)
+        # byte ranges of the input read as bundles or fatbins found in data sections: the
+        # scan for embedded device images leaves them alone (their cubins are theirs)
+        self.claimed: list[tuple[int, int]] = []
+
+    def claim(self, span: Span, offset: int, size: int) -> None:
+        self.claimed.append((span.start + offset, span.start + offset + max(size, 1)))
 
     def error(self, message: str, entry: str | None) -> None:
         errors = self.result.errors
@@ -319,6 +343,7 @@ class _Reader:
                     self.error(str(exc), label)
                 pos = start + 1  # a stray or broken magic: look for the next one
                 continue
+            self.claim(span, start, size)
             pos = start + max(size, 1)
             ordinal += 1
 
@@ -428,11 +453,12 @@ class _Reader:
 
     # -- host executables and libraries -------------------------------------------------------
     def read_host_elf(self, span: Span) -> None:
-        from occlint.readers.host import gpu_sections
+        from occlint.readers.host import gpu_sections, section_table
 
         found = False
         errors_before = len(self.result.errors)  # (archive members share one result)
-        sections = list(gpu_sections(span))
+        table = section_table(span)
+        sections = list(gpu_sections(span, table))
         has_linked_fatbin = any(name == ".nv_fatbin" for name, _, _ in sections)
         for name, section, scanned in sections:
             before = len(self.result.kernels) + len(self.result.artifacts)
@@ -464,9 +490,38 @@ class _Reader:
             found = found or not scanned
             if len(self.result.kernels) + len(self.result.artifacts) > before:
                 found = True
+        if self.read_embedded_images(span, table):
+            found = True
         if not found and len(self.result.errors) == errors_before:
             raise NoGpuCode("no GPU code found in this ELF (no .hip_fatbin, .nv_fatbin, "
-                              "__nv_relfatbin or embedded fatbin)")
+                            "__nv_relfatbin, embedded fatbin or device ELF image)")
+
+    def read_embedded_images(self, span: Span, table: list) -> bool:
+        """Device ELF images stored raw in the host's data sections (occlint.readers.embedded),
+        each an entry ``<section>/<name>`` (named by its ``__<name>_start`` symbol) or
+        ``<section>+<offset>``. True when there was one."""
+        from occlint.readers.embedded import image_symbols
+
+        images = list(embedded_images(span, table, self.claimed))
+        if not images:
+            return False
+        endian = "<" if span.bytes(5, 1) == b"\x01" else ">"
+        symbols = {start: (name, end, size) for name, (start, end, size)
+                   in image_symbols(span, table, endian).items()}
+        for section_name, section, image in images:
+            start = section.start - span.start + image.offset  # in the file
+            name, end, size = symbols.get(start, (None, None, None))
+            entry = f"{section_name}/{name}" if name else f"{section_name}+{image.offset:#x}"
+            try:
+                bound = size if size is not None else (end - start if end is not None
+                                                       else None)
+                if bound is not None and bound < len(image.span):
+                    raise FormatError(f"embedded device image of {len(image.span)} bytes "
+                                      f"runs past its __{name}_end / _size bound ({bound})")
+                self.read(image.span, entry, 1)
+            except FormatError as exc:
+                self.error(str(exc), entry)
+        return True
 
     # -- selection ----------------------------------------------------------------------------
     def _wanted(self, processor: str) -> bool:
