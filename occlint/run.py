@@ -117,7 +117,7 @@ def _launch_resolver(cfg: Config, opts: Options):
         dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
         launch = LaunchConfig(
             block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
-            grid=opts.grid if opts.grid is not None else base.get("grid"),
+            grid=opts.grid if opts.grid is not None else base.get("grid", hint.get("grid")),
             problem_size=opts.problem_size if opts.problem_size is not None
             else base.get("problem-size"),
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,

@@ -92,7 +92,8 @@ class Kernel:
     ptx_only: bool = False
     relocatable: bool = False  # NVIDIA -rdc object (ET_REL): resources before device linking
     # launch facts found beside the binary (Triton / torch.compile cache metadata):
-    # {"block": threads, "dynamic_lds": bytes, "source": "triton"}
+    # {"block": threads, "dynamic_lds": bytes, "source": "triton"}; AOTInductor packages
+    # (occlint.readers.aoti) also "grid" (blocks) when the wrapper's grid is constant
     launch_hint: dict | None = None
     _demangled: str | None = None
 

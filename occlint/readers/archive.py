@@ -117,6 +117,7 @@ def read_archive(fh, display: str, options, result: ReadResult,
 
     size = fh.seek(0, os.SEEK_END)
     archive, infos = _open(fh)
+    hints = _aoti_hints(archive, infos)
     groups = member_groups(infos)
     weights = [sum(i.compress_size for i in members) for members in groups]
     if not sum(weights):
@@ -129,10 +130,45 @@ def read_archive(fh, display: str, options, result: ReadResult,
         budget.left = whole * weights[index] // sum(weights)
         part = ReadResult(path=result.path)  # its own error limit
         _read_group(archive, members, display, options, part, budget)
+        if hints:
+            _apply_aoti_hints(part.kernels, display, hints)
         result.kernels.extend(part.kernels)
         result.artifacts.extend(part.artifacts)
         result.errors.extend(part.errors)
         result.skipped += part.skipped
+
+
+def _aoti_hints(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo]
+                ) -> dict[str, dict[str, dict]]:
+    """AOTInductor packages: package directory -> kernel name -> launch hint, from the
+    wrapper sources (occlint.readers.aoti). A source that cannot be read gives none."""
+    from occlint.readers import aoti
+
+    out: dict[str, dict[str, dict]] = {}
+    for info in sorted(infos, key=lambda i: i.filename):
+        where = aoti.package_dir(info.filename)
+        if where is None or not info.filename.endswith(aoti.WRAPPER_SUFFIX) or \
+                info.file_size > aoti.MAX_SOURCE_BYTES or info.flag_bits & 0x1 or \
+                info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            continue
+        try:
+            with archive.open(info) as stream:
+                text = stream.read(aoti.MAX_SOURCE_BYTES + 1).decode("utf-8", "replace")
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, *_STREAM_ERRORS):
+            continue
+        for name, hint in aoti.launch_hints(text).items():
+            out.setdefault(where, {}).setdefault(name, hint)
+    return out
+
+
+def _apply_aoti_hints(kernels: list, display: str, hints: dict[str, dict[str, dict]]) -> None:
+    from occlint.readers import aoti
+
+    prefix = f"{display}!/"
+    for kernel in kernels:
+        where = aoti.package_dir(kernel.file.removeprefix(prefix))
+        if where in hints:
+            aoti.apply([kernel], hints[where])
 
 
 def _gpu_code(head: bytes) -> bool:

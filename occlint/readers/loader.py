@@ -166,6 +166,11 @@ def read_path(path: Path, display: str, options: ReadOptions,
                 for kernel in result.kernels:
                     if hint.get("kernel") in (None, kernel.name):
                         kernel.launch_hint = hint
+            from occlint.readers import aoti
+
+            hints = aoti.directory_hints(path)  # a file of an extracted AOTInductor package
+            if hints:
+                aoti.apply(result.kernels, hints)
     except NoGpuCode as exc:
         if listed:
             result.errors.append(InputError(display, str(exc)))
