@@ -36,7 +36,7 @@ SPOOL_ABOVE = 64 << 20
 # bytes of bzip2 would become gigabytes in memory at the first read.
 UNBOUNDED_METHODS = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA"}
 GPU_SUFFIXES = (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb", ".so", ".o", ".a", ".bin",
-                ".elf", ".dll")
+                ".elf", ".dll", ".pyd", ".exe")
 
 
 LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature ... file name length, extra field length
@@ -172,7 +172,7 @@ def _apply_aoti_hints(kernels: list, display: str, hints: dict[str, dict[str, di
 
 
 def _gpu_code(head: bytes) -> bool:
-    return head == ELF_MAGIC or head.startswith((b"__CL", b"CCOB", b"\x50\xed\x55\xba"))
+    return head == ELF_MAGIC or head.startswith((b"__CL", b"CCOB", b"\x50\xed\x55\xba", b"MZ"))
 
 
 def _small_member(fh, info: zipfile.ZipInfo, budget) -> bytes | None:

@@ -70,10 +70,42 @@ def sniff(path: Path) -> str:
         return _sniff_host_elf(path)
     if head.startswith(ZIP_MAGIC):
         return "gpu" if path.suffix in ARCHIVE_SUFFIXES else "other"
+    if head.startswith(b"MZ") and path.suffix.lower() in (".dll", ".exe", ".pyd"):
+        return _sniff_pe(path)
     return "gpu" if path.suffix in (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb") else "other"
 
 
 ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
+
+
+def _sniff_pe(path: Path) -> str:
+    """``gpu`` for a PE file with a section named for GPU code, or a data section holding a
+    container magic or a device ELF image (the reader validates them); ``host`` for another
+    PE file; ``other`` when it is not one."""
+    from occlint.readers.embedded import MAX_CANDIDATES, find_images
+    from occlint.readers.host import SCAN_MAGICS
+    from occlint.readers.pe import GPU_SECTIONS, WRAPPER_SECTIONS, is_pe, pe_sections
+
+    try:
+        with path.open("rb") as fh:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                span = Span(mm)
+                if not is_pe(span):
+                    return "other"
+                for s in pe_sections(span):
+                    if s.name in GPU_SECTIONS:
+                        return "gpu"
+                    if s.data and s.name not in WRAPPER_SECTIONS:
+                        data = span.sub(s.offset, s.size)
+                        if any(data.find(magic) >= 0 for magic in SCAN_MAGICS) or \
+                                any(True for _ in find_images(data, [], [MAX_CANDIDATES])):
+                            return "gpu"
+                return "host"
+            finally:
+                _close(mm)
+    except (OSError, ValueError, FormatError):
+        return "other"
 
 
 def _sniff_host_elf(path: Path) -> str:
@@ -299,6 +331,8 @@ class _Reader:
             self.read_offload_binary(span, entry)
         elif span.startswith(ZIP_MAGIC):
             raise FormatError("zip archive nested inside another container")
+        elif depth == 0 and span.startswith(b"MZ"):
+            self.read_pe(span)
         else:
             raise FormatError("not a GPU binary (no AMDGPU/CUDA ELF, offload bundle or "
                               "fatbin found)")
@@ -527,6 +561,56 @@ class _Reader:
             except FormatError as exc:
                 self.error(str(exc), entry)
         return True
+
+    # -- Windows PE/COFF ------------------------------------------------------------------------
+    def read_pe(self, span: Span) -> None:
+        """A .dll / .exe / .pyd (occlint.readers.pe): bundles in ``.hip_fat``, fatbins in
+        ``.nv_fatb``, and in the other initialized data sections the containers and device
+        ELF images found by scanning, as in a host ELF's."""
+        from occlint.readers.embedded import MAX_CANDIDATES, find_images
+        from occlint.readers.host import no_overlap
+        from occlint.readers.pe import (
+            BUNDLE_SECTIONS,
+            GPU_SECTIONS,
+            WRAPPER_SECTIONS,
+            is_pe,
+            pe_sections,
+        )
+
+        if not is_pe(span):
+            raise FormatError("not a GPU binary (an MZ header without a PE signature)")
+        errors_before = len(self.result.errors)
+        found = False
+        chosen = []
+        for s in pe_sections(span):
+            if s.name in GPU_SECTIONS or (s.data and s.name not in WRAPPER_SECTIONS):
+                chosen.append((s.name, span.sub(s.offset, s.size, f"section {s.name!r}"),
+                               s.name not in GPU_SECTIONS))
+        no_overlap([(name, section) for name, section, _ in chosen])
+        count = len(self.result.kernels) + len(self.result.artifacts)
+        for name, section, scanned in chosen:
+            if not scanned:
+                found = True
+                if name in BUNDLE_SECTIONS:
+                    self.read_bundles(section, name, 1, strict=True)
+                else:
+                    self.read_fatbins(section, name, 1, strict=True)
+            else:
+                self.read_bundles(section, name, 1, strict=False)
+                self.read_fatbins(section, name, 1, strict=False)
+        budget = [MAX_CANDIDATES]
+        for name, section, scanned in chosen:
+            if scanned:
+                for image in find_images(section, self.claimed, budget):
+                    entry = f"{name}+{image.offset:#x}"
+                    try:
+                        self.read(image.span, entry, 1)
+                    except FormatError as exc:
+                        self.error(str(exc), entry)
+        found = found or len(self.result.kernels) + len(self.result.artifacts) > count
+        if not found and len(self.result.errors) == errors_before:
+            raise NoGpuCode("no GPU code found in this PE file (no .hip_fat, .nv_fatb, "
+                            "embedded bundle, fatbin or device ELF image)")
 
     # -- selection ----------------------------------------------------------------------------
     def _wanted(self, processor: str) -> bool:
