@@ -125,7 +125,8 @@ def test_same_kernels_on_the_command_line_in_a_wheel_and_in_a_walk(tmp_path):
 def test_no_existing_container_fixture_gains_image_entries():
     """Cubins inside fatbins kept in .data, code objects inside bundles: never also reported
     as embedded images."""
-    for root in ("fixtures/amd/containers", "fixtures/nvidia"):
+    for root in ("fixtures/amd/containers", "fixtures/nvidia/containers",
+                 "fixtures/nvidia/cubin", "fixtures/nvidia/triton"):
         run = run_occlint(root, "--isolated", "--format", "json", cwd=REPO)
         doc = json.loads(run.out)
         assert doc["kernels"]

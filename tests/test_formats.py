@@ -9,6 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
+from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -146,7 +147,9 @@ def test_sarif_meets_github_code_scanning_requirements(case):
         assert "uriBaseId" not in physical["artifactLocation"]
         assert uri and URI_REFERENCE.match(uri), uri
         assert not uri.startswith(("/", "file:")) and ".." not in uri.split("/")
-        assert uri in inputs  # repo-relative: the path as run from the repository root
+        # repo-relative: the path as run from the repository root (percent-encoded: an
+        # archive member's '!/' is '%21/')
+        assert unquote(uri) in inputs
         assert physical["region"] == {"startLine": 1}
         fingerprint = result["partialFingerprints"]["occlintFinding/v1"]
         assert re.fullmatch(r"[0-9a-f]{64}:[1-9]\d*", fingerprint)
