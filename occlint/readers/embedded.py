@@ -178,3 +178,44 @@ def find_images(section: Span, claimed: list[tuple[int, int]], budget: list[int]
             continue
         yield Image(pos, section.sub(pos, extent, "embedded ELF image"))
         pos += extent
+
+
+def images_in(span: Span, table: list[Section], claimed: list[tuple[int, int]]
+              ) -> Iterator[tuple[str, Span, Image]]:
+    """(section name, section span, Image) for every device ELF image in the data sections
+    of the host ELF in ``span`` (see occlint.readers.embedded)."""
+    from occlint.readers.host import GPU_SECTIONS, no_overlap
+
+    chosen = [(s.name, span.sub(s.offset, s.size, f"section {s.name!r}"))
+              for s in data_sections(table, GPU_SECTIONS)]
+    no_overlap(chosen)
+    budget = [MAX_CANDIDATES]
+    for name, section in chosen:
+        for image in find_images(section, claimed, budget):
+            yield name, section, image
+
+
+def read_embedded(reader, span: Span, table: list[Section]) -> bool:
+    """Device ELF images stored raw in the host's data sections (occlint.readers.embedded),
+    each an entry ``<section>/<name>`` (named by its ``__<name>_start`` symbol) or
+    ``<section>+<offset>``. True when there was one."""
+    images = list(images_in(span, table, reader.claimed))
+    if not images:
+        return False
+    endian = "<" if span.bytes(5, 1) == b"\x01" else ">"
+    symbols = {start: (name, end, size) for name, (start, end, size)
+               in image_symbols(span, table, endian).items()}
+    for section_name, section, image in images:
+        start = section.start - span.start + image.offset  # in the file
+        name, end, size = symbols.get(start, (None, None, None))
+        entry = f"{section_name}/{name}" if name else f"{section_name}+{image.offset:#x}"
+        try:
+            bound = size if size is not None else (end - start if end is not None
+                                                   else None)
+            if bound is not None and bound < len(image.span):
+                raise FormatError(f"embedded device image of {len(image.span)} bytes "
+                                  f"runs past its __{name}_end / _size bound ({bound})")
+            reader.read(image.span, entry, 1)
+        except FormatError as exc:
+            reader.error(str(exc), entry)
+    return True

@@ -112,6 +112,7 @@ def _sniff_host_elf(path: Path) -> str:
     """``gpu`` when a host ELF has a section named for GPU code, a data section that holds
     a container magic (the reader validates it) or a device ELF image; ``host`` when not;
     ``other`` when its section headers cannot be read."""
+    from occlint.readers.embedded import images_in
     from occlint.readers.host import gpu_sections, section_table
 
     try:
@@ -121,7 +122,7 @@ def _sniff_host_elf(path: Path) -> str:
                 span = Span(mm)
                 table = section_table(span)
                 found = any(True for _ in gpu_sections(span, table)) or \
-                    any(True for _ in embedded_images(span, table, []))
+                    any(True for _ in images_in(span, table, []))
             finally:
                 _close(mm)
     except (OSError, ValueError, FormatError):  # not something we recognise
@@ -229,21 +230,6 @@ def _needs_whole(head: Span) -> bool:
             int.from_bytes(head.bytes(18, 2), "little") in (EM_AMDGPU, EM_CUDA)
     return any(head.startswith(magic) for magic in (BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC,
                                                     OFFLOAD_BINARY_MAGIC))
-
-
-def embedded_images(span: Span, table: list, claimed: list[tuple[int, int]]):
-    """(section name, section span, Image) for every device ELF image in the data sections
-    of the host ELF in ``span`` (see occlint.readers.embedded)."""
-    from occlint.readers.embedded import MAX_CANDIDATES, data_sections, find_images
-    from occlint.readers.host import GPU_SECTIONS, no_overlap
-
-    chosen = [(s.name, span.sub(s.offset, s.size, f"section {s.name!r}"))
-              for s in data_sections(table, GPU_SECTIONS)]
-    no_overlap(chosen)
-    budget = [MAX_CANDIDATES]
-    for name, section in chosen:
-        for image in find_images(section, claimed, budget):
-            yield name, section, image
 
 
 def _close(mm: mmap.mmap) -> None:
@@ -536,81 +522,15 @@ class _Reader:
                             "__nv_relfatbin, embedded fatbin or device ELF image)")
 
     def read_embedded_images(self, span: Span, table: list) -> bool:
-        """Device ELF images stored raw in the host's data sections (occlint.readers.embedded),
-        each an entry ``<section>/<name>`` (named by its ``__<name>_start`` symbol) or
-        ``<section>+<offset>``. True when there was one."""
-        from occlint.readers.embedded import image_symbols
+        from occlint.readers.embedded import read_embedded
 
-        images = list(embedded_images(span, table, self.claimed))
-        if not images:
-            return False
-        endian = "<" if span.bytes(5, 1) == b"\x01" else ">"
-        symbols = {start: (name, end, size) for name, (start, end, size)
-                   in image_symbols(span, table, endian).items()}
-        for section_name, section, image in images:
-            start = section.start - span.start + image.offset  # in the file
-            name, end, size = symbols.get(start, (None, None, None))
-            entry = f"{section_name}/{name}" if name else f"{section_name}+{image.offset:#x}"
-            try:
-                bound = size if size is not None else (end - start if end is not None
-                                                       else None)
-                if bound is not None and bound < len(image.span):
-                    raise FormatError(f"embedded device image of {len(image.span)} bytes "
-                                      f"runs past its __{name}_end / _size bound ({bound})")
-                self.read(image.span, entry, 1)
-            except FormatError as exc:
-                self.error(str(exc), entry)
-        return True
+        return read_embedded(self, span, table)
 
     # -- Windows PE/COFF ------------------------------------------------------------------------
     def read_pe(self, span: Span) -> None:
-        """A .dll / .exe / .pyd (occlint.readers.pe): bundles in ``.hip_fat``, fatbins in
-        ``.nv_fatb``, and in the other initialized data sections the containers and device
-        ELF images found by scanning, as in a host ELF's."""
-        from occlint.readers.embedded import MAX_CANDIDATES, find_images
-        from occlint.readers.host import no_overlap
-        from occlint.readers.pe import (
-            BUNDLE_SECTIONS,
-            GPU_SECTIONS,
-            WRAPPER_SECTIONS,
-            is_pe,
-            pe_sections,
-        )
+        from occlint.readers.pe import read_pe
 
-        if not is_pe(span):
-            raise FormatError("not a GPU binary (an MZ header without a PE signature)")
-        errors_before = len(self.result.errors)
-        found = False
-        chosen = []
-        for s in pe_sections(span):
-            if s.name in GPU_SECTIONS or (s.data and s.name not in WRAPPER_SECTIONS):
-                chosen.append((s.name, span.sub(s.offset, s.size, f"section {s.name!r}"),
-                               s.name not in GPU_SECTIONS))
-        no_overlap([(name, section) for name, section, _ in chosen])
-        count = len(self.result.kernels) + len(self.result.artifacts)
-        for name, section, scanned in chosen:
-            if not scanned:
-                found = True
-                if name in BUNDLE_SECTIONS:
-                    self.read_bundles(section, name, 1, strict=True)
-                else:
-                    self.read_fatbins(section, name, 1, strict=True)
-            else:
-                self.read_bundles(section, name, 1, strict=False)
-                self.read_fatbins(section, name, 1, strict=False)
-        budget = [MAX_CANDIDATES]
-        for name, section, scanned in chosen:
-            if scanned:
-                for image in find_images(section, self.claimed, budget):
-                    entry = f"{name}+{image.offset:#x}"
-                    try:
-                        self.read(image.span, entry, 1)
-                    except FormatError as exc:
-                        self.error(str(exc), entry)
-        found = found or len(self.result.kernels) + len(self.result.artifacts) > count
-        if not found and len(self.result.errors) == errors_before:
-            raise NoGpuCode("no GPU code found in this PE file (no .hip_fat, .nv_fatb, "
-                            "embedded bundle, fatbin or device ELF image)")
+        read_pe(self, span)
 
     # -- selection ----------------------------------------------------------------------------
     def _wanted(self, processor: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from occlint.errors import FormatError
+from occlint.errors import FormatError, NoGpuCode
 from occlint.readers.span import Span
 
 PE_MAGIC = b"MZ"
@@ -79,3 +79,46 @@ def pe_sections(span: Span) -> list[PeSection]:
                               f"of the file ({len(span)} bytes): truncated or corrupted")
         out.append(PeSection(text, offset, size, characteristics))
     return out
+
+
+def read_pe(reader, span: Span) -> None:
+    """Read a .dll / .exe / .pyd with ``reader`` (occlint.readers.loader._Reader): bundles
+    in ``.hip_fat``, fatbins in ``.nv_fatb``, and in the other initialized data sections the
+    containers and device ELF images found by scanning, as in a host ELF's."""
+    from occlint.readers.embedded import MAX_CANDIDATES, find_images
+    from occlint.readers.host import no_overlap
+
+    if not is_pe(span):
+        raise FormatError("not a GPU binary (an MZ header without a PE signature)")
+    errors_before = len(reader.result.errors)
+    found = False
+    chosen = []
+    for s in pe_sections(span):
+        if s.name in GPU_SECTIONS or (s.data and s.name not in WRAPPER_SECTIONS):
+            chosen.append((s.name, span.sub(s.offset, s.size, f"section {s.name!r}"),
+                           s.name not in GPU_SECTIONS))
+    no_overlap([(name, section) for name, section, _ in chosen])
+    count = len(reader.result.kernels) + len(reader.result.artifacts)
+    for name, section, scanned in chosen:
+        if not scanned:
+            found = True
+            if name in BUNDLE_SECTIONS:
+                reader.read_bundles(section, name, 1, strict=True)
+            else:
+                reader.read_fatbins(section, name, 1, strict=True)
+        else:
+            reader.read_bundles(section, name, 1, strict=False)
+            reader.read_fatbins(section, name, 1, strict=False)
+    budget = [MAX_CANDIDATES]
+    for name, section, scanned in chosen:
+        if scanned:
+            for image in find_images(section, reader.claimed, budget):
+                entry = f"{name}+{image.offset:#x}"
+                try:
+                    reader.read(image.span, entry, 1)
+                except FormatError as exc:
+                    reader.error(str(exc), entry)
+    found = found or len(reader.result.kernels) + len(reader.result.artifacts) > count
+    if not found and len(reader.result.errors) == errors_before:
+        raise NoGpuCode("no GPU code found in this PE file (no .hip_fat, .nv_fatb, "
+                        "embedded bundle, fatbin or device ELF image)")
