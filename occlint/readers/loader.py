@@ -390,59 +390,9 @@ class _Reader:
 
     def read_compressed_bundle(self, ccob, span: Span, limit: int, label: str | None,
                                depth: int) -> int:
-        """A compressed bundle, decompressed front to back one entry at a time
-        (occlint.readers.amd.stream); what its entries give is kept aside and reported only
-        once the whole stream proved sound, in the order of the bundle's entry table, as if
-        it had been decompressed whole. Returns the bytes of ``span`` it occupies."""
-        from occlint.readers.amd.stream import MAX_ENTRY_BYTES, NOT_A_BUNDLE, BundleStream
+        from occlint.readers.amd.stream import read_compressed_bundle
 
-        stream = BundleStream(ccob, span, limit)
-        try:
-            entries = stream.header()
-        except FormatError as exc:
-            stream.finish()  # a corrupted or short stream is what is wrong, if it is
-            if str(exc) != NOT_A_BUNDLE:
-                self._check_hash(stream, label)
-            raise
-        device_entries = [e for e in entries if e.kind != "host" and e.size]
-        chosen = self._select(device_entries, lambda e: e.processor)
-        parts: dict[int, ReadResult] = {}
-        outer = self.result
-        try:
-            for item in sorted(chosen, key=lambda e: e.offset):
-                name = _join(label, item.id)
-                self.result = parts[id(item)] = ReadResult(path=outer.path)
-                try:
-                    payload = stream.entry(item)
-                    if item.size > MAX_ENTRY_BYTES and _needs_whole(payload):
-                        raise FormatError(f"bundle entry of {item.size} bytes is over the "
-                                          f"{MAX_ENTRY_BYTES}-byte limit per entry")
-                    self.read(payload, name, depth + 1)
-                except FormatError as exc:
-                    if type(exc).__name__ == "StreamBroken":
-                        raise
-                    self.error(str(exc), name)
-        except FormatError:  # the stream broke: its length or end says what is wrong
-            self.result = outer
-            stream.finish()
-            raise
-        finally:
-            self.result = outer
-        size = stream.finish()
-        self._check_hash(stream, label)
-        for item in chosen:
-            part = parts[id(item)]
-            outer.kernels.extend(part.kernels)
-            outer.artifacts.extend(part.artifacts)
-            for error in part.errors:
-                self.error(error.message, error.entry)
-        self._no_device_code(entries, device_entries, label)
-        return size
-
-    def _check_hash(self, stream, label: str | None) -> None:
-        if not stream.hash_matches():
-            self.error("compressed bundle hash does not match its contents (corrupted?)",
-                       label)
+        return read_compressed_bundle(self, ccob, span, limit, label, depth)
 
     def read_offload_binary(self, span: Span, entry: str | None) -> None:
         from occlint.readers.amd.offload_binary import read_offload_binary

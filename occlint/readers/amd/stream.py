@@ -224,3 +224,63 @@ class BundleStream:
         """Call after :meth:`finish`."""
         assert self.inflater.md5 is not None
         return struct.unpack("<Q", self.inflater.md5.digest()[:8])[0] == self.ccob.hash
+
+
+def read_compressed_bundle(reader, ccob: CompressedBundle, span: Span, limit: int,
+                           label: str | None, depth: int) -> int:
+    """Read a compressed bundle with ``reader`` (occlint.readers.loader._Reader),
+    decompressed front to back one entry at a time; what its entries give is kept aside
+    and reported only once the whole stream proved sound, in the order of the bundle's
+    entry table, as if it had been decompressed whole. Returns the bytes of ``span`` it
+    occupies."""
+    from occlint.model.kernel import ReadResult
+    from occlint.readers.loader import _join, _needs_whole
+
+    stream = BundleStream(ccob, span, limit)
+    try:
+        entries = stream.header()
+    except FormatError as exc:
+        stream.finish()  # a corrupted or short stream is what is wrong, if it is
+        if str(exc) != NOT_A_BUNDLE:
+            _check_hash(reader, stream, label)
+        raise
+    device_entries = [e for e in entries if e.kind != "host" and e.size]
+    chosen = reader._select(device_entries, lambda e: e.processor)
+    parts: dict[int, ReadResult] = {}
+    outer = reader.result
+    try:
+        for item in sorted(chosen, key=lambda e: e.offset):
+            name = _join(label, item.id)
+            reader.result = parts[id(item)] = ReadResult(path=outer.path)
+            try:
+                payload = stream.entry(item)
+                if item.size > MAX_ENTRY_BYTES and _needs_whole(payload):
+                    raise FormatError(f"bundle entry of {item.size} bytes is over the "
+                                      f"{MAX_ENTRY_BYTES}-byte limit per entry")
+                reader.read(payload, name, depth + 1)
+            except FormatError as exc:
+                if isinstance(exc, StreamBroken):
+                    raise
+                reader.error(str(exc), name)
+    except FormatError:  # the stream broke: its length or end says what is wrong
+        reader.result = outer
+        stream.finish()
+        raise
+    finally:
+        reader.result = outer
+    size = stream.finish()
+    _check_hash(reader, stream, label)
+    for item in chosen:
+        part = parts[id(item)]
+        outer.kernels.extend(part.kernels)
+        outer.artifacts.extend(part.artifacts)
+        for error in part.errors:
+            reader.error(error.message, error.entry)
+    reader._no_device_code(entries, device_entries, label)
+    return size
+
+
+def _check_hash(reader, stream: BundleStream, label: str | None) -> None:
+    if not stream.hash_matches():
+        reader.error("compressed bundle hash does not match its contents (corrupted?)",
+                     label)
