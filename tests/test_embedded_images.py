@@ -185,3 +185,20 @@ def test_image_running_past_its_end_symbol_is_an_error(tmp_path):
     assert "runs past its __gamma_gfx1100_end / _size bound" in error.message
     gamma = next(i for i in EMBEDDED["images"] if i["label"] == "gamma_gfx1100")
     assert len(result.kernels) == KERNELS - len(_notes(gamma)["kernels"])
+
+
+@pytest.mark.parametrize(("container", "section"), [
+    ("fixtures/amd/containers/gamma.bundle.hipfb", ".rodata"),
+    ("fixtures/nvidia/containers/small.default.fatbin", ".data"),
+])
+def test_code_inside_containers_in_data_sections_is_not_also_an_image(container, section):
+    """A bundle or fatbin kept in a data section (NVIDIA libraries keep fatbins in .data)
+    holds ELF images of its own: they are its entries, never embedded images as well."""
+    data = (REPO / container).read_bytes()
+    alone = read_bytes(data, "c", ReadOptions())
+    host = Host(((section, Raw(b"\x7fELF junk" + data + bytes(16)), 1),)).render()
+    embedded = read_bytes(host, "host.so", ReadOptions())
+    assert not alone.errors and not embedded.errors
+    assert sorted((k.name, k.arch) for k in embedded.kernels) == \
+        sorted((k.name, k.arch) for k in alone.kernels)
+    assert not [k.entry for k in embedded.kernels if "+0x" in k.entry]
