@@ -202,3 +202,20 @@ def test_code_inside_containers_in_data_sections_is_not_also_an_image(container,
     assert sorted((k.name, k.arch) for k in embedded.kernels) == \
         sorted((k.name, k.arch) for k in alone.kernels)
     assert not [k.entry for k in embedded.kernels if "+0x" in k.entry]
+
+
+def test_fake_headers_claiming_huge_section_tables_cost_linear_time():
+    """A fake AMDGPU header every 64 bytes of a 4 MiB section, each claiming a section table
+    over the rest of the section (made of the next fake headers): without a bound on the
+    table bytes examined, the scan would read about 2**37 bytes."""
+    size = 4 << 20
+    data = bytearray()
+    for pos in range(0, size, 64):
+        shnum = min(0xFFFF, (size - pos - 64) // 64)
+        data += struct.pack("<4sBBBB8xHHIQQQIHHHHHH", b"\x7fELF", 2, 1, 1, 64, 3, 224, 1, 0, 0,
+                            64, 0, 64, 56, 0, 64, max(shnum, 1), 0)
+    host = Host(((".rodata", Raw(bytes(data)), 1),)).render()
+    start = time.monotonic()
+    result = read_bytes(host, "host.so", ReadOptions())
+    assert time.monotonic() - start < 10
+    assert not result.kernels and len(result.errors) == 1

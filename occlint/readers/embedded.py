@@ -40,6 +40,20 @@ SHF_EXECINSTR = 0x4
 SHN_ABS = 0xFFF1
 MAX_IMAGE_SECTIONS = 1 << 16
 MAX_CANDIDATES = 1 << 20  # '\x7fELF' matches looked at per input, valid or not
+TABLE_RATIO = 2  # section-table bytes examined per input byte (+ TABLE_SLACK), all candidates
+TABLE_SLACK = 16 << 20
+
+
+class ScanBudget:
+    """What the scan of one input may still look at: ``\x7fELF`` candidates, and bytes of
+    candidate section tables. Without the second, fake headers at every offset of a section,
+    each claiming a table over the rest of it, cost quadratic time."""
+
+    __slots__ = ("candidates", "table_bytes")
+
+    def __init__(self, input_size: int):
+        self.candidates = MAX_CANDIDATES
+        self.table_bytes = TABLE_RATIO * input_size + TABLE_SLACK
 
 _EHDR = struct.Struct("<4sBBB9xHHIQQQIHHHHHH")
 _SHDR = struct.Struct("<IIQQQQIIQQ")
@@ -60,9 +74,10 @@ def data_sections(sections: list[Section], skip: tuple[str, ...]) -> list[Sectio
             not s.name.startswith("__CLANG_OFFLOAD_BUNDLE__")]
 
 
-def image_extent(section: Span, pos: int) -> int | None:
+def image_extent(section: Span, pos: int, budget: ScanBudget | None = None) -> int | None:
     """Bytes of the device ELF image at ``pos`` of ``section``, or None when no plausible
-    one starts there. Everything the image's headers point at lies inside the section."""
+    one starts there. Everything the image's headers point at lies inside the section.
+    ``budget``: charged the section table's bytes before they are read."""
     room = len(section) - pos
     if room < _EHDR.size:
         return None
@@ -81,6 +96,11 @@ def image_extent(section: Span, pos: int) -> int | None:
         if phentsize != 56 or phoff < _EHDR.size or phoff + phnum * 56 > room:
             return None
         end = max(end, phoff + phnum * 56)
+    if budget is not None:
+        budget.table_bytes -= shnum * _SHDR.size
+        if budget.table_bytes < 0:
+            budget.candidates = 0  # the scan stops here
+            return None
     table = section.bytes(pos + shoff, shnum * _SHDR.size, "section header table")
     headers = list(_SHDR.iter_unpack(table))
     for _, sh_type, _, _, offset, size, *_ in headers:
@@ -156,23 +176,23 @@ def _bound_ends(names: bytes) -> dict[int, str]:
     return ends
 
 
-def find_images(section: Span, claimed: list[tuple[int, int]], budget: list[int]
+def find_images(section: Span, claimed: list[tuple[int, int]], budget: ScanBudget
                 ) -> Iterator[Image]:
     """Every device image of ``section``. ``claimed``: absolute byte ranges already read as
-    containers (their cubins are not images of their own); ``budget``: ``\\x7fELF`` matches
-    that may still be looked at (shared by the sections of one input)."""
+    containers (their cubins are not images of their own); ``budget``: what the scan of the
+    input may still look at (shared by its sections)."""
     pos = 0
-    while budget[0] > 0:
+    while budget.candidates > 0:
         pos = section.find(ELF_MAGIC, pos)
         if pos < 0:
             return
-        budget[0] -= 1
+        budget.candidates -= 1
         absolute = section.start + pos
         inside = next((end for start, end in claimed if start <= absolute < end), None)
         if inside is not None:
             pos = inside - section.start
             continue
-        extent = image_extent(section, pos)
+        extent = image_extent(section, pos, budget)
         if extent is None:
             pos += 1
             continue
@@ -189,7 +209,7 @@ def images_in(span: Span, table: list[Section], claimed: list[tuple[int, int]]
     chosen = [(s.name, span.sub(s.offset, s.size, f"section {s.name!r}"))
               for s in data_sections(table, GPU_SECTIONS)]
     no_overlap(chosen)
-    budget = [MAX_CANDIDATES]
+    budget = ScanBudget(len(span))
     for name, section in chosen:
         for image in find_images(section, claimed, budget):
             yield name, section, image

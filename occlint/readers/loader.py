@@ -82,7 +82,7 @@ def _sniff_pe(path: Path) -> str:
     """``gpu`` for a PE file with a section named for GPU code, or a data section holding a
     container magic or a device ELF image (the reader validates them); ``host`` for another
     PE file; ``other`` when it is not one."""
-    from occlint.readers.embedded import MAX_CANDIDATES, find_images
+    from occlint.readers.embedded import ScanBudget, find_images
     from occlint.readers.host import SCAN_MAGICS
     from occlint.readers.pe import GPU_SECTIONS, WRAPPER_SECTIONS, is_pe, pe_sections
 
@@ -99,7 +99,7 @@ def _sniff_pe(path: Path) -> str:
                     if s.data and s.name not in WRAPPER_SECTIONS:
                         data = span.sub(s.offset, s.size)
                         if any(data.find(magic) >= 0 for magic in SCAN_MAGICS) or \
-                                any(True for _ in find_images(data, [], [MAX_CANDIDATES])):
+                                any(True for _ in find_images(data, [], ScanBudget(len(span)))):
                             return "gpu"
                 return "host"
             finally:

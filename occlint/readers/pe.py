@@ -85,7 +85,7 @@ def read_pe(reader, span: Span) -> None:
     """Read a .dll / .exe / .pyd with ``reader`` (occlint.readers.loader._Reader): bundles
     in ``.hip_fat``, fatbins in ``.nv_fatb``, and in the other initialized data sections the
     containers and device ELF images found by scanning, as in a host ELF's."""
-    from occlint.readers.embedded import MAX_CANDIDATES, find_images
+    from occlint.readers.embedded import ScanBudget, find_images
     from occlint.readers.host import no_overlap
 
     if not is_pe(span):
@@ -109,7 +109,7 @@ def read_pe(reader, span: Span) -> None:
         else:
             reader.read_bundles(section, name, 1, strict=False)
             reader.read_fatbins(section, name, 1, strict=False)
-    budget = [MAX_CANDIDATES]
+    budget = ScanBudget(len(span))
     for name, section, scanned in chosen:
         if scanned:
             for image in find_images(section, reader.claimed, budget):
