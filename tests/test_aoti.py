@@ -109,3 +109,16 @@ def test_constant_grid_becomes_the_launch_grid():
     hints = launch_hints(source)
     assert hints["k_const"]["grid"] == 240 and hints["k_const"]["block"] == 128
     assert "grid" not in hints["k_var"] and hints["k_var"]["dynamic_lds"] == 512
+
+
+def test_hostile_wrapper_source_is_parsed_in_linear_time():
+    import time
+
+    from occlint.readers.aoti import launch_hints
+
+    for text in ("launchKernel(kernels_.a, " + " " * (4 << 20),
+                 ("launchKernel(kernels_.a, x" + "y" * 64) * 50000,
+                 "uint32_t grid_0 = " * 200000):
+        start = time.monotonic()
+        assert launch_hints(text) == {}
+        assert time.monotonic() - start < 2

@@ -24,9 +24,10 @@ from typing import Any
 MAX_SOURCE_BYTES = 16 << 20
 WRAPPER_SUFFIX = ".wrapper.cpp"
 
+# (no argument pattern may match what the one after it matches: linear time on any text)
 _LAUNCH = re.compile(
-    r"launchKernel\(\s*kernels_\.(\w+)\s*,\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,"
-    r"\s*(\d+)\s*,\s*(\d+)\s*,")
+    r"launchKernel\(\s*kernels_\.(\w+)\s*,\s*([^,()\s]+)\s*,\s*([^,()\s]+)\s*,"
+    r"\s*([^,()\s]+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,")
 _BLOCK = re.compile(r"(\d+)\s*\*\s*numWarps")
 _ASSIGN = re.compile(r"\b(?:uint32_t|int64_t|int32_t|int|auto)\s+(grid_[012])\s*=\s*([^;]+);")
 

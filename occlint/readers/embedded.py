@@ -39,6 +39,7 @@ SHF_ALLOC = 0x2
 SHF_EXECINSTR = 0x4
 SHN_ABS = 0xFFF1
 MAX_IMAGE_SECTIONS = 1 << 16
+MAX_NAME = 4096  # bytes of a symbol name
 MAX_CANDIDATES = 1 << 20  # '\x7fELF' matches looked at per input, valid or not
 TABLE_RATIO = 2  # section-table bytes examined per input byte (+ TABLE_SLACK), all candidates
 TABLE_SLACK = 16 << 20
@@ -146,10 +147,11 @@ def image_symbols(span: Span, sections: list[Section], endian: str = "<"
         for st_name, _, _, shndx, value, _ in sym.iter_unpack(symbols):
             if names[st_name:st_name + 2] != b"__":
                 continue
-            kind = ends.get(names.find(b"\0", st_name))
+            nul = names.find(b"\0", st_name, st_name + MAX_NAME)
+            kind = ends.get(nul)
             if kind is None:
                 continue
-            name = names[st_name + 2:names.rfind(b"_", st_name, names.find(b"\0", st_name))]
+            name = names[st_name + 2:names.rfind(b"_", st_name, nul)]
             if kind == "size":
                 where = value if shndx == SHN_ABS else None
             elif 0 < shndx < len(sections):
