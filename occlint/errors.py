@@ -13,6 +13,12 @@ class FormatError(OcclintError):
     """A binary is truncated, corrupted, hostile or of an unsupported kind."""
 
 
+class NoGpuCode(FormatError):
+    """A well-formed input (a host executable or library) that holds no GPU code: an error
+    for a file named on the command line, a silently skipped (and counted) file in a
+    directory walk or an archive."""
+
+
 class DeviceDbError(OcclintError):
     """The device database or a user device file is invalid."""
 

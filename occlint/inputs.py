@@ -27,7 +27,7 @@ class Candidate(NamedTuple):
     group: int | None = None  # one member group of a large archive (see split_archives)
 
 
-ARCHIVE_SUFFIXES = (".whl", ".zip")
+ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
 SPLIT_MIN_BYTES = 8 << 20
 
 

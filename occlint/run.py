@@ -135,7 +135,7 @@ def _launch_resolver(cfg: Config, opts: Options):
         dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
         launch = LaunchConfig(
             block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
-            grid=opts.grid if opts.grid is not None else base.get("grid"),
+            grid=opts.grid if opts.grid is not None else base.get("grid", hint.get("grid")),
             problem_size=opts.problem_size if opts.problem_size is not None
             else base.get("problem-size"),
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,
@@ -198,7 +198,7 @@ class TraceCandidate(NamedTuple):
 class InputOutcome:
     """What one input gave, compact enough to send between processes."""
 
-    record: dict[str, Any]  # the document's "inputs" entry
+    record: dict[str, Any] | None  # the document's "inputs" entry; None: a skipped file
     kernels: Texts  # its kernel records as JSON text (in memory or in a worker's file)
     distinct: int  # distinct (file, entry, name) among them (files differ between inputs)
     findings: list[list[Finding]]  # the findings in each record
@@ -209,15 +209,17 @@ class InputOutcome:
     group: int | None = None  # a member group of an archive: merged into the group before
     source: dict[str, Any] | None = None  # a CUDA / HIP source: its "sources" record
     source_model: Any = None  # ... and its SourceFile (for the join with binaries)
-    trace: tuple[str, str, str] | None = None  # a trace: (path, display, format), read later
+    skipped: int = 0  # files without GPU code: archive members, or this file in a walk
+    # traces, read later in this process (occlint.trace_run): (path, display, format,
+    # zip member or None) of this file, or of the trace members of this zip archive
+    traces: list[tuple[str, str, str, str | None]] = field(default_factory=list)
 
 
-def _zip_traces(display: str, candidates: list[Candidate]) -> list[TraceCandidate]:
+def _zip_traces(candidate: Candidate) -> list[tuple[str, str, str, str | None]]:
     from occlint.readers.traces import zip_trace_members
 
-    path = next((c.path for c in candidates if c.display == display), display)
-    return [TraceCandidate(path, f"{display}!/{member}", kind, member)
-            for member, kind in zip_trace_members(Path(path))]
+    return [(candidate.path, f"{candidate.display}!/{member}", kind, member)
+            for member, kind in zip_trace_members(Path(candidate.path))]
 
 
 def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
@@ -231,13 +233,21 @@ def _outcome(result: ReadResult, reports: list, input_findings: list[Finding],
         errors=result.errors,
         input_findings=input_findings,
         analysed=bool(result.kernels) or bool(result.artifacts),
+        skipped=result.skipped,
     )
+
+
+def _skipped() -> InputOutcome:
+    """A file found in a directory that holds no GPU code: not an input, only counted."""
+    return InputOutcome(record=None, kernels=(), distinct=0, findings=[], artifacts=[],
+                        errors=[], input_findings=[], analysed=False, skipped=1)
 
 
 def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
     """Read, analyse and check one input; None for a file found in a directory that is not
-    GPU code."""
-    from occlint.readers.loader import looks_like_gpu_binary, read_head, read_path
+    GPU code, an outcome without a record (``skipped``) for a host binary found there that
+    holds none, and one without a record holding ``traces`` for a profiler trace."""
+    from occlint.readers.loader import ZIP_MAGIC, read_head, read_path, sniff
     from occlint.readers.traces import classify
     from occlint.rules.engine import apply_rules
 
@@ -251,16 +261,26 @@ def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
             return analyse_source(candidate, setup)
         head = read_head(path) if candidate.group is None else None
         kind = classify(path, head) if head else None
-        if kind is not None:  # read after the binaries, in this process (occlint.trace_run)
-            return InputOutcome({}, Texts(()), 0, [], [], [], [], False,
-                                trace=(candidate.path, candidate.display, kind))
-        if not candidate.listed and not looks_like_gpu_binary(path, head):
-            return None
-        result = read_path(path, candidate.display, setup.read_options, candidate.group)
+        if kind is not None:
+            return InputOutcome(None, Texts(()), 0, [], [], [], [], False,
+                                traces=[(candidate.path, candidate.display, kind, None)])
+        traces = _zip_traces(candidate) if head and head.startswith(ZIP_MAGIC) else []
+        if not candidate.listed:
+            kind = sniff(path, head)
+            if kind != "gpu":
+                return _skipped() if kind == "host" else None
+        result = read_path(path, candidate.display, setup.read_options, candidate.group,
+                           candidate.listed and not traces)
+        if result.no_gpu_code:
+            outcome = _skipped()
+            if traces:  # a zip of traces: not skipped, its traces are read
+                outcome.skipped, outcome.traces = 0, traces
+            return outcome
         reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db)
         outcome = _outcome(result, reports, apply_rules(reports, [result], setup.settings),
                            setup.sink)
         outcome.group = candidate.group
+        outcome.traces = traces
         return outcome
     except Exception as exc:
         if not setup.isolate_failures:
@@ -400,17 +420,17 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     sources: list[dict[str, Any]] = []
     source_models: list[Any] = []
     analysed = False
+    skipped = 0
     done = 0
     traces: list[TraceCandidate] = []
     for batch in _analyse_all(candidates, jobs, setup, opts, cfg, texts.directory):
         for one in batch:
             if one is None:
                 continue
-            if one.trace is not None:
-                traces.append(TraceCandidate(*one.trace))
+            skipped += one.skipped
+            traces.extend(TraceCandidate(*t) for t in one.traces)
+            if one.record is None:  # a trace, or a file without GPU code found in a walk
                 continue
-            if one.record.get("path", "").lower().endswith((".zip", ".whl")) and not one.group:
-                traces.extend(_zip_traces(one.record["path"], candidates))
             if one.group:  # a later member group of the archive just before
                 inputs[-1]["kernels"] += one.record["kernels"]
             else:
@@ -476,7 +496,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
         baseline_info = {"path": baseline_path, "suppressed": suppressed, "stale": stale}
 
     doc = assemble(setup.devices, inputs, texts, distinct, artifacts,
-                   [error_record(e) for e in errors])
+                   [error_record(e) for e in errors], skipped)
     doc["findings"] = [f.to_dict() for f in input_findings]
     if traces:
         from occlint.trace_run import summary

@@ -9,6 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
+from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -150,9 +151,11 @@ def test_sarif_meets_github_code_scanning_requirements(case):
         if source:  # debug information located the kernel in a file of the repository
             assert uri == source and physical["region"] == {"startLine": f["source"]["line"]}
             related = result["relatedLocations"][0]["physicalLocation"]
-            assert related["artifactLocation"]["uri"] in inputs
+            assert unquote(related["artifactLocation"]["uri"]) in inputs
         else:
-            assert uri in inputs  # repo-relative: the path as run from the repository root
+            # repo-relative: the path as run from the repository root (percent-encoded: an
+            # archive member's '!/' is '%21/')
+            assert unquote(uri) in inputs
         if source:
             pass
         elif f.get("line") is None:  # binaries have no lines
@@ -331,7 +334,7 @@ def _commands(text: str) -> list[str]:
 def test_github_annotations_on_a_real_run():
     text = output("github", CASES["launch"])
     lines = text.splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 2
     for line, rule in zip(lines[:2], ("LCH101 grid-tail-effect",
                                       "LCH103 grid-below-oversubscription-target"),
                           strict=True):
@@ -341,7 +344,25 @@ def test_github_annotations_on_a_real_run():
         assert "gamma_correction(unsigned char*, unsigned long, float)" in match[4]
         assert "help: " in match[4]
     assert "%25 longer" in lines[0]  # the '%' of "1.5%" is escaped
-    assert lines[2].startswith("occlint: 2 findings (2 warnings)")
+    assert _run("github", *CASES["launch"]).err.startswith("occlint: 2 findings (2 warnings)")
+
+
+@pytest.mark.parametrize("case", ["launch", "amd-co", "errors-multidevice", "containers"])
+def test_github_stdout_holds_only_workflow_commands(case):
+    result = _run("github", *_case(case))
+    lines = result.out.splitlines()
+    assert lines and all(COMMAND_LINE.match(line) for line in lines), lines[-1:]
+    summary = [line for line in result.err.splitlines() if not line.startswith("occlint: error")]
+    assert len(summary) == 1 and re.match(r"occlint: \d+ findings? ", summary[0]), summary
+    quiet = run_occlint(*_case(case), "--format", "github", "-q", cwd=REPO)
+    assert quiet.out == result.out and quiet.err.splitlines() == [
+        line for line in result.err.splitlines() if line.startswith("occlint: error")]
+
+
+def test_github_without_findings_writes_nothing_on_stdout():
+    result = run_occlint(GAMMA, "--device", "w7800", "--format", "github", cwd=REPO)
+    assert result.code == 0 and result.out == ""
+    assert result.err == "occlint: 0 findings\n"
 
 
 def test_github_error_and_notice_commands():
@@ -371,8 +392,8 @@ def test_github_hostile_kernel_and_file_names_cannot_inject_commands(tmp_path):
         assert "a,b:c%250A::error::d%0A::e:f" in match[4]
         assert HOSTILE.decode() in _unescape(match[4])
     # nothing else in the output looks like a command, under any line-splitting rule
-    rest = [line for line in result.out.splitlines() if line not in commands]
-    assert len(rest) == 1 and rest[0].startswith("occlint: 2 findings")
+    assert result.out.splitlines() == commands
+    assert result.err.startswith("occlint: 2 findings")
     assert result.out.count("\n") == len(result.out.splitlines())  # only \n line breaks
 
 
@@ -416,7 +437,8 @@ def test_github_caps_annotations_and_says_how_many_were_not_shown():
                 "notice": min(10, by_severity["info"])}
     assert {k: kinds.count(k) for k in expected} == expected
     assert len(commands) <= 30 < 50  # per-step limit per type; under the per-job limit
-    summary = text.splitlines()[-1]
+    assert text.splitlines() == commands
+    summary = _run("github", *CASES["amd-co"]).err.splitlines()[-1]
     hidden = total - len(commands)
     assert hidden > 0
     assert summary.startswith(f"occlint: {total} findings")
@@ -430,8 +452,8 @@ def test_github_cap_is_configurable_per_type():
     doc = document(CASES["errors-multidevice"])
     text = github.render(doc, max_per_type=1)
     kinds = [COMMAND_LINE.match(line)[1] for line in _commands(text)]
-    assert kinds == ["error", "warning"]
-    assert "3 not shown" in text.splitlines()[-1]
+    assert kinds == ["error", "warning"] and len(text.splitlines()) == 2
+    assert "3 not shown" in github.summary(doc, max_per_type=1)
 
 
 # --------------------------------------------------------------------------- GitLab

@@ -166,12 +166,12 @@ SITECUSTOMIZE = textwrap.dedent('''\
         import occlint.readers.loader as loader
         _real = loader.read_path
 
-        def read_path(path, display, options, group=None):
+        def read_path(path, display, options, *rest):
             if os.path.basename(str(path)) == os.environ["OCCLINT_TEST_FAIL_ON"]:
                 if os.environ.get("OCCLINT_TEST_FAIL_HOW") == "exit":
                     os._exit(70)  # the worker dies: no exception, no result
                 raise RuntimeError("injected failure")
-            return _real(path, display, options, group)
+            return _real(path, display, options, *rest)
 
         loader.read_path = read_path
 ''')

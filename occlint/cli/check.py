@@ -102,8 +102,9 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True, help="Colour text output (never when NO_COLOR is set).")
-@click.option("-q", "--quiet", is_flag=True, help="Text output: findings only, no summary; no "
-              "progress line.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Text output: findings only, no summary (github: no summary line on "
+                   "stderr); no progress line.")
 @click.option("-j", "--jobs", type=JOBS, default=None, metavar="N|auto",
               help="Worker processes reading and analysing inputs; 1 works in this process. "
                    "Default: 'jobs' from the configuration, else auto (one per CPU when there "
@@ -159,4 +160,8 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
                       show_suppressed=show_suppressed,
                       device_db=outcome.device_db)
         write_output(text, output)
+        if fmt == "github" and not quiet:  # stdout: workflow commands only
+            from occlint.reporters import github
+
+            click.echo(github.summary(outcome.doc), err=True)
     raise click.exceptions.Exit(outcome.exit_code)

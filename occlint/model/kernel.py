@@ -92,7 +92,8 @@ class Kernel:
     ptx_only: bool = False
     relocatable: bool = False  # NVIDIA -rdc object (ET_REL): resources before device linking
     # launch facts found beside the binary (Triton / torch.compile cache metadata):
-    # {"block": threads, "dynamic_lds": bytes, "source": "triton"}
+    # {"block": threads, "dynamic_lds": bytes, "source": "triton"}; AOTInductor packages
+    # (occlint.readers.aoti) also "grid" (blocks) when the wrapper's grid is constant
     launch_hint: dict | None = None
     # (file, line) of the kernel's definition from debug information (-g / -lineinfo), the
     # file as the compiler recorded it (occlint.readers.debuginfo)
@@ -172,3 +173,5 @@ class ReadResult:
     errors: list[InputError] = field(default_factory=list)
     size: int = 0
     sha256: str | None = None
+    skipped: int = 0  # archive members without GPU code
+    no_gpu_code: bool = False  # a file found in a directory walk that holds none

@@ -189,9 +189,11 @@ def error_record(e: InputError) -> dict[str, Any]:
 
 def assemble(devices: list[Device], inputs: list[dict[str, Any]],
              kernels: Any, distinct_kernels: int,
-             artifacts: list[dict[str, Any]], errors: list[dict[str, Any]]) -> dict[str, Any]:
+             artifacts: list[dict[str, Any]], errors: list[dict[str, Any]],
+             skipped: int = 0) -> dict[str, Any]:
     """The document from its parts. ``kernels``: a list of records, or KernelRecords
-    (occlint.records); ``distinct_kernels``: distinct (file, entry, name) among them."""
+    (occlint.records); ``distinct_kernels``: distinct (file, entry, name) among them;
+    ``skipped``: files without GPU code (archive members, files found in directories)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "occlint", "version": __version__},
@@ -205,6 +207,7 @@ def assemble(devices: list[Device], inputs: list[dict[str, Any]],
             "kernels": distinct_kernels,
             "reports": len(kernels),
             "errors": len(errors),
+            "skipped": skipped,
         },
     }
 

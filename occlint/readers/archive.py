@@ -2,7 +2,9 @@
 
 Members are streamed one at a time with caps on their size and count; a member larger than
 64 MiB is spooled to a temporary file and memory-mapped instead of held in memory. Each
-member is reported as ``ARCHIVE!/member/path``; its errors do not stop the other members.
+member is reported as ``ARCHIVE!/member/path``; its errors do not stop the other members. A
+member without GPU code (a host library beside the kernels) is no error: it is counted in
+the summary's ``skipped``.
 
 The members that may hold GPU code are read in groups of GROUP_MEMBERS, in name order
 (:func:`member_groups`). A group is a unit of its own: it has its share of the archive's
@@ -22,7 +24,7 @@ import zipfile
 import zlib
 from pathlib import PurePosixPath
 
-from occlint.errors import FormatError
+from occlint.errors import FormatError, NoGpuCode
 from occlint.model.kernel import ReadResult
 from occlint.readers.loader import ELF_MAGIC
 
@@ -34,7 +36,7 @@ SPOOL_ABOVE = 64 << 20
 # bytes of bzip2 would become gigabytes in memory at the first read.
 UNBOUNDED_METHODS = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA"}
 GPU_SUFFIXES = (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb", ".so", ".o", ".a", ".bin",
-                ".elf", ".dll")
+                ".elf", ".dll", ".pyd", ".exe")
 
 
 LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature ... file name length, extra field length
@@ -115,6 +117,7 @@ def read_archive(fh, display: str, options, result: ReadResult,
 
     size = fh.seek(0, os.SEEK_END)
     archive, infos = _open(fh)
+    hints = _aoti_hints(archive, infos)
     groups = member_groups(infos)
     weights = [sum(i.compress_size for i in members) for members in groups]
     if not sum(weights):
@@ -127,13 +130,49 @@ def read_archive(fh, display: str, options, result: ReadResult,
         budget.left = whole * weights[index] // sum(weights)
         part = ReadResult(path=result.path)  # its own error limit
         _read_group(archive, members, display, options, part, budget)
+        if hints:
+            _apply_aoti_hints(part.kernels, display, hints)
         result.kernels.extend(part.kernels)
         result.artifacts.extend(part.artifacts)
         result.errors.extend(part.errors)
+        result.skipped += part.skipped
+
+
+def _aoti_hints(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo]
+                ) -> dict[str, dict[str, dict]]:
+    """AOTInductor packages: package directory -> kernel name -> launch hint, from the
+    wrapper sources (occlint.readers.aoti). A source that cannot be read gives none."""
+    from occlint.readers import aoti
+
+    out: dict[str, dict[str, dict]] = {}
+    for info in sorted(infos, key=lambda i: i.filename):
+        where = aoti.package_dir(info.filename)
+        if where is None or not info.filename.endswith(aoti.WRAPPER_SUFFIX) or \
+                info.file_size > aoti.MAX_SOURCE_BYTES or info.flag_bits & 0x1 or \
+                info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            continue
+        try:
+            with archive.open(info) as stream:
+                text = stream.read(aoti.MAX_SOURCE_BYTES + 1).decode("utf-8", "replace")
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, *_STREAM_ERRORS):
+            continue
+        for name, hint in aoti.launch_hints(text).items():
+            out.setdefault(where, {}).setdefault(name, hint)
+    return out
+
+
+def _apply_aoti_hints(kernels: list, display: str, hints: dict[str, dict[str, dict]]) -> None:
+    from occlint.readers import aoti
+
+    prefix = f"{display}!/"
+    for kernel in kernels:
+        where = aoti.package_dir(kernel.file.removeprefix(prefix))
+        if where in hints:
+            aoti.apply([kernel], hints[where])
 
 
 def _gpu_code(head: bytes) -> bool:
-    return head == ELF_MAGIC or head.startswith((b"__CL", b"CCOB", b"\x50\xed\x55\xba"))
+    return head == ELF_MAGIC or head.startswith((b"__CL", b"CCOB", b"\x50\xed\x55\xba", b"MZ"))
 
 
 def _small_member(fh, info: zipfile.ZipInfo, budget) -> bytes | None:
@@ -232,6 +271,8 @@ def _read_group(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], displa
                             reader.read(Span(mm), None, 0)
                         finally:
                             _close(mm)
+        except NoGpuCode:  # a host library beside the kernels: not an error in an archive
+            result.skipped += 1
         except FormatError as exc:
             reader.error(str(exc), None)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,

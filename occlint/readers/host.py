@@ -11,7 +11,7 @@ import struct
 from collections.abc import Iterator
 
 from occlint.errors import FormatError
-from occlint.readers.elf import NAME_RATIO
+from occlint.readers.elf import NAME_RATIO, Section
 from occlint.readers.span import Span
 
 GPU_SECTIONS = (".hip_fatbin", ".llvm.offloading", ".nv_fatbin", "__nv_relfatbin")
@@ -24,10 +24,15 @@ MAX_NAME = 4096
 
 
 def section_headers(span: Span) -> list[tuple[str, int, int, int]]:
-    """(name, sh_type, sh_offset, sh_size) of every section of an ELF of any class and byte
-    order. Every read is bounds-checked and names are read at most MAX_NAME bytes each, so
-    the work is linear in the size of the file (pyelftools reads each section name up to
-    the next NUL anywhere in the file: quadratic on a hostile string table)."""
+    """(name, sh_type, sh_offset, sh_size) of every section (see :func:`section_table`)."""
+    return [(s.name, s.type, s.offset, s.size) for s in section_table(span)]
+
+
+def section_table(span: Span) -> list[Section]:
+    """Every section header of an ELF of any class and byte order. Every read is
+    bounds-checked and names are read at most MAX_NAME bytes each, so the work is linear in
+    the size of the file (pyelftools reads each section name up to the next NUL anywhere in
+    the file: quadratic on a hostile string table)."""
     ident = span.bytes(0, 16, "ELF identification") if len(span) >= 16 else b""
     if len(ident) < 16 or ident[4] not in (1, 2) or ident[5] not in (1, 2):
         raise FormatError("malformed ELF: truncated, or unknown class / data encoding")
@@ -60,27 +65,30 @@ def section_headers(span: Span) -> list[tuple[str, int, int, int]]:
         names = span.bytes(strtab[4], strtab[5], "section name table")
     out = []
     left = NAME_RATIO * len(names) + (1 << 20)  # memory stays proportional to the file
-    for name_off, sh_type, _, _, offset, size, *_ in raw:
+    for index, (name_off, *fields) in enumerate(raw):
         end = names.find(b"\0", name_off, name_off + MAX_NAME) if name_off < len(names) else -1
         name = names[name_off:end].decode("utf-8", "replace") if end >= 0 else ""
         left -= len(name)
         if left < 0:
             raise FormatError("malformed ELF: section names add up to far more than the name "
                               "table holds")
-        out.append((name, sh_type, offset, size))
+        out.append(Section(index, name, *fields))
     return out
 
 
-def gpu_sections(span: Span) -> Iterator[tuple[str, Span, bool]]:
+def gpu_sections(span: Span, table: list[Section] | None = None
+                 ) -> Iterator[tuple[str, Span, bool]]:
     """(section name, contents, found-by-scanning) for every section that may hold GPU code.
 
     Sections named for GPU code come first; then data sections that contain a bundle or
     fatbin magic (NVIDIA libraries keep many fatbins in .data) — those magics are only
     candidates, validated by the container readers. Sections that overlap are an error
-    (each would be read again: a few bytes of section headers could multiply the work)."""
-    headers = section_headers(span)
+    (each would be read again: a few bytes of section headers could multiply the work).
+    ``table``: the ELF's section table when already read."""
+    if table is None:
+        table = section_table(span)
     named, scanned = [], []
-    for name, sh_type, offset, size in headers:
+    for _, name, sh_type, _, _, offset, size, *_ in table:
         if sh_type == SHT_NOBITS or size == 0:
             continue
         if name in GPU_SECTIONS or name.startswith("__CLANG_OFFLOAD_BUNDLE__"):
@@ -93,10 +101,15 @@ def gpu_sections(span: Span) -> Iterator[tuple[str, Span, bool]]:
         section = span.sub(offset, size, f"section {name!r}")
         if any(section.find(magic) >= 0 for magic in SCAN_MAGICS):
             chosen.append((name, section, True))
+    no_overlap([(name, section) for name, section, _ in chosen])
+    yield from chosen
+
+
+def no_overlap(sections: list[tuple[str, Span]]) -> None:
+    """FormatError when two of these sections share bytes (each would be read again)."""
     previous = None
-    for name, section, _ in sorted(chosen, key=lambda c: (c[1].start, c[1].end)):
+    for name, section in sorted(sections, key=lambda c: (c[1].start, c[1].end)):
         if previous is not None and section.start < previous[1].end:
             raise FormatError(f"sections {previous[0]!r} and {name!r} overlap: corrupted or "
                               "hostile")
         previous = (name, section)
-    yield from chosen

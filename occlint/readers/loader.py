@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from occlint.errors import FormatError
+from occlint.errors import FormatError, NoGpuCode
 from occlint.model.kernel import Artifact, InputError, ReadResult
 from occlint.readers.span import Span
 
@@ -60,35 +60,84 @@ def read_head(path: Path) -> bytes | None:
 def looks_like_gpu_binary(path: Path, head: bytes | None = None) -> bool:
     """Cheap test used when recursing into directories: a known magic at the start
     (``head``: the file's first 64 bytes when the caller has read them)."""
+    return sniff(path, head) == "gpu"
+
+
+def sniff(path: Path, head: bytes | None = None) -> str:
+    """What a directory walk makes of a file, cheaply: ``gpu`` (read it), ``host`` (a host
+    ELF without GPU code: skipped and counted) or ``other`` (not GPU code of any kind).
+    ``head``: the file's first 64 bytes when the caller has read them."""
     if head is None:
         head = read_head(path)
     if head is None:
-        return True  # let the reader report the problem
+        return "gpu"  # let the reader report the problem
     if head.startswith((BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC)):
-        return True
+        return "gpu"
     if head.startswith(ELF_MAGIC) and len(head) >= 20:
         machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
         if machine in (EM_AMDGPU, EM_CUDA):
-            return True
-        return _host_elf_has_gpu_code(path)
+            return "gpu"
+        return _sniff_host_elf(path)
     if head.startswith(ZIP_MAGIC):
-        return path.suffix in (".whl", ".zip")
-    return path.suffix in (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb")
+        return "gpu" if path.suffix in ARCHIVE_SUFFIXES else "other"
+    if head.startswith(b"MZ") and path.suffix.lower() in (".dll", ".exe", ".pyd"):
+        return _sniff_pe(path)
+    return "gpu" if path.suffix in (".hsaco", ".co", ".cubin", ".fatbin", ".hipfb") else "other"
 
 
-def _host_elf_has_gpu_code(path: Path) -> bool:
-    from occlint.readers.host import section_headers
+ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
+
+
+def _sniff_pe(path: Path) -> str:
+    """``gpu`` for a PE file with a section named for GPU code, or a data section holding a
+    container magic or a device ELF image (the reader validates them); ``host`` for another
+    PE file; ``other`` when it is not one."""
+    from occlint.readers.embedded import ScanBudget, find_images
+    from occlint.readers.host import SCAN_MAGICS
+    from occlint.readers.pe import GPU_SECTIONS, WRAPPER_SECTIONS, is_pe, pe_sections
 
     try:
         with path.open("rb") as fh:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
             try:
-                names = {name for name, *_ in section_headers(Span(mm))}
+                span = Span(mm)
+                if not is_pe(span):
+                    return "other"
+                for s in pe_sections(span):
+                    if s.name in GPU_SECTIONS:
+                        return "gpu"
+                    if s.data and s.name not in WRAPPER_SECTIONS:
+                        data = span.sub(s.offset, s.size)
+                        if any(data.find(magic) >= 0 for magic in SCAN_MAGICS) or \
+                                any(True for _ in find_images(data, [], ScanBudget(len(span)))):
+                            return "gpu"
+                return "host"
+            finally:
+                _close(mm)
+    except (OSError, ValueError, FormatError):
+        return "other"
+
+
+def _sniff_host_elf(path: Path) -> str:
+    """``gpu`` when a host ELF has a section named for GPU code, a data section that holds
+    a container magic (the reader validates it) or a device ELF image; ``host`` when not;
+    ``other`` when its section headers cannot be read."""
+    from occlint.readers.embedded import images_in
+    from occlint.readers.host import gpu_sections, section_table
+
+    try:
+        with path.open("rb") as fh:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                span = Span(mm)
+                table = section_table(span)
+                found = any(True for _ in gpu_sections(span, table)) or \
+                    any(True for _ in images_in(span, table, []))
             finally:
                 _close(mm)
     except (OSError, ValueError, FormatError):  # not something we recognise
-        return False
-    return bool(names & set(GPU_SECTIONS))
+        return "other"
+    return "gpu" if found else "host"
 
 
 AMD_SECTIONS = (".hip_fatbin", ".llvm.offloading")
@@ -137,10 +186,12 @@ def read_bytes(data: bytes, display: str, options: ReadOptions) -> ReadResult:
 
 
 def read_path(path: Path, display: str, options: ReadOptions,
-              group: int | None = None) -> ReadResult:
+              group: int | None = None, listed: bool = True) -> ReadResult:
     """Read one file. ``group``: read only that member group of a zip archive (a worker's
     share of a large wheel; the other groups' workers neither hash the file nor report
-    what is wrong with the archive as a whole)."""
+    what is wrong with the archive as a whole). ``listed``: named on the command line, where
+    a file without GPU code is an error; else (found in a directory) ``no_gpu_code`` says
+    so, and the run counts it as skipped."""
     result = ReadResult(path=display)
     try:
         with path.open("rb") as fh:
@@ -158,6 +209,16 @@ def read_path(path: Path, display: str, options: ReadOptions,
                 for kernel in result.kernels:
                     if hint.get("kernel") in (None, kernel.name):
                         kernel.launch_hint = hint
+            from occlint.readers import aoti
+
+            hints = aoti.directory_hints(path)  # a file of an extracted AOTInductor package
+            if hints:
+                aoti.apply(result.kernels, hints)
+    except NoGpuCode as exc:
+        if listed:
+            result.errors.append(InputError(display, str(exc)))
+        else:
+            result.no_gpu_code = True
     except FormatError as exc:
         result.errors.append(InputError(display, str(exc)))
     except IsADirectoryError:
@@ -169,6 +230,16 @@ def read_path(path: Path, display: str, options: ReadOptions,
     except OSError as exc:
         result.errors.append(InputError(display, f"cannot read: {exc.strerror or exc}"))
     return result
+
+
+def _needs_whole(head: Span) -> bool:
+    """Would reading a container entry that starts with ``head`` need all of its bytes? (No
+    for what its first bytes already tell: bitcode, an ELF of another machine, no GPU code.)"""
+    if head.startswith(ELF_MAGIC):
+        return len(head) < 20 or head.bytes(5, 1) != b"\x01" or \
+            int.from_bytes(head.bytes(18, 2), "little") in (EM_AMDGPU, EM_CUDA)
+    return any(head.startswith(magic) for magic in (BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC,
+                                                    OFFLOAD_BINARY_MAGIC))
 
 
 def _close(mm: mmap.mmap) -> None:
@@ -201,6 +272,12 @@ class _Reader:
         self.options = options
         self.result = result
         self.budget = budget  # set by the first read() unless shared (archive members)
+        # byte ranges of the input read as bundles or fatbins found in data sections: the
+        # scan for embedded device images leaves them alone (their cubins are theirs)
+        self.claimed: list[tuple[int, int]] = []
+
+    def claim(self, span: Span, offset: int, size: int) -> None:
+        self.claimed.append((span.start + offset, span.start + offset + max(size, 1)))
 
     def error(self, message: str, entry: str | None) -> None:
         errors = self.result.errors
@@ -250,6 +327,8 @@ class _Reader:
             self.read_offload_binary(span, entry)
         elif span.startswith(ZIP_MAGIC):
             raise FormatError("zip archive nested inside another container")
+        elif depth == 0 and span.startswith(b"MZ"):
+            self.read_pe(span)
         else:
             raise FormatError("not a GPU binary (no AMDGPU/CUDA ELF, offload bundle or "
                               "fatbin found)")
@@ -290,13 +369,7 @@ class _Reader:
                     ccob = CompressedBundle.parse(rest)
                     limit = self.decompression_limit()
                     self.decompressing(ccob.uncompressed_size, limit)
-                    data, size = ccob.decompress(rest, limit)
-                    if not data.startswith(BUNDLE_MAGIC):
-                        raise FormatError("compressed bundle does not hold an offload bundle")
-                    if not ccob.hash_matches(data):
-                        self.error("compressed bundle hash does not match its contents "
-                                   "(corrupted?)", label)
-                    self.read_bundle_entries(OffloadBundle(Span(data)), label, depth)
+                    size = self.read_compressed_bundle(ccob, rest, limit, label, depth)
                 else:
                     bundle = OffloadBundle(rest)
                     size = bundle.extent
@@ -306,6 +379,7 @@ class _Reader:
                     self.error(str(exc), label)
                 pos = start + 1  # a stray or broken magic: look for the next one
                 continue
+            self.claim(span, start, size)
             pos = start + max(size, 1)
             ordinal += 1
 
@@ -318,9 +392,18 @@ class _Reader:
                 self.read(bundle.payload(item), name, depth + 1)
             except FormatError as exc:
                 self.error(str(exc), name)
+        self._no_device_code(bundle.entries, device_entries, prefix)
+
+    def _no_device_code(self, entries: list, device_entries: list, prefix: str | None) -> None:
         if not device_entries:
-            what = "no entries" if not bundle.entries else "no device code (host entry only)"
+            what = "no entries" if not entries else "no device code (host entry only)"
             self.error(f"offload bundle has {what}", prefix)
+
+    def read_compressed_bundle(self, ccob, span: Span, limit: int, label: str | None,
+                               depth: int) -> int:
+        from occlint.readers.amd.stream import read_compressed_bundle
+
+        return read_compressed_bundle(self, ccob, span, limit, label, depth)
 
     def read_offload_binary(self, span: Span, entry: str | None) -> None:
         from occlint.readers.amd.offload_binary import read_offload_binary
@@ -357,10 +440,12 @@ class _Reader:
 
     # -- host executables and libraries -------------------------------------------------------
     def read_host_elf(self, span: Span) -> None:
-        from occlint.readers.host import gpu_sections
+        from occlint.readers.host import gpu_sections, section_table
 
         found = False
-        sections = list(gpu_sections(span))
+        errors_before = len(self.result.errors)  # (archive members share one result)
+        table = section_table(span)
+        sections = list(gpu_sections(span, table))
         has_linked_fatbin = any(name == ".nv_fatbin" for name, _, _ in sections)
         for name, section, scanned in sections:
             before = len(self.result.kernels) + len(self.result.artifacts)
@@ -392,9 +477,22 @@ class _Reader:
             found = found or not scanned
             if len(self.result.kernels) + len(self.result.artifacts) > before:
                 found = True
-        if not found and not self.result.errors:
-            raise FormatError("no GPU code found in this ELF (no .hip_fatbin, .nv_fatbin, "
-                              "__nv_relfatbin or embedded fatbin)")
+        if self.read_embedded_images(span, table):
+            found = True
+        if not found and len(self.result.errors) == errors_before:
+            raise NoGpuCode("no GPU code found in this ELF (no .hip_fatbin, .nv_fatbin, "
+                            "__nv_relfatbin, embedded fatbin or device ELF image)")
+
+    def read_embedded_images(self, span: Span, table: list) -> bool:
+        from occlint.readers.embedded import read_embedded
+
+        return read_embedded(self, span, table)
+
+    # -- Windows PE/COFF ------------------------------------------------------------------------
+    def read_pe(self, span: Span) -> None:
+        from occlint.readers.pe import read_pe
+
+        read_pe(self, span)
 
     # -- selection ----------------------------------------------------------------------------
     def _wanted(self, processor: str) -> bool:

@@ -13,6 +13,13 @@ from typing import Any
 from occlint.errors import FormatError
 
 
+def beyond(what: str, offset: int, size: int, length: int) -> FormatError:
+    """The error of a read of ``size`` bytes at ``offset`` past the end of ``length`` bytes
+    (also raised by readers of data that is not held whole, such as streamed bundles)."""
+    return FormatError(f"{what} at offset {offset:#x} (+{size} bytes) lies beyond the end of "
+                       f"the data ({length} bytes): truncated or corrupted")
+
+
 class Span:
     __slots__ = ("buf", "end", "start")
 
@@ -28,8 +35,7 @@ class Span:
 
     def _check(self, offset: int, size: int, what: str) -> int:
         if offset < 0 or size < 0 or offset + size > len(self):
-            raise FormatError(f"{what} at offset {offset:#x} (+{size} bytes) lies beyond the "
-                              f"end of the data ({len(self)} bytes): truncated or corrupted")
+            raise beyond(what, offset, size, len(self))
         return self.start + offset
 
     def unpack(self, fmt: struct.Struct, offset: int, what: str = "header") -> tuple:

@@ -13,8 +13,10 @@ own.
 GitHub shows at most 10 annotations of each type per step and 50 per job; the rest are
 dropped silently. So at most :data:`MAX_PER_TYPE` (10) of each type are written, the most
 severe types first and in document order within a type (at most 30 lines, under the job
-limit), and a final plain line says how many findings were not shown — ``--format sarif``
-(code scanning) and ``--format json`` always carry all of them.
+limit). Standard output holds nothing but workflow commands (a log scraper or a step that
+tees it into a file sees only annotations); the summary line — how many findings, how many
+were not shown (``--format sarif`` for code scanning and ``--format json`` always carry all
+of them) — is :func:`summary`, which the CLI writes to standard error.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def render(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE, **_: Any) -> str:
+def _shown(doc: dict[str, Any], max_per_type: int
+           ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
     findings = all_findings(doc)
     shown: list[dict[str, Any]] = []
     counts = {s: 0 for s in ORDER}
@@ -73,22 +76,32 @@ def render(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE, **_: Any) -> s
         of_type = [f for f in findings if f["severity"] == severity]
         counts[severity] = len(of_type)
         shown.extend(of_type[:max(max_per_type, 0)])
-    lines = [command(f) for f in shown]
+    return findings, shown, counts
 
+
+def render(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE, **_: Any) -> str:
+    """The workflow commands, one a line, and nothing else ('' without findings)."""
+    _, shown, _ = _shown(doc, max_per_type)
+    return "".join(command(f) + "\n" for f in shown)
+
+
+def summary(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE) -> str:
+    """One plain line: the findings by severity, how many were not shown as annotations,
+    how many the baseline suppressed (written to standard error, never to the commands)."""
+    findings, shown, counts = _shown(doc, max_per_type)
     total = len(findings)
     hidden = total - len(shown)
     by_severity = ", ".join(_plural(counts[s], s if s != "info" else "info finding")
                             for s in ORDER if counts[s])
-    summary = f"occlint: {_plural(total, 'finding')}"
+    line = f"occlint: {_plural(total, 'finding')}"
     if by_severity:
-        summary += f" ({by_severity})"
+        line += f" ({by_severity})"
     if hidden:
-        summary += (f"; {hidden} not shown as annotations (GitHub shows at most "
-                    f"{max_per_type} per type and step) — --format sarif or --format json "
-                    "lists all of them")
+        line += (f"; {hidden} not shown as annotations (GitHub shows at most "
+                 f"{max_per_type} per type and step) — --format sarif or --format json "
+                 "lists all of them")
     elif total:
-        summary += "; all shown as annotations"
+        line += "; all shown as annotations"
     if doc.get("baseline"):
-        summary += f"; {doc['baseline'].get('suppressed', 0)} in the baseline"
-    lines.append(_clean(summary))
-    return "\n".join(lines) + "\n"
+        line += f"; {doc['baseline'].get('suppressed', 0)} in the baseline"
+    return _clean(line)

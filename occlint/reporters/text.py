@@ -260,6 +260,9 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
                  + (found or "no findings")
                  + (f" ({doc['baseline']['suppressed']} in the baseline)"
                     if doc.get("baseline") else ""))
+    skipped = s.get("skipped", 0)
+    if skipped:
+        lines.append(f"skipped: {skipped} file{'s' if skipped != 1 else ''} without GPU code")
     return "\n".join(lines) + "\n"
 
 

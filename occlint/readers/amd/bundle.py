@@ -59,39 +59,47 @@ class BundleEntry:
         return self.target_id.split(":", 1)[0]
 
 
+def entry_table(read, length: int) -> tuple[list[BundleEntry], int]:
+    """The entries of a bundle of ``length`` bytes and the size of its header, read through
+    ``read(offset, size, what) -> bytes`` (bounds-checked; offsets only increase, so a bundle
+    being decompressed front to back is read the same way as one held whole)."""
+    (count,) = _COUNT.unpack(read(len(BUNDLE_MAGIC), _COUNT.size, "bundle entry count"))
+    if count > MAX_ENTRIES or count * _ENTRY.size > length:
+        raise FormatError(f"offload bundle claims {count} entries: corrupted, or a stray "
+                          "magic string")
+    pos = len(BUNDLE_MAGIC) + _COUNT.size
+    entries = []
+    for _ in range(count):
+        offset, size, id_len = _ENTRY.unpack(read(pos, _ENTRY.size, "bundle entry header"))
+        if id_len > MAX_ID_LENGTH:
+            raise FormatError(f"bundle entry id of {id_len} bytes")
+        raw_id = read(pos + _ENTRY.size, id_len, "bundle entry id")
+        pos += _ENTRY.size + id_len
+        try:
+            entry_id = raw_id.rstrip(b"\0").decode("ascii")
+        except UnicodeDecodeError:
+            raise FormatError("bundle entry id is not ASCII") from None
+        if size and (offset < pos or offset + size > length):
+            raise FormatError(f"bundle entry {entry_id!r} at {offset:#x}+{size:#x} lies "
+                              f"outside the bundle ({length} bytes)")
+        entries.append(BundleEntry(entry_id, offset, size))
+    # Entries must not share bytes: each would be read again, and nested bundles of
+    # entries pointing at one payload multiply the work (4096 ** depth).
+    placed = sorted((e.offset, e.offset + e.size, e.id) for e in entries if e.size)
+    for (_, end, first), (start, _, second) in itertools.pairwise(placed):
+        if start < end:
+            raise FormatError(f"bundle entries {first!r} and {second!r} overlap: "
+                              "corrupted or hostile")
+    return entries, pos
+
+
 class OffloadBundle:
     """An uncompressed offload bundle at the start of ``span``."""
 
     def __init__(self, span: Span):
         if not span.startswith(BUNDLE_MAGIC):
             raise FormatError("not a clang offload bundle")
-        (count,) = span.unpack(_COUNT, len(BUNDLE_MAGIC), "bundle entry count")
-        if count > MAX_ENTRIES or count * _ENTRY.size > len(span):
-            raise FormatError(f"offload bundle claims {count} entries: corrupted, or a stray "
-                              "magic string")
-        pos = len(BUNDLE_MAGIC) + _COUNT.size
-        entries = []
-        for _ in range(count):
-            offset, size, id_len = span.unpack(_ENTRY, pos, "bundle entry header")
-            if id_len > MAX_ID_LENGTH:
-                raise FormatError(f"bundle entry id of {id_len} bytes")
-            raw_id = span.bytes(pos + _ENTRY.size, id_len, "bundle entry id")
-            pos += _ENTRY.size + id_len
-            try:
-                entry_id = raw_id.rstrip(b"\0").decode("ascii")
-            except UnicodeDecodeError:
-                raise FormatError("bundle entry id is not ASCII") from None
-            if size and (offset < pos or offset + size > len(span)):
-                raise FormatError(f"bundle entry {entry_id!r} at {offset:#x}+{size:#x} lies "
-                                  f"outside the bundle ({len(span)} bytes)")
-            entries.append(BundleEntry(entry_id, offset, size))
-        # Entries must not share bytes: each would be read again, and nested bundles of
-        # entries pointing at one payload multiply the work (4096 ** depth).
-        placed = sorted((e.offset, e.offset + e.size, e.id) for e in entries if e.size)
-        for (_, end, first), (start, _, second) in itertools.pairwise(placed):
-            if start < end:
-                raise FormatError(f"bundle entries {first!r} and {second!r} overlap: "
-                                  "corrupted or hostile")
+        entries, pos = entry_table(span.bytes, len(span))
         self.span = span
         self.entries = entries
         self.header_size = pos

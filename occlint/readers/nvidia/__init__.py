@@ -214,6 +214,7 @@ def read_fatbins(reader, span: Span, prefix: str | None, depth: int, strict: boo
                 pos = start + 1
                 continue
         found.append((start, container, None))
+        reader.claim(span, start, container.extent)
         pos = start + max(container.extent, 1)
     single = strict and len(found) == 1 and found[0][0] == 0
     for ordinal, (_, container, error) in enumerate(found):
