@@ -304,3 +304,16 @@ def test_rocm_kineto_dimensions_on_the_runtime_call(tmp_path):
         assert (r["grid"], r["block"], r["count"]) == ([608, 1, 1], [256, 1, 1], 1)
         assert r["device"] == "AMD Instinct MI300X" and r["status"] == "not-analysed"
         assert doc["errors"] == []
+
+
+def test_zip_of_traces_only_is_read_not_skipped(tmp_path):
+    """A zip holding only traces has no GPU code: named or found in a walk, its traces are
+    read and it is neither an error nor skipped."""
+    archive = tmp_path / "profiles.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(RAW, "raw_odd.pt.trace.json.gz")
+    for paths in ([archive], [tmp_path]):
+        doc, code = run(*paths)
+        assert doc["errors"] == [] and code == 1
+        assert doc["summary"]["launches"]["launches"] == 129
+        assert doc["summary"].get("skipped", 0) == 0
