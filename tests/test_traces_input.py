@@ -317,3 +317,23 @@ def test_zip_of_traces_only_is_read_not_skipped(tmp_path):
         assert doc["errors"] == [] and code == 1
         assert doc["summary"]["launches"]["launches"] == 129
         assert doc["summary"].get("skipped", 0) == 0
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_truncated_gzip_keeps_what_was_read(tmp_path, monkeypatch, threaded):
+    """A gzip'd trace cut short (inflated in this thread, or by a second one as large
+    traces are): the launches before the cut and one error."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    if threaded:
+        pytest.importorskip("isal")
+        monkeypatch.setattr(kineto_mod, "THREADED_MIN_BYTES", 1)
+    packed = (FIXTURES / "resnet18_train.pt.trace.json.gz").read_bytes()
+    trace = tmp_path / "cut.json.gz"
+    trace.write_bytes(packed[:len(packed) // 2])
+    read = kineto_mod.read_kineto(trace, "cut")
+    assert 0 < read.collector.launches < 363
+    assert len(read.errors) == 1 and "cannot read the trace" in read.errors[0].message
+    whole = tmp_path / "whole.json.gz"
+    whole.write_bytes(packed)
+    assert kineto_mod.read_kineto(whole, "whole").collector.launches == 363

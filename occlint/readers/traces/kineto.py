@@ -55,16 +55,80 @@ KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
 EVENT_END = b"\n  }"
 
 
+THREADED_MIN_BYTES = 32 << 20  # a gzip'd trace this large is inflated by a second thread
+
+
+class _Salvaging:
+    """A gzip stream read in small pieces: a stream cut short still gives every byte
+    inflated before the cut (then the error), so a crashed program's trace keeps its
+    launches. ``reopen``: a plain stream to go on with when the first one (a threaded
+    inflater, which loses its last block on an error) fails."""
+
+    PIECE = 1 << 16
+
+    def __init__(self, stream, reopen=None) -> None:
+        self.stream, self.reopen = stream, reopen
+        self.delivered = 0
+        self.failed: Exception | None = None
+
+    def _piece(self, size: int) -> bytes:
+        read1 = getattr(self.stream, "read1", None)
+        try:
+            return read1(size) if read1 else self.stream.read(size)
+        except (OSError, EOFError):  # gzip.BadGzipFile is an OSError
+            if self.reopen is None:
+                raise
+            self.stream.close()  # salvage from the same point with a plain stream
+            self.stream, self.reopen = self.reopen(), None
+            left = self.delivered
+            while left > 0:
+                skipped = self.stream.read(min(left, CHUNK))
+                if not skipped:
+                    return b""
+                left -= len(skipped)
+            return self._piece(min(size, self.PIECE))
+
+    def read(self, size: int = CHUNK) -> bytes:
+        if self.failed is not None:
+            raise self.failed
+        parts, got = [], 0
+        while got < size:
+            try:
+                piece = self._piece(min(self.PIECE if self.reopen is None else size - got,
+                                        size - got))
+            except (OSError, EOFError) as exc:
+                self.failed = exc
+                break
+            if not piece:
+                break
+            parts.append(piece)
+            got += len(piece)
+        self.delivered += got
+        if not parts and self.failed is not None:
+            raise self.failed
+        return b"".join(parts)
+
+    def __enter__(self) -> _Salvaging:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stream.close()
+
+
 def _open(path: Path) -> IO[bytes]:
     fh = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if fh.read(2) == GZIP_MAGIC:
         fh.seek(0)
         try:
-            from isal import igzip  # ISA-L inflate: about twice zlib's speed
-
-            return igzip.IGzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+            from isal import igzip, igzip_threaded  # ISA-L inflate: about twice zlib's speed
         except ImportError:
-            return gzip.GzipFile(fileobj=fh, mode="rb")
+            return _Salvaging(gzip.GzipFile(fileobj=fh, mode="rb"))  # type: ignore[return-value]
+        if os.fstat(fh.fileno()).st_size >= THREADED_MIN_BYTES:
+            # inflated by a thread of its own (ISA-L releases the GIL) while this one scans
+            fh.close()
+            return _Salvaging(igzip_threaded.open(path, "rb", threads=1, block_size=CHUNK),
+                              reopen=lambda: igzip.open(path, "rb"))  # type: ignore
+        return _Salvaging(igzip.IGzipFile(fileobj=fh, mode="rb"))  # type: ignore[return-value]
     fh.seek(0)
     return fh
 
