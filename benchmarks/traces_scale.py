@@ -177,13 +177,12 @@ def render(results: list[dict], meta: dict) -> str:
         lines.append(f"| {r['input']} | {r['bytes'] / 2**20:,.0f} MiB | {r['launches']:,} | "
                      f"{r['groups']} | {r['wall']:.2f} | {r['launches_per_s']:,.0f} | "
                      f"{r['peak_rss_mb']:.0f} |")
-    plain = results[0]
+    lines += ["", "| target | measured | met |", "|---|---|---|"]
+    for r in results:
+        lines.append(f"| ≥ 200,000 launches/s end to end ({r['input']}) | "
+                     f"{r['launches_per_s']:,.0f} | "
+                     f"{'yes' if r['launches_per_s'] >= 200_000 else 'no'} |")
     lines += [
-        "",
-        "| target | measured | met |",
-        "|---|---|---|",
-        f"| ≥ 200,000 launches/s end to end (plain trace) | {plain['launches_per_s']:,.0f} | "
-        f"{'yes' if plain['launches_per_s'] >= 200_000 else 'no'} |",
         f"| peak memory ≤ 500 MB | {max(r['peak_rss_mb'] for r in results):.0f} MB | "
         f"{'yes' if max(r['peak_rss_mb'] for r in results) <= 500 else 'no'} |",
         "",
@@ -193,9 +192,10 @@ def render(results: list[dict], meta: dict) -> str:
         "so a match is always structure) and msgspec decodes each into a typed struct; "
         "launches of a shape already seen are counted without building a dict. A plain trace "
         "of 256 MiB or more is split at event boundaries over the worker processes "
-        "(`--jobs`, default one per CPU for large inputs); a gzip'd one is one stream, read by "
-        "one process (ISA-L inflate when python-isal is installed). Other layouts go through "
-        "ijson's C backend, about five times slower. Peak memory is the launch timelines "
+        "(`--jobs`, default one per CPU for large inputs); a gzip'd one is one stream, "
+        "inflated by a second thread (ISA-L, which releases the GIL) while the first scans. "
+        "Other layouts go through "
+        "ijson's C backend, about seven times slower (24.6 s for the same trace here). Peak memory is the launch timelines "
         "(20 bytes a launch) plus one 8 MiB read buffer per process.",
         "",
         "Raw results: `docs/performance-traces.json`. Walls: "
