@@ -195,7 +195,8 @@ def render(results: list[dict], meta: dict) -> str:
         "(`--jobs`, default one per CPU for large inputs); a gzip'd one is one stream, "
         "inflated by a second thread (ISA-L, which releases the GIL) while the first scans. "
         "Other layouts go through "
-        "ijson's C backend, about seven times slower (24.6 s for the same trace here). Peak memory is the launch timelines "
+        "ijson's C backend, about seven times slower (24.6 s for the same trace here). "
+        "Peak memory is the launch timelines "
         "(20 bytes a launch) plus one 8 MiB read buffer per process.",
         "",
         "Raw results: `docs/performance-traces.json`. Walls: "
