@@ -403,8 +403,8 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     opts = _with_source_index(opts, candidates)
     if opts.source_index:
         setup.resolve = _launch_resolver(cfg, opts)
-    jobs = opts.jobs if opts.jobs is not None else cfg.jobs
-    jobs = auto_jobs(candidates) if jobs == "auto" else int(jobs)
+    requested = opts.jobs if opts.jobs is not None else cfg.jobs
+    jobs = auto_jobs(candidates) if requested == "auto" else int(requested)
     if jobs > 1:
         from occlint.inputs import split_archives
 
@@ -461,8 +461,9 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     if traces:
         from occlint.trace_run import analyse_traces
 
+        # a large trace may be split over processes (it decides by its size); -j N caps them
         traced = analyse_traces(traces, setup, texts, settings,
-                                jobs if jobs > 1 else auto_jobs(candidates))
+                                cpu_count() if requested == "auto" else jobs)
         inputs.extend(traced.inputs)
         launches, launch_findings = traced.launches, traced.findings
         errors.extend(traced.errors)
