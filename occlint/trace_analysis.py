@@ -133,8 +133,11 @@ class BinaryIndex:
         for key in {kernel.name, signature_key(kernel.demangled)}:
             self.by_name.setdefault(key, []).append((index, kernel))
 
-    def find(self, name: str, mangled: str | None, device: Device | None
-             ) -> tuple[int, Kernel] | None:
+    def find(self, name: str, mangled: str | None, device: Device | None,
+             block: int | None = None, res: Any = None) -> tuple[int, Kernel] | None:
+        """The binary kernel a launch ran: by name and architecture, and among several of
+        one name (a Triton cache holds a variant per autotuning configuration) the one whose
+        launch bounds, registers and shared memory agree with the launch."""
         found = self.by_name.get(mangled or "") or self.by_name.get(name) \
             or self.by_name.get(signature_key(name))
         if not found:
@@ -142,16 +145,50 @@ class BinaryIndex:
         if device is not None:
             from occlint.analysis import cubin_runs_on
 
+            runs = []
             for index, kernel in found:
                 if kernel.vendor != device.vendor:
                     continue
                 if kernel.vendor == "nvidia" and isinstance(device.arch, NvArch):
                     if not kernel.ptx_only and cubin_runs_on(kernel.arch, device.arch.cc):
-                        return index, kernel
+                        runs.append((index, kernel))
                 elif kernel.arch == device.arch.name:
-                    return index, kernel
+                    runs.append((index, kernel))
+            found = runs
+        if not found:
             return None
-        return found[0]
+        return max(found, key=lambda item: _agreement(item[1], block, res))
+
+
+def _agreement(kernel: Kernel, block: int | None, res: Any) -> int:
+    """How many of a launch's facts a binary kernel agrees with (to choose among variants)."""
+    score = 0
+    r = kernel.resources
+    hint = (kernel.launch_hint or {}).get("block")
+    if block is not None and hint is not None:
+        score += 2 if hint == block else 0
+    if isinstance(r, NvResources):
+        limit = _product(r.required_block) if r.required_block else r.max_block_size
+        if block is not None and (limit is None or block <= limit):
+            score += 1
+        if isinstance(res, NvLaunchResources):
+            if res.registers is not None and registers_agree(res.registers, r.registers):
+                score += 2
+            if res.shared_total is not None and res.shared_total >= r.shared_bytes:
+                score += 1
+    elif isinstance(r, AmdResources):
+        if block is not None and block <= r.max_block_size:
+            score += 1
+        if isinstance(res, AmdLaunchResources) and res.lds_bytes is not None \
+                and res.lds_bytes >= r.lds_bytes:
+            score += 1
+    return score
+
+
+def registers_agree(traced: int, compiled: int) -> bool:
+    """CUPTI (so Kineto, Nsight Systems and Nsight Compute) reports at least 16 registers
+    per thread: ptxas's 10 or 12 read 16, 27 reads 27 (H100, CUDA 13)."""
+    return traced in (compiled, max(compiled, 16), _round_up(compiled, 8))
 
 
 def kernel_from_record(rec: dict[str, Any]) -> Kernel | None:
@@ -252,10 +289,9 @@ def _join(binary: Kernel, res: Any, arch) -> tuple[int, list[dict[str, Any]]]:
 
     if isinstance(binary.resources, NvResources) and isinstance(res, NvLaunchResources):
         b = binary.resources
-        if res.registers is not None and res.registers != _round_up(b.registers, 8) \
-                and res.registers != b.registers:
+        if res.registers is not None and not registers_agree(res.registers, b.registers):
             differ("registers", res.registers, b.registers,
-                   "CUPTI reports the allocation, a multiple of 8 registers per thread")
+                   "CUPTI reports at least 16 registers per thread, else the binary's count")
         if res.static_shared is not None and res.static_shared != b.shared_bytes:
             differ("static_shared", res.static_shared, b.shared_bytes)
         if res.dynamic_shared is not None:
@@ -301,7 +337,8 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
         return out
     arch = device.arch
     res = key.resources
-    joined = index.find(key.kernel, key.mangled, device) if index else None
+    joined = (index.find(key.kernel, key.mangled, device, _product(key.block), res)
+              if index else None)
     if joined is not None:
         out.kernel_record, kernel = joined
         out.resource_source = "binary"

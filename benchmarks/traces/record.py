@@ -4,12 +4,13 @@
     python3 benchmarks/traces/record.py ncu WORKLOAD                  # run under ncu (below)
     bash benchmarks/traces/device_record.sh                            # everything, into $OUT
 
-Workloads: ``resnet18_infer`` (torchvision ResNet-18 inference, batch 8, cuDNN), ``resnet18_train``
-(one SGD training step of it), ``transformer_compiled`` (a torch.compile'd transformer encoder
-layer: Triton kernels, cuBLAS, flash attention), ``raw_odd`` (the CUDA C++ kernels of
-kernels/odd_launches.cu, built here by nvcc into a cubin and launched through CuPy with odd
-configurations: block 100, grid 133, 48 KiB dynamic shared memory, 100 KiB opt-in, a 4-block
-grid, a partial last wave, a 32,768-element bitonic sort of 120 launches).
+Workloads: ``resnet18_infer`` (torchvision ResNet-18 inference, batch 8, cuDNN),
+``resnet18_train`` (one SGD training step of it), ``transformer_compiled`` (a torch.compile'd
+pre-norm transformer block: Triton kernels for the norms, softmax and GELU, cuBLAS for the
+matrix products), ``raw_odd`` (the CUDA C++ kernels of kernels/odd_launches.cu, built here by
+nvcc into a cubin and launched through CuPy with odd configurations: block 100, grid 133, 48
+KiB dynamic shared memory, 100 KiB opt-in, a 4-block grid, a partial last wave, a
+32,768-element bitonic sort of 120 launches).
 
 Each workload is warmed up first; the trace (or, under ``ncu --profile-from-start off``, the
 profiled range) covers one iteration only, so the Kineto trace and the Nsight Compute report
@@ -62,13 +63,43 @@ def _resnet(train: bool):
     return step
 
 
+class _Block:
+    """A pre-norm transformer block written out (nn.TransformerEncoderLayer's inference fast
+    path is one native op that torch.compile leaves alone: no Triton kernels)."""
+
+    @staticmethod
+    def make(dim: int = 512, heads: int = 8):
+        import torch
+
+        class Block(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.heads = heads
+                self.norm1 = torch.nn.LayerNorm(dim)
+                self.qkv = torch.nn.Linear(dim, 3 * dim)
+                self.proj = torch.nn.Linear(dim, dim)
+                self.norm2 = torch.nn.LayerNorm(dim)
+                self.fc1 = torch.nn.Linear(dim, 4 * dim)
+                self.fc2 = torch.nn.Linear(4 * dim, dim)
+
+            def forward(self, x):
+                b, t, c = x.shape
+                q, k, v = self.qkv(self.norm1(x)).view(b, t, 3, self.heads,
+                                                        c // self.heads).unbind(2)
+                q, k, v = (y.transpose(1, 2) for y in (q, k, v))
+                att = torch.softmax(q @ k.transpose(-2, -1) / (c // self.heads) ** 0.5, -1)
+                x = x + self.proj((att @ v).transpose(1, 2).reshape(b, t, c))
+                return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.norm2(x))))
+
+        return Block()
+
+
 def _transformer():
     import torch
 
     torch.manual_seed(0)
-    layer = torch.nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048,
-                                             batch_first=True).cuda().eval()
-    compiled = torch.compile(layer)
+    block = _Block.make().cuda().eval()
+    compiled = torch.compile(block)
     x = torch.randn(8, 128, 512, device="cuda")
 
     def run():

@@ -108,7 +108,7 @@ def trace_binary_mismatch(report, ctx):
     When a run reads both a trace and the binary holding a traced kernel (joined by mangled
     name, or by demangled signature, and architecture), compares the registers, shared
     memory / LDS and scratch the trace recorded with the binary's. Register counts are
-    compared as allocated (CUPTI reports multiples of 8 per thread; rocprofv3 the
+    compared as the profilers report them (CUPTI: at least 16 per thread; rocprofv3: the
     granule-rounded VGPRs).
     Why it matters:
     The binary read is not the one that ran (a stale build, another library version or a
