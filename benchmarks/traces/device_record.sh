@@ -37,10 +37,14 @@ for w in $WORKLOADS; do
   echo "$w ncu rc=$? $(( $(date +%s) - t0 ))s $(grep -c '^"' "$REC/$w.ncu.csv") rows"
   save
 done
-if [ -d /tmp/triton-cache ]; then
-  tar -czf "$REC/triton-cache.tgz" -C /tmp triton-cache --exclude='*.llir' --exclude='*.ttir' \
-    --exclude='*.ttgir' --exclude='*.ptx' --exclude='*.source' 2>/dev/null
-fi
+# the compiled workload's Triton kernels: cubins and metadata (fixtures/traces/kineto/
+# triton-cache), and cuobjdump's report on each cubin
+(cd "$TRITON_CACHE_DIR" 2>/dev/null && find . -type f \( -name '*.cubin' -o -name '*.json' \) \
+  | tar -czf "$REC/triton-cache.tgz" -T -)
+for c in $(cd "$TRITON_CACHE_DIR" 2>/dev/null && find . -name '*.cubin' | sort); do
+  echo "== triton-cache/${c#./}"; cuobjdump --dump-resource-usage "$TRITON_CACHE_DIR/$c" \
+    | grep -E "Function|REG"
+done > "$REC/triton-cache.cuobjdump.txt" 2>&1
 save
 t0=$(date +%s)
 timeout 200 python3 benchmarks/traces/aoti_package.py "$REC/aoti" > "$REC/aoti.log" 2>&1
