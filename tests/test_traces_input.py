@@ -337,3 +337,43 @@ def test_truncated_gzip_keeps_what_was_read(tmp_path, monkeypatch, threaded):
     whole = tmp_path / "whole.json.gz"
     whole.write_bytes(packed)
     assert kineto_mod.read_kineto(whole, "whole").collector.launches == 363
+
+
+def _build_traces():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build_traces", Path(__file__).resolve().parent.parent / "fixtures" / "build_traces.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rocprof_dispatch_occupancy_on_a_w7800(tmp_path):
+    """A rocprofv3 dispatch on a W7800 (gfx1100, 35 WGPs, wave32), derived by hand from
+    LLVM's model (AMDGPUBaseInfo: 1,536 VGPRs per SIMD in wave32, allocated in granules of
+    24 with the full GFX11 VGPR file): 128 VGPRs allocate 144 -> 10 waves per SIMD; 16 KiB
+    of LDS per work-group of the WGP's 128 KiB -> 8 groups; a 256-work-item group is 8 waves
+    over the WGP's 4 SIMDs, so VGPRs allow 10 x 4 / 8 = 5 groups per WGP: 10 of 16 waves
+    per SIMD (62.5 %). The grid is in work-items: 262,144 / 256 = 1,024 groups =
+    1,024 / (5 x 35) = 5.85 waves."""
+    bt = _build_traces()
+    row = dict.fromkeys(bt.HEADER_NEW, 0)
+    row.update(Kind="KERNEL_DISPATCH", Agent_Id="Agent 1", Queue_Id=1, Stream_Id=0,
+               Thread_Id=1, Dispatch_Id=1, Kernel_Id=7, Kernel_Name="k(float*)",
+               Correlation_Id=1, Start_Timestamp=1000, End_Timestamp=51000,
+               LDS_Block_Size=16384, Scratch_Size=0, VGPR_Count=128, Accum_VGPR_Count=0,
+               SGPR_Count=32, Workgroup_Size_X=256, Workgroup_Size_Y=1, Workgroup_Size_Z=1,
+               Grid_Size_X=262144, Grid_Size_Y=1, Grid_Size_Z=1)
+    bt.write_csv(tmp_path / "77_kernel_trace.csv", bt.HEADER_NEW,
+                 [[row[h] for h in bt.HEADER_NEW]])
+    bt.write_agent_info(tmp_path / "77_agent_info.csv", bt.W7800, cpus=1)
+    doc, _ = run(tmp_path / "77_kernel_trace.csv")
+    (r,) = doc["launches"]
+    assert r["device"] == "AMD Radeon PRO W7800" and r["grid"] == [1024, 1, 1]
+    occ = r["occupancy"]
+    assert (occ["waves_per_simd"], occ["max_waves_per_simd"], occ["blocks_per_cu"]) == \
+        (10, 16, 5)
+    assert occ["unit"] == "WGP" and occ["limiters"] == ["vgpr"]
+    assert r["waves"] == round(1024 / (5 * 35), 4)
+    assert "OCC108" in r["finding_codes"] and r["total_ns"] == 50000
