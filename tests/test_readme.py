@@ -51,3 +51,14 @@ def test_trace_example_prints_what_the_readme_shows():
     args = block.group(1).split()[1:]
     run = run_occlint(*args, cwd=REPO)
     assert run.code == 1 and run.out == block.group(2)
+
+
+def test_source_example_prints_what_the_readme_shows(tmp_path):
+    """The CUDA / HIP source example: tests/sources/gamma.hip.in with block 100, grid 1000,
+    run as shown (the file named gamma.hip in the working directory)."""
+    block = re.search(r"```console\n\$ occlint gamma\.hip --device w7800 -q[^\n]*\n(.*?)```",
+                      README, re.S)
+    text = (REPO / "tests" / "sources" / "gamma.hip.in").read_text()
+    (tmp_path / "gamma.hip").write_text(text.replace("@BLOCK@", "100").replace("@GRID@", "1000"))
+    run = run_occlint("gamma.hip", "--device", "w7800", "-q", "--isolated", cwd=tmp_path)
+    assert run.code == 1 and run.out == block.group(1)
