@@ -113,7 +113,8 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
         out.inputs.append({"path": candidate.display, "size": size, "sha256": None,
                            "kernels": 0, "format": collector.format,
                            "launches": collector.launches,
-                           "launch_groups": len(collector.group_list)})
+                           "launch_groups": len(collector.group_list),
+                           "notes": list(collector.notes)})
     return out
 
 
