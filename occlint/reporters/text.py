@@ -140,6 +140,9 @@ def launch_lines(doc: dict[str, Any], color: bool) -> list[str]:
                      f"{count:,} launches in {len(records)} groups on "
                      f"{_safe(', '.join(devices) or 'an unknown device')}; "
                      f"kernel time {_us(total)})")
+        notes = next((i.get("notes") or [] for i in doc.get("inputs", [])
+                      if i["path"] == trace), [])
+        lines.extend(f"    note: {_safe(n)}" for n in notes)
         lines.append("    at stake   share  launches  grid x block          occupancy  "
                      "waves  kernel  [findings]")
         idle = sum(r["launch_overhead_idle_ns"] for r in records)
