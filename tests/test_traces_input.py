@@ -377,3 +377,17 @@ def test_rocprof_dispatch_occupancy_on_a_w7800(tmp_path):
     assert occ["unit"] == "WGP" and occ["limiters"] == ["vgpr"]
     assert r["waves"] == round(1024 / (5 * 35), 4)
     assert "OCC108" in r["finding_codes"] and r["total_ns"] == 50000
+
+
+def test_per_kernel_ignores_and_severity_apply_to_launches(tmp_path):
+    config = tmp_path / "occlint.toml"
+    config.write_text('severity = {LCH102 = "error"}\n'
+                      '[per-kernel-ignores]\n"gamma_gridstride*" = ["LCH"]\n')
+    out = execute(Options(paths=[str(RAW)], config=str(config)))
+    doc = out.doc
+    gamma = [r for r in doc["launches"] if r["kernel"].startswith("gamma_gridstride")]
+    assert gamma and all(not {c for c in r["finding_codes"] if c.startswith("LCH")}
+                         for r in gamma)
+    small = [f for r in doc["launches"] for f in r["findings"] if f["rule"] == "LCH102"]
+    assert small and {f["severity"] for f in small} == {"error"}
+    assert out.exit_code == 1
