@@ -853,10 +853,16 @@ def main() -> None:
     text = markdown(report, machine, args)
     out = args.out or (None if args.quick else str(REPO / "docs" / "performance.md"))
     if out:
+        kept = Path(out).read_text(encoding="utf-8") if Path(out).is_file() else ""
+        if HAND_MARKER in kept:  # sections other benchmarks document: kept as they are
+            text = text.rstrip() + "\n\n" + kept[kept.index(HAND_MARKER):]
         Path(out).write_text(text, encoding="utf-8")
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+
+
+HAND_MARKER = "<!-- Sections below are kept by hand"
 
 
 if __name__ == "__main__":
