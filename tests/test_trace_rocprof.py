@@ -482,3 +482,19 @@ def _write(path: Path, header: list[str], rows: list[list[str]]) -> Path:
         w.writerow(header)
         w.writerows(rows)
     return path
+
+
+def test_csv_overflowing_number_is_one_bad_record(tmp_path):
+    """'1e309' parses as an infinite float: a bad record, never an OverflowError (found by
+    fuzzing the trace readers)."""
+    header, rows = _rows(ROC / "v_new/host1/6161_kernel_trace.csv")
+    row = dict(zip(header, rows[2], strict=True))
+    row["Start_Timestamp"] = "200251e30900"
+    path = tmp_path / "1_kernel_trace.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh, quoting=csv.QUOTE_ALL)
+        writer.writerow(header)
+        writer.writerow([row[h] for h in header])
+    read = read_rocprof_csv(path, "r.csv")
+    assert read.collector.launches == 0
+    assert len(read.errors) == 1 and "not an integer" in read.errors[0].message

@@ -253,7 +253,8 @@ def _as_int(value: Any) -> int | None:
             number = float(text)
         except ValueError:
             raise ValueError(f"not an integer: {text!r:.40}") from None
-        if number != number or number != int(number):
+        if number != number or number in (float("inf"), float("-inf")) \
+                or number != int(number):
             raise ValueError(f"not an integer: {text!r:.40}") from None
         return int(number)
 
