@@ -208,3 +208,17 @@ def test_not_a_database(tmp_path):
     path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     with pytest.raises(TraceError):
         read_nsys(path, "x")
+
+
+def test_infinite_real_is_a_bad_record(tmp_path):
+    """SQLite stores 1e309 as an infinite REAL: a bad record, never an OverflowError."""
+    import sqlite3
+
+    path = tmp_path / "inf.sqlite"
+    shutil.copy(NSYS / "h100_report.sqlite", path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 1e309 WHERE rowid = "
+                   "(SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)")
+    read = read_nsys(path, "inf")
+    assert read.collector.launches == 5
+    assert len(read.errors) == 1

@@ -391,3 +391,22 @@ def test_per_kernel_ignores_and_severity_apply_to_launches(tmp_path):
     small = [f for r in doc["launches"] for f in r["findings"] if f["rule"] == "LCH102"]
     assert small and {f["severity"] for f in small} == {"error"}
     assert out.exit_code == 1
+
+
+@pytest.mark.parametrize("field", ["grid", "block", "registers", "shared", "ts", "dur"])
+def test_infinite_numbers_are_bad_records(tmp_path, field):
+    """1e309 reads as an infinite float: a bad record (found by fuzzing the readers)."""
+    events = [kernel(), kernel(ts=5.0)]
+    text = kineto(events)
+    value = {"grid": '"grid": [1e309, 1, 1]', "block": '"block": [1e309, 1, 1]',
+             "registers": '"registers per thread": 1e309', "shared": '"shared memory": 1e309',
+             "ts": '"ts": 1e309', "dur": '"dur": 1e309'}[field]
+    old = {"grid": '"grid": [132, 1, 1]', "block": '"block": [256, 1, 1]',
+           "registers": '"registers per thread": 32', "shared": '"shared memory": 0',
+           "ts": '"ts": 5.0', "dur": '"dur": 10.0'}[field]
+    i = text.rindex(old)
+    trace = tmp_path / "t.json"
+    trace.write_text(text[:i] + value + text[i + len(old):])
+    doc, _ = run(trace)
+    assert doc["summary"]["launches"]["launches"] == 1
+    assert len(doc["errors"]) == 1

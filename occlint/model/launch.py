@@ -152,7 +152,8 @@ def dim3(value: Any, what: str) -> Dim3:
         raise ValueError(f"{what} is not a list of 1 to 3 integers: {value!r:.60}")
     out = []
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) \
+                or (isinstance(v, float) and not v.is_integer()):
             raise ValueError(f"{what} is not a list of integers: {value!r:.60}")
         out.append(int(v))
     out += [1] * (3 - len(out))

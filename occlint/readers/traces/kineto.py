@@ -185,7 +185,7 @@ class _Reader:
             return
         self.events += 1
         start, duration = e.ts * 1000.0, e.dur * 1000.0
-        if handle is None or duration < 0:
+        if handle is None or not 0 <= duration < math.inf or not math.isfinite(start):
             self._bad(f"kernel event {self.events} ({e.name[:80]}): inconsistent")
             return
         self.collector.add_to(handle, start, duration)
@@ -279,7 +279,8 @@ class _Reader:
 def _int_or_none(value: Any, what: str) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (isinstance(value, float) and not value.is_integer()):
         raise ValueError(f"{what} is not an integer: {value!r:.40}")
     return int(value)
 

@@ -54,7 +54,7 @@ def _int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, float) and value == value and value == int(value):
+    if isinstance(value, float) and value.is_integer():  # never NaN or infinite
         return int(value)
     if isinstance(value, (str, bytes)):
         try:
