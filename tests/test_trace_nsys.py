@@ -222,3 +222,21 @@ def test_infinite_real_is_a_bad_record(tmp_path):
     read = read_nsys(path, "inf")
     assert read.collector.launches == 5
     assert len(read.errors) == 1
+
+
+def test_invalid_utf8_in_the_schema_is_one_error(tmp_path):
+    """A damaged database whose schema text is not UTF-8 (the sqlite3 module raises
+    UnicodeDecodeError, not sqlite3.Error): no traceback (found by fuzzing)."""
+    import subprocess
+    import sys
+
+    data = bytearray((NSYS / "h100_report.sqlite").read_bytes())
+    at = data.find(b"CREATE TABLE")
+    assert at > 0
+    data[at + 7] = 0xFF  # CREATE \xffABLE ...
+    path = tmp_path / "bad.sqlite"
+    path.write_bytes(bytes(data))
+    proc = subprocess.run([sys.executable, "-m", "occlint", str(path)], capture_output=True,
+                          text=True)
+    assert "Traceback" not in proc.stderr and proc.returncode == 2
+    assert proc.stderr.startswith(f"occlint: error: {path}:")

@@ -140,9 +140,10 @@ def sqlite_kind(path: Path) -> str | None:
     uri = sqlite_uri(path) + "&immutable=1"
     try:
         with sqlite3.connect(uri, uri=True) as db:
+            db.text_factory = lambda data: data.decode("utf-8", "replace")  # untrusted
             names = {row[0] for row in db.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):
         return None
     if "CUPTI_ACTIVITY_KIND_KERNEL" in names or "TARGET_INFO_GPU" in names:
         return "nsys"

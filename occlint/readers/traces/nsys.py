@@ -124,11 +124,12 @@ def read_nsys(path: Path, display: str) -> TraceRead:
     check = RecordCheck(display)
     try:
         db = sqlite3.connect(sqlite_uri(path), uri=True)
-    except sqlite3.Error as exc:
+        db.text_factory = _text  # names are untrusted bytes: invalid UTF-8 is replaced
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise TraceError(f"cannot open the database: {exc}") from None
     try:
         _read(db, read, check)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         if not collector.launches:
             raise TraceError(f"cannot read the database: {exc}") from None
         read.errors.append(InputError(display, f"stops after {collector.launches} kernel "
@@ -230,3 +231,8 @@ def _target(row: tuple[Any, ...], emitter: Emitter, devices: dict[str, TraceDevi
                     resources=NvLaunchResources(registers=regs_i, static_shared=static_i,
                                                 dynamic_shared=dynamic_i, local_bytes=local_i))
     return emitter.target(key, str(stream)[:40] if stream is not None else "0")
+
+
+def _text(data: bytes) -> str:
+    """SQLite TEXT as str; invalid UTF-8 (a damaged or hostile database) replaced."""
+    return data.decode("utf-8", "replace")

@@ -836,7 +836,7 @@ def _rocpd_agents(db: sqlite3.Connection, names: set[str]) -> dict[Any, TraceDev
     try:
         rows = db.execute(f"SELECT {', '.join(wanted)}, {extdata} FROM rocpd_info_agent "
                           f"LIMIT {MAX_AGENTS}").fetchall()
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):
         rows = db.execute(f"SELECT {', '.join(wanted)}, "
                           f"{'extdata' if 'extdata' in columns else 'NULL'} "
                           f"FROM rocpd_info_agent LIMIT {MAX_AGENTS}").fetchall()
@@ -868,11 +868,12 @@ def read_rocpd(path: Path, display: str) -> TraceRead:
     check = RecordCheck(display)
     try:
         db = sqlite3.connect(sqlite_uri(path), uri=True)
-    except sqlite3.Error as exc:
+        db.text_factory = _text  # names are untrusted bytes: invalid UTF-8 is replaced
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise TraceError(f"cannot open the database: {exc}") from None
     try:
         _read_rocpd(db, read, check)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         if not collector.launches:
             raise TraceError(f"cannot read the database: {exc}") from None
         read.errors.append(InputError(display, f"stops after {collector.launches} kernel "
@@ -994,3 +995,8 @@ def _rocpd_target(row: tuple[Any, ...], emitter: Emitter, agents: dict[Any, Trac
                     resources=AmdLaunchResources(vgpr=sizes[0], agpr=sizes[1], sgpr=sizes[2],
                                                  lds_bytes=lds_i, scratch_bytes=scratch_i))
     return emitter.target(key, stream_text)
+
+
+def _text(data: bytes) -> str:
+    """SQLite TEXT as str; invalid UTF-8 (a damaged or hostile database) replaced."""
+    return data.decode("utf-8", "replace")
