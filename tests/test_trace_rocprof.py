@@ -498,3 +498,18 @@ def test_csv_overflowing_number_is_one_bad_record(tmp_path):
     read = read_rocprof_csv(path, "r.csv")
     assert read.collector.launches == 0
     assert len(read.errors) == 1 and "not an integer" in read.errors[0].message
+
+
+def test_json_huge_exponent_is_not_expanded(tmp_path):
+    """ijson gives 1e3094281001 as a Decimal; turning it into an int would build a
+    billion-digit number (found by fuzzing: minutes and gigabytes). It is no value."""
+    import time
+
+    text = (ROC / "json" / "4242_results.json").read_text()
+    first = text.index('"handle": ') + len('"handle": ')
+    end = first + len(text[first:]) - len(text[first:].lstrip("0123456789"))
+    path = tmp_path / "1_results.json"
+    path.write_text(text[:first] + "1e3094281001" + text[end:])
+    start = time.perf_counter()
+    read_rocprof_json(path, "r.json")
+    assert time.perf_counter() - start < 5

@@ -573,6 +573,8 @@ def _plain(value: Any) -> Any:
     """ijson's Decimal -> int (or float); other scalars as they are."""
     if hasattr(value, "as_integer_ratio") and not isinstance(value, (bool, int, float)):
         try:
+            if not value.is_finite() or abs(value.adjusted()) > 30:
+                return None  # 1e3094281001 would make a billion-digit integer
             return int(value) if value == value.to_integral_value() else float(value)
         except (ValueError, ArithmeticError):
             return None
