@@ -29,10 +29,16 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from occlint.model.kernel import InputError
-from occlint.model.launch import LaunchCollector, LaunchKey, NvLaunchResources, TraceDevice
-from occlint.readers.traces import RecordCheck, TraceError, TraceRead, launch_problem
-from occlint.readers.traces.rocprof import Emitter, sqlite_uri
+from occlint.model.launch import LaunchKey, NvLaunchResources, TraceDevice
+from occlint.readers.traces import (
+    RecordCheck,
+    TraceError,
+    TraceRead,
+    launch_problem,
+    read_sqlite,
+    table_names,
+)
+from occlint.readers.traces.rocprof import Emitter
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 MAX_NAME = 4096
@@ -119,31 +125,12 @@ def _devices(db: sqlite3.Connection, tables: set[str]) -> dict[str, TraceDevice]
 
 def read_nsys(path: Path, display: str) -> TraceRead:
     """Read the kernel launches of an Nsight Systems SQLite export."""
-    collector = LaunchCollector(display, "nsys")
-    read = TraceRead(collector)
-    check = RecordCheck(display)
-    try:
-        db = sqlite3.connect(sqlite_uri(path), uri=True)
-        db.text_factory = _text  # names are untrusted bytes: invalid UTF-8 is replaced
-    except (sqlite3.Error, UnicodeDecodeError) as exc:
-        raise TraceError(f"cannot open the database: {exc}") from None
-    try:
-        _read(db, read, check)
-    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-        if not collector.launches:
-            raise TraceError(f"cannot read the database: {exc}") from None
-        read.errors.append(InputError(display, f"stops after {collector.launches} kernel "
-                                               f"launches: {exc}"))
-    finally:
-        db.close()
-    read.errors[:0] = check.errors()
-    return read
+    return read_sqlite(path, display, "nsys", _read, "kernel launches")
 
 
 def _read(db: sqlite3.Connection, read: TraceRead, check: RecordCheck) -> None:
     collector = read.collector
-    tables = {row[0] for row in db.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    tables = table_names(db)
     if KERNEL_TABLE not in tables:
         raise TraceError(f"no {KERNEL_TABLE} table: the report holds no CUDA kernel launches "
                          f"(record with 'nsys profile --trace=cuda')")
@@ -232,7 +219,3 @@ def _target(row: tuple[Any, ...], emitter: Emitter, devices: dict[str, TraceDevi
                                                 dynamic_shared=dynamic_i, local_bytes=local_i))
     return emitter.target(key, str(stream)[:40] if stream is not None else "0")
 
-
-def _text(data: bytes) -> str:
-    """SQLite TEXT as str; invalid UTF-8 (a damaged or hostile database) replaced."""
-    return data.decode("utf-8", "replace")

@@ -71,7 +71,6 @@ import json
 import operator
 import re
 import sqlite3
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -90,6 +89,8 @@ from occlint.readers.traces import (
     TraceError,
     TraceRead,
     launch_problem,
+    read_sqlite,
+    table_names,
 )
 
 MAX_NAME = 4096  # longer kernel names are cut (a real one is rarely over 1,000 characters)
@@ -149,11 +150,6 @@ def blocks(grid: Dim3, block: Dim3) -> Dim3:
 def reject(check: RecordCheck, where: str, problem: str) -> None:
     """Count a record that cannot be parsed the way RecordCheck counts inconsistent ones."""
     check.reject(where, problem)
-
-
-def sqlite_uri(path: Path) -> str:
-    """A read-only ``file:`` URI for ``path`` (``?``, ``#`` and ``%`` in it escaped)."""
-    return f"file:{urllib.request.pathname2url(str(Path(path).absolute()))}?mode=ro"
 
 
 MAX_CACHE = 1 << 16
@@ -865,31 +861,12 @@ def _rocpd_agents(db: sqlite3.Connection, names: set[str]) -> dict[Any, TraceDev
 
 def read_rocpd(path: Path, display: str) -> TraceRead:
     """Read the kernel dispatches of a rocpd SQLite database (rocprofv3, ROCm 7+)."""
-    collector = LaunchCollector(display, "rocpd")
-    read = TraceRead(collector)
-    check = RecordCheck(display)
-    try:
-        db = sqlite3.connect(sqlite_uri(path), uri=True)
-        db.text_factory = _text  # names are untrusted bytes: invalid UTF-8 is replaced
-    except (sqlite3.Error, UnicodeDecodeError) as exc:
-        raise TraceError(f"cannot open the database: {exc}") from None
-    try:
-        _read_rocpd(db, read, check)
-    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-        if not collector.launches:
-            raise TraceError(f"cannot read the database: {exc}") from None
-        read.errors.append(InputError(display, f"stops after {collector.launches} kernel "
-                                               f"dispatches: {exc}"))
-    finally:
-        db.close()
-    read.errors[:0] = check.errors()
-    return read
+    return read_sqlite(path, display, "rocpd", _read_rocpd, "kernel dispatches")
 
 
 def _read_rocpd(db: sqlite3.Connection, read: TraceRead, check: RecordCheck) -> None:
     collector = read.collector
-    names = {row[0] for row in db.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    names = table_names(db)
     if "rocpd_kernel_dispatch" not in names:
         raise TraceError("no rocpd_kernel_dispatch table or view: not a rocpd kernel trace")
     agents = _rocpd_agents(db, names)
@@ -998,7 +975,3 @@ def _rocpd_target(row: tuple[Any, ...], emitter: Emitter, agents: dict[Any, Trac
                                                  lds_bytes=lds_i, scratch_bytes=scratch_i))
     return emitter.target(key, stream_text)
 
-
-def _text(data: bytes) -> str:
-    """SQLite TEXT as str; invalid UTF-8 (a damaged or hostile database) replaced."""
-    return data.decode("utf-8", "replace")
