@@ -191,10 +191,6 @@ SEVERITY_COLOR = {"error": "#c92a2a", "warning": "#e67700", "info": "#1971c2", "
 CHART_KERNELS = 20  # bars in the GPU-time chart; the rest are summed in one bar
 
 
-def _us(ns: float) -> str:
-    return f"{ns / 1e6:.2f} ms" if ns >= 1_000_000 else f"{ns / 1000:.1f} µs"
-
-
 def _worst_severity(findings: list[dict[str, Any]]) -> str:
     for sev in SEVERITIES:
         if any(f["severity"] == sev for f in findings):
@@ -205,7 +201,8 @@ def _worst_severity(findings: list[dict[str, Any]]) -> str:
 def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     """The launches section: one row per launch group, and a bar chart of GPU time by kernel
     (the groups of one kernel summed), each bar coloured by the kernel's worst finding."""
-    from occlint.reporters.sarif import launch_dims
+    from occlint.reporters.units import duration as _us
+    from occlint.reporters.units import launch_dims
 
     records = doc.get("launches")
     if not records:

@@ -26,6 +26,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from occlint.reporters.sarif import RANK, message_text, repo_path
+from occlint.reporters.units import launch_dims
 
 # characters not allowed in XML 1.0 documents
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -110,8 +111,6 @@ def junit_tree(doc: dict[str, Any]) -> ET.Element:
         s.add_findings(case, k.get("findings") or [], fail_on)
     for launch in doc.get("launches") or []:
         s = suite(launch["trace"])
-        from occlint.reporters.sarif import launch_dims
-
         name = (f"{launch['kernel']} <<<{launch_dims(launch['grid'])}, "
                 f"{launch_dims(launch['block'])}>>> x{launch['count']}"
                 + (f" @ {launch['device']}" if launch.get("device") else ""))

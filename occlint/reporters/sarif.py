@@ -33,6 +33,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from occlint.reporters.units import launch_dims
+
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 INFORMATION_URI = "https://github.com/occlint/occlint"
@@ -140,13 +142,6 @@ def subject(f: dict[str, Any]) -> str:
     if f.get("entry"):
         return f"[{f['entry']}]"
     return ""
-
-
-def launch_dims(d: list[int]) -> str:
-    """[256, 1, 1] -> "256"; [2, 8, 8] -> "2x8x8"."""
-    while len(d) > 1 and d[-1] == 1:
-        d = d[:-1]
-    return "x".join(str(x) for x in d)
 
 
 def message_text(f: dict[str, Any]) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
-from occlint.reporters.sarif import launch_dims as _dims
+from occlint.reporters.units import duration as _us
+from occlint.reporters.units import launch_dims as _dims
 
 SEVERITY_STYLE = {"error": ("red", True), "warning": ("yellow", True), "info": ("cyan", False)}
 
@@ -115,12 +116,6 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
             f"{_style(f['severity'], color, fg, bold)}: {_safe(f['message'])}{help_text}")
-
-
-def _us(ns: float) -> str:
-    if ns >= 1_000_000:
-        return f"{ns / 1e6:.2f} ms"
-    return f"{ns / 1000:.1f} µs"
 
 
 TOP_LAUNCHES = 10
