@@ -289,6 +289,9 @@ def test_rocm_kineto_dimensions_on_the_runtime_call(tmp_path):
     launch is reported, not analysed, unless the binary is read too."""
     mi300x = {"id": 0, "name": "AMD Instinct MI300X", "computeMajor": 9, "computeMinor": 4,
               "numSms": 304, "warpSize": 64, "maxThreadsPerBlock": 1024}
+    # an RDNA GPU reports 32-wide waves: recognised as AMD by its name
+    w7800 = {"id": 0, "name": "AMD Radeon PRO W7800", "computeMajor": 11, "computeMinor": 0,
+             "numSms": 70, "warpSize": 32, "maxThreadsPerBlock": 1024}
     runtime = {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1,
                "tid": 1, "ts": 0.0, "dur": 5.0,
                "args": {"cid": 3, "correlation": 11, "stream": "0x0", "grid": [608, 1, 1],
@@ -296,13 +299,13 @@ def test_rocm_kineto_dimensions_on_the_runtime_call(tmp_path):
     k = {"ph": "X", "cat": "kernel", "name": "vec_add(float*, float*, float*, int)",
          "pid": 0, "tid": 0, "ts": 10.0, "dur": 7.0,
          "args": {"device": 0, "stream": 0, "correlation": 11}}
-    for events in ([runtime, k], [k, runtime]):
+    for props, events in ((mi300x, [runtime, k]), (mi300x, [k, runtime]), (w7800, [k, runtime])):
         trace = tmp_path / "rocm.json"
-        trace.write_text(kineto(events, props=[mi300x]))
+        trace.write_text(kineto(events, props=[props]))
         doc, _ = run(trace)
         (r,) = doc["launches"]
         assert (r["grid"], r["block"], r["count"]) == ([608, 1, 1], [256, 1, 1], 1)
-        assert r["device"] == "AMD Instinct MI300X" and r["status"] == "not-analysed"
+        assert r["device"] == props["name"] and r["status"] == "not-analysed"
         assert doc["errors"] == []
 
 

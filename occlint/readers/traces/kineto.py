@@ -285,6 +285,14 @@ def _int_or_none(value: Any, what: str) -> int | None:
     return int(value)
 
 
+def _is_amd(p: dict[str, Any]) -> bool:
+    """An AMD GPU's deviceProperties (ROCm builds): a gfx architecture, 64-wide waves, or an
+    AMD product name (RDNA GPUs report 32-wide waves)."""
+    name = p.get("name")
+    return (isinstance(p.get("gcnArchName"), str) or p.get("warpSize") == 64
+            or (isinstance(name, str) and any(w in name for w in ("AMD", "Radeon", "Instinct"))))
+
+
 def _devices(reader: _Reader, head: dict[str, Any]) -> None:
     props = head.get("deviceProperties")
     if not isinstance(props, list):
@@ -294,8 +302,7 @@ def _devices(reader: _Reader, head: dict[str, Any]) -> None:
             continue
         name = p.get("name") if isinstance(p.get("name"), str) else None
         warp = p.get("warpSize") if isinstance(p.get("warpSize"), int) else None
-        amd = (isinstance(p.get("gcnArchName"), str) or warp == 64
-               or (name is not None and any(w in name for w in ("AMD", "Radeon", "Instinct"))))
+        amd = _is_amd(p)
         arch = None
         if amd:
             gcn = p.get("gcnArchName")
@@ -509,8 +516,7 @@ def _tail(data: bytes, head: dict[str, Any], reader: _Reader,
 
 def _devices_are_amd(head: dict[str, Any]) -> bool:
     props = head.get("deviceProperties")
-    return isinstance(props, list) and any(
-        isinstance(p, dict) and (p.get("warpSize") == 64 or "gcnArchName" in p) for p in props)
+    return isinstance(props, list) and any(isinstance(p, dict) and _is_amd(p) for p in props)
 
 
 ROCM_EVENT = b"\n  {\n    "
