@@ -22,7 +22,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from occlint.analysis import KernelReport, LaunchConfig, analyse_kernel
+from occlint.analysis import KernelReport, LaunchConfig, _product, analyse_kernel
 from occlint.devices.db import DeviceDb, normalize
 from occlint.devices.models import AmdArch, Device, NvArch
 from occlint.errors import OcclintError
@@ -230,10 +230,6 @@ def kernel_from_record(rec: dict[str, Any]) -> Kernel | None:
 
 
 # -- one group ---------------------------------------------------------------------------------
-def _product(d: tuple[int, int, int]) -> int:
-    return d[0] * d[1] * d[2]
-
-
 def _round_up(n: int, unit: int) -> int:
     return -(-n // unit) * unit
 

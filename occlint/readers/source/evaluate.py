@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from occlint.readers.source.parse import MAX_DEPTH, Text, captures, parser, unwrap
+from occlint.readers.source.parse import MAX_DEPTH, Text, ancestors, captures, parser, unwrap
 
 MAX_VALUE = 1 << 63  # larger (or negative) values are treated as unknown
 
@@ -236,7 +236,7 @@ class Evaluator:
     # -- lookup -------------------------------------------------------------------------------
     def lookup(self, name: str, at: Any, depth: int) -> Value:
         function = None
-        for parent in _ancestors(at):
+        for parent in ancestors(at):
             if parent.type == "template_declaration":
                 params = parent.child_by_field_name("parameters")
                 if params is not None:
@@ -284,7 +284,7 @@ class Evaluator:
         return Unknown(f"'{name}' is not determined by this file")
 
     def _anonymous(self, declaration: Any) -> bool:
-        for parent in _ancestors(declaration):
+        for parent in ancestors(declaration):
             if parent.type == "namespace_definition" and \
                     parent.child_by_field_name("name") is None:
                 return True
@@ -501,10 +501,3 @@ class Evaluator:
                     return Derived(block, -(-v // block)) if v >= 0 else None
                 return Derived(block)
         return None
-
-
-def _ancestors(node: Any):
-    parent = node.parent
-    while parent is not None:
-        yield parent
-        parent = parent.parent
