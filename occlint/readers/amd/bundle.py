@@ -14,6 +14,7 @@ with a hard cap, so lying headers and decompression bombs end in a FormatError.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import struct
@@ -172,6 +173,19 @@ class CompressedBundle:
 ZSTD_SLACK = 4 << 20  # bytes a zstd stream may decompress beyond its cap before it stops
 
 
+@contextlib.contextmanager
+def corrupted_streams(method: str, error: type[FormatError] = FormatError):
+    """zlib and zstandard errors (and what a damaged stream makes them raise) as ``error``."""
+    try:
+        yield
+    except (zlib.error, ValueError, MemoryError) as exc:
+        raise error(f"{method} stream is corrupted: {exc}") from None
+    except Exception as exc:
+        if type(exc).__name__ == "ZstdError":
+            raise error(f"zstd stream is corrupted: {exc}") from None
+        raise
+
+
 def decompress_capped(method: str, payload, cap: int) -> tuple[bytes, bool, int]:
     """Decompress at most ``cap`` bytes: (output, stream ended, input bytes consumed).
 
@@ -179,7 +193,7 @@ def decompress_capped(method: str, payload, cap: int) -> tuple[bytes, bool, int]
     not, so its input is fed in steps small enough that one step cannot expand beyond a
     bounded amount (a zstd block of a few bytes expands to at most 128 KiB): the output
     stays below ``cap`` + ZSTD_SLACK."""
-    try:
+    with corrupted_streams(method):
         if method == "zlib":
             dec = zlib.decompressobj()
             out = dec.decompress(payload, cap)
@@ -202,10 +216,4 @@ def decompress_capped(method: str, payload, cap: int) -> tuple[bytes, bool, int]
                 chunks.append(part)
             consumed = min(pos, len(payload)) - (len(zdec.unused_data) if zdec.eof else 0)
             return b"".join(chunks), zdec.eof, consumed
-    except (zlib.error, ValueError, MemoryError) as exc:
-        raise FormatError(f"{method} stream is corrupted: {exc}") from None
-    except Exception as exc:
-        if type(exc).__name__ == "ZstdError":
-            raise FormatError(f"zstd stream is corrupted: {exc}") from None
-        raise
     raise FormatError(f"unsupported compression {method!r}")

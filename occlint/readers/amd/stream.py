@@ -25,6 +25,7 @@ from occlint.readers.amd.bundle import (
     ZSTD_SLACK,
     BundleEntry,
     CompressedBundle,
+    corrupted_streams,
     entry_table,
 )
 from occlint.readers.span import Span, beyond
@@ -86,7 +87,7 @@ class Inflater:
             raise
 
     def _decompress(self, want: int) -> bytes:
-        try:
+        with corrupted_streams(self.method, StreamBroken):
             if self.method == "zlib":
                 while not self._dec.eof:
                     if not self._tail:
@@ -113,12 +114,6 @@ class Inflater:
                     self._pending, self._at = part, min(want, len(part))
                     return part[:want]
             return b""
-        except (zlib.error, ValueError, MemoryError) as exc:
-            raise StreamBroken(f"{self.method} stream is corrupted: {exc}") from None
-        except Exception as exc:
-            if type(exc).__name__ == "ZstdError":
-                raise StreamBroken(f"zstd stream is corrupted: {exc}") from None
-            raise
 
     def read(self, size: int) -> bytearray:
         """The next ``size`` bytes (fewer at the end of the stream or at the cap)."""
