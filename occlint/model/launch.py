@@ -144,6 +144,13 @@ class LaunchCollector:
         self.add_to(self.handle(key, stream), start_ns, duration_ns)
 
 
+def integral(value: Any) -> bool:
+    """An int, or a float with an integer value (JSON writers spell 256 as 256.0); never a
+    bool, NaN or infinity."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer())
+
+
 def dim3(value: Any, what: str) -> Dim3:
     """A [x, y, z] triple of positive integers (missing trailing dimensions are 1)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -152,8 +159,7 @@ def dim3(value: Any, what: str) -> Dim3:
         raise ValueError(f"{what} is not a list of 1 to 3 integers: {value!r:.60}")
     out = []
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) \
-                or (isinstance(v, float) and not v.is_integer()):
+        if not integral(v):
             raise ValueError(f"{what} is not a list of integers: {value!r:.60}")
         out.append(int(v))
     out += [1] * (3 - len(out))

@@ -116,7 +116,7 @@ def sniff(head: bytes, path: Path) -> str | None:
     return None
 
 
-def read_head(path: Path, size: int = 4096) -> bytes:
+def decoded_head(path: Path, size: int = 4096) -> bytes:
     """The first ``size`` bytes of a file, decompressed when it is gzip'd."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
@@ -202,7 +202,7 @@ def sqlite_kind(path: Path) -> str | None:
 def trace_kind(path: Path) -> str | None:
     """The trace format of ``path``, or None when it is not a trace occlint reads."""
     try:
-        head = read_head(path)
+        head = decoded_head(path)
     except OSError:
         return None
     return sniff(head, path)

@@ -45,6 +45,7 @@ from occlint.model.launch import (
     StreamTimeline,
     TraceDevice,
     dim3,
+    integral,
 )
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
 
@@ -279,8 +280,7 @@ class _Reader:
 def _int_or_none(value: Any, what: str) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or (isinstance(value, float) and not value.is_integer()):
+    if not integral(value):
         raise ValueError(f"{what} is not an integer: {value!r:.40}")
     return int(value)
 
