@@ -90,12 +90,12 @@ def test_inputs_are_reproducible(fuzz_ctx):
 
 def test_fuzz_oracle_catches_violations(fuzz_ctx, tmp_path, monkeypatch):
     """The pass above can fail: an exception or a two-line error is reported."""
-    from occlint.readers import loader
+    from occlint.readers.walker import ContainerWalker
 
     def broken(self, span, entry, depth):
         raise KeyError("injected")
 
-    monkeypatch.setattr(loader._Reader, "read", broken)
+    monkeypatch.setattr(ContainerWalker, "read", broken)
     with fuzz.fuzz_caps():
             stats, failures, _ = fuzz.run_range(
             "cubin", 1, 0, 3, ctx=fuzz_ctx, workdir=tmp_path, time_limit=10.0,
@@ -107,7 +107,7 @@ def test_fuzz_oracle_catches_violations(fuzz_ctx, tmp_path, monkeypatch):
     def two_lines(self, span, entry, depth):
         self.result.errors.append(_Unsafe("x", "line\nline"))
 
-    monkeypatch.setattr(loader._Reader, "read", two_lines)
+    monkeypatch.setattr(ContainerWalker, "read", two_lines)
     _, failures, _ = fuzz.run_range("cubin", 1, 0, 1, ctx=fuzz_ctx, workdir=tmp_path,
                                     time_limit=10.0, memory_limit=1024, analyse_every=0,
                                     via="bytes")

@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 
 from occlint.errors import FormatError, NoGpuCode
 from occlint.model.kernel import ReadResult
-from occlint.readers.loader import ELF_MAGIC
+from occlint.readers.formats import ELF_MAGIC, Budget, close_map
 
 MAX_MEMBERS = 1 << 20
 GROUP_MEMBERS = 2048
@@ -113,7 +113,6 @@ def count_groups(path: str) -> int:
 def read_archive(fh, display: str, options, result: ReadResult,
                  group: int | None = None) -> None:
     """Read every member group, or only group number ``group`` (a worker's share)."""
-    from occlint.readers.loader import Budget
 
     size = fh.seek(0, os.SEEK_END)
     archive, infos = _open(fh)
@@ -218,13 +217,13 @@ def _small_member(fh, info: zipfile.ZipInfo, budget) -> bytes | None:
 
 def _read_group(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], display: str,
                 options, result: ReadResult, budget) -> None:
-    from occlint.readers.loader import _close, _Reader
     from occlint.readers.span import Span
+    from occlint.readers.walker import ContainerWalker
 
     limit = budget.left
     for info in members:
         member = f"{display}!/{info.filename}"
-        reader = _Reader(member, options, result, budget)
+        reader = ContainerWalker(member, options, result, budget)
         try:
             if info.flag_bits & 0x1:  # zipfile raises RuntimeError: password required
                 raise FormatError("member is encrypted")
@@ -270,7 +269,7 @@ def _read_group(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], displa
                         try:
                             reader.read(Span(mm), None, 0)
                         finally:
-                            _close(mm)
+                            close_map(mm)
         except NoGpuCode:  # a host library beside the kernels: not an error in an archive
             result.skipped += 1
         except FormatError as exc:

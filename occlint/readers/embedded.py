@@ -24,10 +24,9 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from occlint.errors import FormatError
-from occlint.readers.elf import Section
+from occlint.readers.elf import ELF_MAGIC, Section
 from occlint.readers.span import Span
 
-ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
 EM_CUDA = 190
 SHT_PROGBITS = 1

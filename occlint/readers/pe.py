@@ -82,7 +82,7 @@ def pe_sections(span: Span) -> list[PeSection]:
 
 
 def read_pe(reader, span: Span) -> None:
-    """Read a .dll / .exe / .pyd with ``reader`` (occlint.readers.loader._Reader): bundles
+    """Read a .dll / .exe / .pyd with ``reader`` (occlint.readers.walker.ContainerWalker): bundles
     in ``.hip_fat``, fatbins in ``.nv_fatb``, and in the other initialized data sections the
     containers and device ELF images found by scanning, as in a host ELF's."""
     from occlint.readers.embedded import ScanBudget, find_images

@@ -28,6 +28,7 @@ from occlint.readers.amd.bundle import (
     corrupted_streams,
     entry_table,
 )
+from occlint.readers.formats import join_entry, needs_whole
 from occlint.readers.span import Span, beyond
 
 MAX_ENTRY_BYTES = 512 << 20  # one entry held in memory at a time; real ones are far smaller
@@ -223,13 +224,12 @@ class BundleStream:
 
 def read_compressed_bundle(reader, ccob: CompressedBundle, span: Span, limit: int,
                            label: str | None, depth: int) -> int:
-    """Read a compressed bundle with ``reader`` (occlint.readers.loader._Reader),
+    """Read a compressed bundle with ``reader`` (occlint.readers.walker.ContainerWalker),
     decompressed front to back one entry at a time; what its entries give is kept aside
     and reported only once the whole stream proved sound, in the order of the bundle's
     entry table, as if it had been decompressed whole. Returns the bytes of ``span`` it
     occupies."""
     from occlint.model.kernel import ReadResult
-    from occlint.readers.loader import _join, _needs_whole
 
     stream = BundleStream(ccob, span, limit)
     try:
@@ -245,11 +245,11 @@ def read_compressed_bundle(reader, ccob: CompressedBundle, span: Span, limit: in
     outer = reader.result
     try:
         for item in sorted(chosen, key=lambda e: e.offset):
-            name = _join(label, item.id)
+            name = join_entry(label, item.id)
             reader.result = parts[id(item)] = ReadResult(path=outer.path)
             try:
                 payload = stream.entry(item)
-                if item.size > MAX_ENTRY_BYTES and _needs_whole(payload):
+                if item.size > MAX_ENTRY_BYTES and needs_whole(payload):
                     raise FormatError(f"bundle entry of {item.size} bytes is over the "
                                       f"{MAX_ENTRY_BYTES}-byte limit per entry")
                 reader.read(payload, name, depth + 1)

@@ -38,6 +38,7 @@ import struct
 
 from occlint.errors import FormatError
 from occlint.model.kernel import Artifact, Kernel
+from occlint.readers.formats import ELF_MAGIC, MAX_DEPTH, join_entry
 from occlint.readers.nvidia.cubin import NvCubin
 from occlint.readers.nvidia.fatbin import (
     FATBIN_MAGIC_BYTES,
@@ -53,10 +54,8 @@ from occlint.readers.span import Span
 
 __all__ = ["read_cubin", "read_fatbins"]
 
-MAX_DEPTH = 4
 MAX_BROKEN = 1024  # broken containers of one span kept for reporting (memory stays bounded;
 # the reader reports 1000 errors per input, then one line for the rest)
-ELF_MAGIC = b"\x7fELF"
 PTX_MESSAGE = "PTX only: the driver JIT-compiles it; no register data"
 _SM = re.compile(r"(?:sm|compute|lto)_(\d+)([af]?)")
 _PTX_ENTRY = re.compile(rb"\.entry\s+([^\s(]+)")
@@ -166,10 +165,6 @@ class _PtxPolicy:
 
 
 # -- containers -------------------------------------------------------------------------------
-def _join(prefix: str | None, part: str) -> str:
-    return f"{prefix}/{part}" if prefix else part
-
-
 def _plausible(span: Span, start: int) -> FatbinContainer | None:
     """A container at ``start`` whose header and first entry header are sane, else None."""
     try:
@@ -218,7 +213,7 @@ def read_fatbins(reader, span: Span, prefix: str | None, depth: int, strict: boo
         pos = start + max(container.extent, 1)
     single = strict and len(found) == 1 and found[0][0] == 0
     for ordinal, (_, container, error) in enumerate(found):
-        label = prefix if single else _join(prefix, f"fatbin{ordinal}")
+        label = prefix if single else join_entry(prefix, f"fatbin{ordinal}")
         if container is None:
             reader.error(error, label)
             continue
@@ -237,7 +232,7 @@ def _read_container(reader, container: FatbinContainer, label: str | None) -> No
     options = reader.options
     ptx_policy = _PtxPolicy(elf, options)
     for item in select_elf(elf, options):
-        name = _join(label, names[item.offset])
+        name = join_entry(label, names[item.offset])
         try:
             data = _decompress(reader, item, container)
             if not data.startswith(ELF_MAGIC):
@@ -247,7 +242,7 @@ def _read_container(reader, container: FatbinContainer, label: str | None) -> No
         except FormatError as exc:
             reader.error(str(exc), name)
     for item in entries:
-        name = _join(label, names[item.offset])
+        name = join_entry(label, names[item.offset])
         if item.kind == KIND_PTX and ptx_policy.reported(item):
             try:
                 data = _decompress(reader, item, container)

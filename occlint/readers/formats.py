@@ -1,0 +1,72 @@
+"""What every reader of binaries shares: container magics, read options and limits, the
+decompression budget of one input, and small helpers for entry names and mapped files.
+
+The lowest layer of occlint.readers: it imports no other reader, so that the loader, the
+container walker, the archive reader and the streaming bundle reader can all use it
+without importing one another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+from dataclasses import dataclass, field
+
+from occlint.readers.span import Span
+
+ELF_MAGIC = b"\x7fELF"
+BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+CCOB_MAGIC = b"CCOB"
+FATBIN_MAGIC = b"\x50\xed\x55\xba"
+BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+OFFLOAD_BINARY_MAGIC = b"\x10\xff\x10\xad"
+ZIP_MAGIC = b"PK\x03\x04"
+ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
+MAX_DEPTH = 4
+MAX_ERRORS = 1000  # per input: the rest are summed up in one line
+BUDGET_RATIO = 64  # decompressed bytes one input may produce, per byte of input
+EM_AMDGPU = 224
+EM_CUDA = 190
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Limits and selection that apply while reading."""
+
+    max_decompressed: int = 2 << 30
+    targets: tuple[str, ...] = ()  # --target: keep only entries for these processors / SMs
+    prefer: tuple[str, ...] = ()  # device architectures: in a multi-target container keep
+    # only the matching entries when there are any
+    hash_inputs: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def needs_whole(head: Span) -> bool:
+    """Would reading a container entry that starts with ``head`` need all of its bytes? (No
+    for what its first bytes already tell: bitcode, an ELF of another machine, no GPU code.)"""
+    if head.startswith(ELF_MAGIC):
+        return len(head) < 20 or head.bytes(5, 1) != b"\x01" or \
+            int.from_bytes(head.bytes(18, 2), "little") in (EM_AMDGPU, EM_CUDA)
+    return any(head.startswith(magic) for magic in (BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC,
+                                                    OFFLOAD_BINARY_MAGIC))
+
+
+def close_map(mm: mmap.mmap) -> None:
+    with contextlib.suppress(BufferError):  # a view still referenced: the GC unmaps it
+        mm.close()
+
+
+def join_entry(prefix: str | None, part: str) -> str:
+    return f"{prefix}/{part}" if prefix else part
+
+
+class Budget:
+    """Bytes that one input may still decompress, all its streams together (zip members,
+    compressed bundles, compressed fatbin entries): BUDGET_RATIO times its size, at least
+    ``max_decompressed``. Without it many streams, or many bundle entries pointing at one
+    stream, would each get the whole per-stream cap."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, input_size: int, options: ReadOptions):
+        self.left = max(options.max_decompressed, BUDGET_RATIO * input_size)
