@@ -1607,8 +1607,8 @@ def check_input(inp: Input, via: str, workdir: Path, analyse: bool) -> dict:
         result = read_bytes(data, "input", options)
     _check_result(result)
     if analyse:
+        from occlint.pipeline.run import Options, execute
         from occlint.reporters import render
-        from occlint.run import Options, execute
 
         launch = {k: variant[k] for k in ("block", "grid", "problem_size", "dynamic_lds")
                   if k in variant}

@@ -5,7 +5,7 @@
 Mutates the trace fixtures — Kineto JSON in libkineto's layout and minified (the ijson
 path), rocprofv3 CSV and JSON, Nsight Systems and rocpd SQLite databases — with byte flips,
 JSON-ish insertions (brackets, quotes, an extra kernel-event line, ``1e309``, huge and
-negative numbers), deletions and truncations, and runs each through ``occlint.run.execute``
+negative numbers), deletions and truncations, and runs each through ``occlint.pipeline.run.execute``
 (reading, grouping, analysis, rules). Fails on any exception, an error message of more than
 one line, or an input taking more than ``--slow`` seconds. The seeds make every input
 reproducible; tests/test_traces_fuzz.py runs a short deterministic pass in CI.
@@ -83,7 +83,7 @@ def mutate(rng: random.Random, name: str, data: bytes) -> bytes:
 
 def run(seed: int, inputs: int, slow: float = 10.0, verbose: bool = False) -> list[str]:
     """Fuzz ``inputs`` inputs from ``seed``; the failures, one line each."""
-    from occlint.run import Options, execute
+    from occlint.pipeline.run import Options, execute
 
     rng = random.Random(seed)
     corpus = seeds()

@@ -406,14 +406,14 @@ def readelf_notes(tool: str, files: list[Path], parallel: int) -> tuple[Sample, 
 STAGES = r"""
 import json, sys, time
 from pathlib import Path
-from occlint.analysis import analyse
+from occlint.analysis.kernels import analyse
 from occlint.config import load_config
-from occlint.inputs import expand_paths
+from occlint.pipeline.inputs import expand_paths
 from occlint.model.report import kernel_record
-from occlint.records import encode
+from occlint.pipeline.records import encode
 from occlint.readers.loader import looks_like_gpu_binary, read_path
 from occlint.rules.engine import apply_rules
-from occlint.run import Options, Setup
+from occlint.pipeline.run import Options, Setup
 clock = time.process_time
 setup = Setup.build(Options(devices=[sys.argv[2]], isolated=True), load_config(None, True))
 t = dict.fromkeys(["walk", "sniff", "read", "analyse", "rules", "record", "encode"], 0.0)
@@ -435,7 +435,7 @@ print(json.dumps(t))
 
 ENCODERS = r"""
 import json, sys, time
-from occlint import jsonenc
+from occlint.model import jsonenc
 doc = json.loads(open(sys.argv[1], encoding="utf-8").read())
 clock = time.process_time
 a = clock(); std = json.dumps(doc, indent=2, ensure_ascii=False)
@@ -681,12 +681,12 @@ process.
    searches, the potential block size and the advice are memoised on the kernel's resource
    profile: the {profiled:,} flashinfer kernels that run on a B200 have {profiles} distinct
    occupancy and advice records between them.
-3. **A faster JSON encoder** (`occlint/jsonenc.py`), byte-identical to
+3. **A faster JSON encoder** (`occlint/model/jsonenc.py`), byte-identical to
    `json.dumps(indent=2, ensure_ascii=False)`; sections that kernels of one profile share
    (occupancy, next steps, advice) are encoded once. On the flashinfer report, as one
    document: `json.dumps` {json_dumps:.2f} s of CPU, the encoder {jsonenc:.2f} s
    ({speedup:.1f}x), the two outputs {equal}.
-4. **Kernel records stay text, out of the pipes** (`occlint/records.py`): each record is
+4. **Kernel records stay text, out of the pipes** (`occlint/pipeline/records.py`): each record is
    encoded once, where it is made; a worker appends its records to a file of its own and
    sends back only where they are, with the findings and errors; small in-process runs keep
    them in memory (moved to a file past 32 MiB). `--format json` copies the texts to the

@@ -48,8 +48,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
+    from occlint.pipeline.run import Options, execute
     from occlint.readers.source import SUFFIXES, may_launch, parse_source
-    from occlint.run import Options, execute
 
     with tempfile.TemporaryDirectory(prefix="occlint-src-bench-") as tmp:
         tmpdir = Path(tmp)

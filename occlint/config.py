@@ -58,7 +58,7 @@ class Config:
     preferred_block: int = 256
     occupancy_threshold: float = 0.5
     baseline: Path | None = None
-    jobs: int | str = "auto"  # worker processes, or "auto" (see occlint.run.auto_jobs)
+    jobs: int | str = "auto"  # worker processes, or "auto" (see occlint.pipeline.run.auto_jobs)
 
 
 def _str_list(value: Any, key: str, where: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Work functions for tests of occlint.parallel (module level: workers import them by name)."""
+"""Work functions for tests of occlint.pipeline.parallel (module level: workers import
+them by name)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ block, 132 SMs) and the compiler's own resource reports next to each fixture.
 
 from __future__ import annotations
 
-from occlint.advice import AdviceSettings
-from occlint.run import Options, execute
+from occlint.judgement.advice import AdviceSettings
+from occlint.pipeline.run import Options, execute
 from tests.conftest import FIXTURES
 
 SMEM = FIXTURES / "nvidia" / "cubin" / "smem_tiles.sm_90.cubin"

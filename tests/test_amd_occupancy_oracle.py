@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from occlint.analysis import LaunchConfig, amd_kernel_model, analyse
+from occlint.analysis.kernels import LaunchConfig, amd_kernel_model, analyse
 from occlint.devices.db import shipped_db
 from occlint.occupancy import amd
 from occlint.occupancy.whatif import evaluate

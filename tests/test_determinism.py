@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from occlint import inputs as inputs_mod
+from occlint.pipeline import inputs as inputs_mod
+from occlint.pipeline.run import Options, execute
 from occlint.reporters import json_format
-from occlint.run import Options, execute
 from tests.conftest import REPO, run_occlint
 
 TREES = ["fixtures/amd", "fixtures/nvidia"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from occlint.analysis import LaunchConfig, analyse_kernel
+from occlint.analysis.kernels import LaunchConfig, analyse_kernel
 from occlint.devices.db import shipped_db
 from occlint.validate.harness import find_kernel, predicted_max_threads
 from tests.conftest import FIXTURES, REPO

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from occlint import parallel
 from occlint.cli.progress import ProgressLine
 from occlint.config import parse
 from occlint.errors import ConfigError
-from occlint.inputs import Candidate
+from occlint.pipeline import parallel
+from occlint.pipeline.inputs import Candidate
+from occlint.pipeline.run import Options, auto_jobs, execute
 from occlint.reporters import json_format
-from occlint.run import Options, auto_jobs, execute
 from tests import parallel_helpers
 from tests.conftest import FIXTURES, REPO, run_occlint
 
@@ -66,7 +66,7 @@ def test_jobs_in_configuration(tmp_path, monkeypatch):
         with pytest.raises(ConfigError, match="'jobs' must be"):
             parse({"jobs": bad}, "occlint.toml", tmp_path)
     # the configured value reaches the run, and the command line overrides it
-    import occlint.run as run_mod
+    import occlint.pipeline.run as run_mod
 
     used = []
     real = run_mod._analyse_all
@@ -80,7 +80,7 @@ def test_jobs_in_configuration(tmp_path, monkeypatch):
 
 
 def test_auto_jobs(monkeypatch):
-    import occlint.run as run_mod
+    import occlint.pipeline.run as run_mod
 
     small = [Candidate(str(GAMMA), "g", True)] * 3
     monkeypatch.setattr(run_mod, "cpu_count", lambda: 4)
@@ -99,7 +99,7 @@ def test_large_wheel_is_shared_by_workers_with_the_same_result(tmp_path):
     import hashlib
     import zipfile
 
-    from occlint.inputs import SPLIT_MIN_BYTES, split_archives
+    from occlint.pipeline.inputs import SPLIT_MIN_BYTES, split_archives
     from occlint.readers.archive import GROUP_MEMBERS
 
     cubins = sorted(c for c in (FIXTURES / "nvidia/cubin").glob("*.sm_90.cubin")
@@ -231,7 +231,7 @@ def test_ordered_map_reports_workers_that_cannot_start():
 
 
 def test_run_goes_on_in_process_when_workers_cannot_start(monkeypatch):
-    import occlint.run as run_mod
+    import occlint.pipeline.run as run_mod
 
     def unavailable(*args, **kwargs):
         raise parallel.WorkersUnavailable("no processes here")

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from occlint import jsonenc
-from occlint.records import KernelRecords, Sink
+from occlint.model import jsonenc
+from occlint.pipeline.records import KernelRecords, Sink
+from occlint.pipeline.run import Options, execute
 from occlint.reporters import json_format
-from occlint.run import Options, execute
 from tests.conftest import FIXTURES
 
 

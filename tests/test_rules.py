@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from occlint.pipeline.run import Options, execute
 from occlint.rules.registry import all_rules
-from occlint.run import Options, execute
 from tests.conftest import REPO
 
 CO = REPO / "fixtures/amd/co"

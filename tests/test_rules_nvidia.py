@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from occlint.run import Options, execute
+from occlint.pipeline.run import Options, execute
 from tests.conftest import REPO
 from tests.test_rules import codes, finding
 from tests.truth.nvidia_reports import parse_ptxas

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from occlint.devices.db import shipped_db
-from occlint.model.launch import TraceDevice
-from occlint.readers.traces import classify, trace_kind
-from occlint.run import Options, execute
-from occlint.trace_analysis import (
+from occlint.analysis.launches import (
     OVERHEAD_MIN_LAUNCHES,
     match_device,
     overhead_bursts,
     signature_key,
 )
+from occlint.devices.db import shipped_db
+from occlint.model.launch import TraceDevice
+from occlint.pipeline.run import Options, execute
+from occlint.readers.traces import classify, trace_kind
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "traces" / "kineto"
 RAW = FIXTURES / "raw_odd.pt.trace.json.gz"

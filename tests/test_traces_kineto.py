@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from occlint.run import Options, execute
-from occlint.trace_analysis import signature_key
+from occlint.analysis.launches import signature_key
+from occlint.pipeline.run import Options, execute
 from tests.truth.ncu_reports import launches as ncu_launches
 
 HERE = Path(__file__).resolve().parent.parent / "fixtures" / "traces" / "kineto"

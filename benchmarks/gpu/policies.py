@@ -6,7 +6,7 @@ For every kernel of the run, each policy picks a block size; its score is the sw
 fastest time over the time measured at that block (the block sweep launches every block
 size with the same grid rule, so this compares block sizes only). occlint's policies are
 evaluated by occlint itself on the suite's cubins (fixtures/nvidia/gpu-suite, as run.py uses),
-with the run's problem sizes; this is how the defaults in occlint.advice were chosen
+with the run's problem sizes; this is how the defaults in occlint.judgement.advice were chosen
 (docs/validation.md, "Calibration").
 """
 
@@ -21,9 +21,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
 from benchmarks.gpu.summarize import load  # noqa: E402
-from occlint.advice import AdviceSettings, advice  # noqa: E402
-from occlint.analysis import LaunchConfig, analyse_kernel  # noqa: E402
+from occlint.analysis.kernels import LaunchConfig, analyse_kernel  # noqa: E402
 from occlint.devices.db import shipped_db  # noqa: E402
+from occlint.judgement.advice import AdviceSettings, advice  # noqa: E402
 from occlint.validate.harness import find_kernel  # noqa: E402
 
 

@@ -118,7 +118,7 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
     executables or libraries that embed them; and CUDA / HIP sources (.cu .cuh .hip .cpp
     .cc .cxx .h .hpp): their kernel launches. Report findings and launch advice."""
-    from occlint.run import Options, execute
+    from occlint.pipeline.run import Options, execute
 
     opts = Options(
         paths=list(paths), devices=list(devices), device_files=list(device_files),

@@ -65,7 +65,7 @@ def validate(binary, kernel, args_spec, static_only, problem_size, grid_stride, 
     """Run a kernel on this machine's GPU: compare occlint's static occupancy and resources
     with the driver's, time block and grid sweeps, and rate occlint's launch advice against
     the best measured configuration and common baselines."""
-    from occlint.advice import AdviceSettings
+    from occlint.judgement.advice import AdviceSettings
     from occlint.validate.backend import GpuError, NoGpuError
     from occlint.validate.harness import ValidateOptions, run
     from occlint.validate.spec import SpecError, parse

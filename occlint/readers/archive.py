@@ -10,7 +10,7 @@ The members that may hold GPU code are read in groups of GROUP_MEMBERS, in name 
 (:func:`member_groups`). A group is a unit of its own: it has its share of the archive's
 decompression budget (in proportion to its compressed bytes) and its own error limit, so
 that reading the groups in separate worker processes (a large wheel over all CPUs: see
-occlint.run) gives exactly what reading them one after another in one process gives.
+occlint.pipeline.run) gives exactly what reading them one after another in one process gives.
 """
 
 from __future__ import annotations

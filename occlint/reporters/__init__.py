@@ -23,7 +23,7 @@ def render(fmt: str, doc: dict[str, Any], **options: Any) -> str:
     which writes them as they are."""
     module = importlib.import_module(FORMATTERS[fmt])
     if fmt != "json":
-        from occlint.records import KernelRecords
+        from occlint.pipeline.records import KernelRecords
 
         if isinstance(doc.get("kernels"), KernelRecords):
             doc = {**doc, "kernels": list(doc["kernels"])}

@@ -40,9 +40,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from occlint import advice as advice_mod
-from occlint.analysis import KernelReport, LaunchConfig, analyse_kernel
+from occlint.analysis.kernels import KernelReport, LaunchConfig, analyse_kernel
 from occlint.devices.models import AmdArch, NvArch
+from occlint.judgement import advice as advice_mod
 from occlint.model.kernel import AmdResources, Kernel, NvResources
 from occlint.occupancy import amd, nvidia, steps
 

@@ -11,7 +11,7 @@ result per finding. The choices GitHub code scanning needs:
   findings on CUDA / HIP launch sites carry their region (start and end line and column).
 * ``partialFingerprints["occlintFinding/v1"]`` = ``sha256(identity) + ":" + occurrence``
   where identity is the baseline identity (logical file name, target, kernel, device,
-  rule; :func:`occlint.baseline.identity`) and occurrence counts results of the same
+  rule; :func:`occlint.pipeline.baseline.identity`) and occurrence counts results of the same
   identity from 1 in document order. Nothing else (messages, offsets, other kernels or
   files) enters it, so fingerprints survive unrelated changes.
 * At most :data:`MAX_RESULTS` results (GitHub's per-run limit): the most severe are kept
@@ -108,8 +108,8 @@ def _finding_object(f: dict[str, Any]):
 
 
 def identity(f: dict[str, Any], cwd: Path | None = None) -> tuple[str, ...]:
-    """The baseline identity of a finding dict (see occlint.baseline)."""
-    from occlint.baseline import identity as baseline_identity
+    """The baseline identity of a finding dict (see occlint.pipeline.baseline)."""
+    from occlint.pipeline.baseline import identity as baseline_identity
 
     return baseline_identity(_finding_object(f), cwd or _cwd())
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from occlint.advice import AdviceSettings, advice
+from occlint.judgement.advice import AdviceSettings, advice
 from occlint.rules.registry import RANK, Finding, Rule, all_rules, select_rules
 
 DEFAULT_SELECT = ("ALL",)

@@ -4,7 +4,7 @@ Each check receives one :class:`LaunchSite` and a :class:`SiteContext` (the file
 kernel's definition when the file has it, the targets: configured devices, or the
 strictest wave size when none is configured) and yields findings located at the launch
 argument that causes them. Numbers come from the same helpers as the binary rules
-(occlint.advice: tail effect, oversubscription grid). Inline suppressions
+(occlint.judgement.advice: tail effect, oversubscription grid). Inline suppressions
 (``// occlint: ignore[LCH001]`` on the line or the line above) move findings to a list of
 suppressed ones, shown by ``--show-suppressed``.
 """
@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from occlint.advice import AdviceSettings, grid_for_target, tail
 from occlint.devices.models import AmdArch, Device
+from occlint.judgement.advice import AdviceSettings, grid_for_target, tail
 from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel
 from occlint.occupancy.amd import resolve_wgp_mode
 from occlint.rules import launch as _launch  # noqa: F401  (registers the LCH rules first)

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from occlint.advice import AdviceSettings, advice, oversubscription_grid
-from occlint.analysis import LaunchConfig, analyse_kernel
+from occlint.analysis.kernels import LaunchConfig, analyse_kernel
 from occlint.devices.db import shipped_db
 from occlint.devices.models import AmdArch, Device
 from occlint.errors import OcclintError
+from occlint.judgement.advice import AdviceSettings, advice, oversubscription_grid
 from occlint.model.kernel import Kernel
 from occlint.readers.loader import ReadOptions, read_path
 from occlint.validate.backend import Backend, DeviceInfo, open_backend

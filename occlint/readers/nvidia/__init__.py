@@ -100,7 +100,7 @@ def _target_matches(arch: str, target: str) -> bool:
 
 
 def _runs_on(arch: str, device_sm: int) -> bool:
-    from occlint.analysis import cubin_runs_on
+    from occlint.analysis.kernels import cubin_runs_on
 
     return cubin_runs_on(arch, divmod(device_sm, 10))
 

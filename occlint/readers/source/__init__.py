@@ -134,7 +134,7 @@ MAX_CACHED = 4096
 
 def read_source(path: str | Path, display: str) -> SourceFile:
     """Read and parse one file; OSError propagates (the caller reports it). A run reads a
-    source twice when binaries are in it too (occlint.run): the second read of an unchanged
+    source twice when binaries are in it too (occlint.pipeline.run): the second read of an unchanged
     file (size, mtime) is the first's model."""
     st = os.stat(path)
     key, stamp = (str(path), display), (st.st_size, st.st_mtime_ns)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from occlint.analysis import KernelReport, potential_block_size
+from occlint.analysis.kernels import KernelReport, potential_block_size
 from occlint.devices.models import AmdArch, NvArch
 from occlint.model.kernel import AmdResources
 from occlint.occupancy import amd, nvidia

@@ -1,6 +1,6 @@
-"""Source files in a run: read, check and record one CUDA / HIP source (occlint.run).
+"""Source files in a run: read, check and record one CUDA / HIP source (occlint.pipeline.run).
 
-Kept apart from occlint.run so that the run only routes source candidates here: a source
+Kept apart from occlint.pipeline.run so that the run only routes source candidates here: a source
 input gives an InputOutcome like a binary does, with its findings as input-level findings
 (located at file:line:column) and its model for the document's ``sources`` section.
 """
@@ -13,8 +13,8 @@ from occlint.model.kernel import InputError, ReadResult
 from occlint.model.source import SourceFile
 
 if TYPE_CHECKING:
-    from occlint.inputs import Candidate
-    from occlint.run import InputOutcome, Setup
+    from occlint.pipeline.inputs import Candidate
+    from occlint.pipeline.run import InputOutcome, Setup
 
 
 def check(source: SourceFile, setup: Setup,
@@ -58,9 +58,9 @@ def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
 
 
 def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
+    from occlint.pipeline.run import InputOutcome
     from occlint.readers.source import read_source
     from occlint.rules.sites import source_record
-    from occlint.run import InputOutcome
 
     try:
         source = read_source(candidate.path, candidate.display)

@@ -4,13 +4,13 @@ The CLI builds :class:`Options` from its flags and renders the returned document
 other front ends can call :func:`execute` directly.
 
 Each input is read, analysed and checked on its own (:func:`analyse_input`), in this process
-or in worker processes (``jobs``, occlint.parallel). What comes back per input is compact:
-where the JSON text of its kernel records is (occlint.records: a worker writes them to a
+or in worker processes (``jobs``, occlint.pipeline.parallel). What comes back per input is compact:
+where the JSON text of its kernel records is (occlint.pipeline.records: a worker writes them to a
 file of its own), its findings, artifacts and errors. The run assembles the document from
-these in input order (occlint.inputs sorts the inputs by name), so the output is
+these in input order (occlint.pipeline.inputs sorts the inputs by name), so the output is
 byte-identical whatever the parallelism and the order paths were given in.
 
-CUDA / HIP sources are inputs too (occlint.sources): their launch-site findings are
+CUDA / HIP sources are inputs too (occlint.pipeline.sources): their launch-site findings are
 input-level findings located at file:line:column, their model the document's ``sources``.
 With binaries in the run, the sources are read first (their launches' block sizes and
 kernel bodies feed the binaries' analysis), and after every input a join checks the
@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from occlint.advice import AdviceSettings
-from occlint.analysis import LaunchConfig, analyse
+from occlint.analysis.kernels import LaunchConfig, analyse
 from occlint.config import Config, load_config
 from occlint.errors import ConfigError
-from occlint.inputs import Candidate
+from occlint.judgement.advice import AdviceSettings
 from occlint.model.kernel import InputError, ReadResult
 from occlint.model.report import (
     artifact_record,
@@ -40,7 +39,8 @@ from occlint.model.report import (
     input_record,
     kernel_record,
 )
-from occlint.records import KernelRecords, Sink, Texts, encode
+from occlint.pipeline.inputs import Candidate
+from occlint.pipeline.records import KernelRecords, Sink, Texts, encode
 from occlint.rules.registry import RANK, Finding
 
 if TYPE_CHECKING:
@@ -87,7 +87,8 @@ class Options:
     # an unexpected exception while analysing one input becomes an error of that input, and
     # the other inputs are still analysed (the CLI without --debug); else it propagates
     isolate_failures: bool = False
-    # kernel name -> {"block", "body"} read from the run's CUDA / HIP sources (occlint.sources)
+    # kernel name -> {"block", "body"} read from the run's CUDA / HIP sources
+    # (occlint.pipeline.sources)
     source_index: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -124,7 +125,7 @@ def _launch_resolver(cfg: Config, opts: Options):
         hint = kernel.launch_hint or {}
         from_source: dict[str, Any] = {}
         if opts.source_index:
-            from occlint.sources import kernel_base_name
+            from occlint.pipeline.sources import kernel_base_name
 
             from_source = opts.source_index.get(kernel_base_name(kernel.demangled), {})
         # the block of the kernel's source launches, when nothing more direct gives one
@@ -210,7 +211,7 @@ class InputOutcome:
     source: dict[str, Any] | None = None  # a CUDA / HIP source: its "sources" record
     source_model: Any = None  # ... and its SourceFile (for the join with binaries)
     skipped: int = 0  # files without GPU code: archive members, or this file in a walk
-    # traces, read later in this process (occlint.trace_run): (path, display, format,
+    # traces, read later in this process (occlint.pipeline.traces): (path, display, format,
     # zip member or None) of this file, or of the trace members of this zip archive
     traces: list[tuple[str, str, str, str | None]] = field(default_factory=list)
 
@@ -256,7 +257,7 @@ def analyse_input(candidate: Candidate, setup: Setup) -> InputOutcome | None:
         from occlint.readers.source import is_source
 
         if is_source(candidate.path) and candidate.group is None:
-            from occlint.sources import analyse_source
+            from occlint.pipeline.sources import analyse_source
 
             return analyse_source(candidate, setup)
         head = read_head(path) if candidate.group is None else None
@@ -362,7 +363,7 @@ def _analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opt
     batches = chunks(candidates, jobs)
     done = 0
     if jobs > 1 and len(batches) > 1:
-        from occlint import parallel  # multiprocessing: imported only when used
+        from occlint.pipeline import parallel  # multiprocessing: imported only when used
 
         try:
             for result in parallel.ordered_map(
@@ -384,8 +385,8 @@ Progress = Callable[[int, int, int], None]  # (files done, files in all, kernels
 
 
 def execute(opts: Options, progress: Progress | None = None) -> Outcome:
-    from occlint import baseline as baseline_mod
-    from occlint.inputs import expand_paths
+    from occlint.pipeline import baseline as baseline_mod
+    from occlint.pipeline.inputs import expand_paths
     from occlint.rules.engine import apply_rules
 
     cfg = load_config(opts.config, opts.isolated)
@@ -406,7 +407,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     requested = opts.jobs if opts.jobs is not None else cfg.jobs
     jobs = auto_jobs(candidates) if requested == "auto" else int(requested)
     if jobs > 1:
-        from occlint.inputs import split_archives
+        from occlint.pipeline.inputs import split_archives
 
         candidates = split_archives(candidates)
 
@@ -449,7 +450,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
         if progress is not None:
             progress(done, len(candidates), len(texts))
     if source_models:
-        from occlint.sources import join
+        from occlint.pipeline.sources import join
 
         setup.sink.flush()  # records written to a file by this process are read back
         binaries = _source_binaries(source_models, texts) if opts.source_index else {}
@@ -459,7 +460,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     launches: list[dict[str, Any]] = []
     launch_findings: list[list[Finding]] = []
     if traces:
-        from occlint.trace_run import analyse_traces
+        from occlint.pipeline.traces import analyse_traces
 
         # a large trace may be split over processes (it decides by its size); -j N caps them
         traced = analyse_traces(traces, setup, texts, settings,
@@ -500,7 +501,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
                    [error_record(e) for e in errors], skipped)
     doc["findings"] = [f.to_dict() for f in input_findings]
     if traces:
-        from occlint.trace_run import summary
+        from occlint.pipeline.traces import summary
 
         doc["launches"] = launches
         doc["summary"]["launches"] = summary(launches)
@@ -529,7 +530,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
 
 def _with_source_index(opts: Options, candidates: list[Candidate]) -> Options:
     """With both sources and binaries in the run: parse the sources first, so that binary
-    kernels are analysed at their launch sites' block size (occlint.sources)."""
+    kernels are analysed at their launch sites' block size (occlint.pipeline.sources)."""
     from occlint.readers.source import is_source
 
     names = [c for c in candidates if is_source(c.path)]
@@ -542,8 +543,8 @@ def _with_source_index(opts: Options, candidates: list[Candidate]) -> Options:
         return opts  # no binary to analyse at the sources' block sizes
     from dataclasses import replace
 
+    from occlint.pipeline.sources import launch_index
     from occlint.readers.source import read_source
-    from occlint.sources import launch_index
 
     models = []
     for c in names:
@@ -555,8 +556,8 @@ def _with_source_index(opts: Options, candidates: list[Candidate]) -> Options:
 
 
 def _source_binaries(models: list[Any], texts: KernelRecords) -> dict[str, list[Any]]:
-    """Binary kernel records named like a launched source kernel (occlint.sources)."""
-    from occlint.sources import binaries_by_kernel
+    """Binary kernel records named like a launched source kernel (occlint.pipeline.sources)."""
+    from occlint.pipeline.sources import binaries_by_kernel
 
     names = [s.kernel.encode() for m in models for s in m.launches]
     wanted = []

@@ -1,6 +1,6 @@
 """The traces of one run: read, analyse every launch group, run the rules, make records.
 
-Called by occlint.run after the binaries, so that launches can be joined to the kernels the
+Called by occlint.pipeline.run after the binaries, so that launches can be joined to the kernels the
 same run read. Everything here runs in the main process: a trace is read as a stream into
 launch groups (see occlint.model.launch), and a million launches make a few hundred groups.
 """
@@ -13,13 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from occlint.devices.models import Device
-from occlint.model.kernel import InputError
-from occlint.model.launch import LaunchCollector, TraceDevice
-from occlint.model.report import occupancy_record
-from occlint.readers.traces import TraceError
-from occlint.rules.registry import Finding, all_rules
-from occlint.trace_analysis import (
+from occlint.analysis.launches import (
     BinaryIndex,
     LaunchReport,
     analyse_group,
@@ -28,6 +22,12 @@ from occlint.trace_analysis import (
     match_device,
     overhead_bursts,
 )
+from occlint.devices.models import Device
+from occlint.model.kernel import InputError
+from occlint.model.launch import LaunchCollector, TraceDevice
+from occlint.model.report import occupancy_record
+from occlint.readers.traces import TraceError
+from occlint.rules.registry import Finding, all_rules
 
 
 @dataclass

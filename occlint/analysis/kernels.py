@@ -26,7 +26,7 @@ class LaunchConfig:
     problem_size: int | None = None
     dynamic_lds: int = 0  # AMD dynamic LDS / NVIDIA dynamic shared memory, bytes per block
     # the kernel's body as its CUDA / HIP source shows it: "grid-stride", "per-element",
-    # "other"; None when no source of it is in the run (occlint.sources)
+    # "other"; None when no source of it is in the run (occlint.pipeline.sources)
     body: str | None = None
     block_from_source: bool = False  # ``block`` is the one block of its source launches
 

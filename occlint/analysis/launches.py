@@ -22,7 +22,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from occlint.analysis import KernelReport, LaunchConfig, _product, analyse_kernel
+from occlint.analysis.kernels import KernelReport, LaunchConfig, _product, analyse_kernel
 from occlint.devices.db import DeviceDb, normalize
 from occlint.devices.models import AmdArch, Device, NvArch
 from occlint.errors import OcclintError
@@ -143,7 +143,7 @@ class BinaryIndex:
         if not found:
             return None
         if device is not None:
-            from occlint.analysis import cubin_runs_on
+            from occlint.analysis.kernels import cubin_runs_on
 
             runs = []
             for index, kernel in found:

@@ -1,7 +1,7 @@
 """Kernel records held as JSON text, in memory or in files, in document order.
 
 A run's ``kernels`` can be hundreds of megabytes of JSON. Each record is encoded once, where
-it is made (in a worker process, see occlint.run), exactly as ``--format json`` writes it
+it is made (in a worker process, see occlint.pipeline.run), exactly as ``--format json`` writes it
 inside the document (:func:`encode`, at depth 2), and stays text:
 
 * a :class:`Sink` takes the texts of one input and gives a :class:`Texts` reference: the
@@ -32,7 +32,7 @@ SEPARATOR = b",\n    "  # between two records of the "kernels" list, at DEPTH
 
 def encode(record: dict[str, Any]) -> bytes:
     """A kernel record as the document's JSON text holds it."""
-    from occlint.jsonenc import encode as encode_json
+    from occlint.model.jsonenc import encode as encode_json
 
     return encode_json(record, DEPTH).encode("utf-8")
 

@@ -1,0 +1,1 @@
+"""Analysis: occupancy and launch facts of kernels, launch groups and launch sites."""
