@@ -409,8 +409,8 @@ from pathlib import Path
 from occlint.analysis.kernels import analyse
 from occlint.config import load_config
 from occlint.pipeline.inputs import expand_paths
-from occlint.model.report import kernel_record
-from occlint.pipeline.records import encode
+from occlint.pipeline.document import kernel_record
+from occlint.model.records import encode
 from occlint.readers.loader import looks_like_gpu_binary, read_path
 from occlint.rules.engine import apply_rules
 from occlint.pipeline.run import Options, Setup
@@ -686,7 +686,7 @@ process.
    (occupancy, next steps, advice) are encoded once. On the flashinfer report, as one
    document: `json.dumps` {json_dumps:.2f} s of CPU, the encoder {jsonenc:.2f} s
    ({speedup:.1f}x), the two outputs {equal}.
-4. **Kernel records stay text, out of the pipes** (`occlint/pipeline/records.py`): each record is
+4. **Kernel records stay text, out of the pipes** (`occlint/model/records.py`): each record is
    encoded once, where it is made; a worker appends its records to a file of its own and
    sends back only where they are, with the findings and errors; small in-process runs keep
    them in memory (moved to a file past 32 MiB). `--format json` copies the texts to the

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import re
 
-from occlint.readers.debuginfo import kernel_lines, resolve
+from occlint.model.finding import resolve
+from occlint.readers.debuginfo import kernel_lines
 from tests.conftest import FIXTURES, REPO
 
 DEBUG = FIXTURES / "debug"

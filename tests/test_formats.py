@@ -209,9 +209,9 @@ def test_sarif_logical_location_names_the_kernel():
     ("plain_c_kernel", "plain_c_kernel"),
 ])
 def test_sarif_logical_name(demangled, name):
-    from occlint.reporters.sarif import _logical_name
+    from occlint.model.demangle import qualified_name
 
-    assert _logical_name(demangled) == name
+    assert qualified_name(demangled) == name
 
 
 def test_sarif_rule_level_follows_severity_overrides():

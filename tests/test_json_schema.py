@@ -73,7 +73,7 @@ def test_schema_is_draft_2020_12_with_id(schema):
         assert key in schema["required"]
         assert schema["properties"][key].get("description") or \
             schema["properties"][key].get("$ref")
-    from occlint.model.report import SCHEMA_VERSION
+    from occlint.pipeline.document import SCHEMA_VERSION
 
     assert SCHEMA_VERSION == 1
 

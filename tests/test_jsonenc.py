@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from occlint.model import jsonenc
-from occlint.pipeline.records import KernelRecords, Sink
+from occlint.model.records import KernelRecords, Sink
 from occlint.pipeline.run import Options, execute
 from occlint.reporters import json_format
 from tests.conftest import FIXTURES

@@ -6,13 +6,12 @@ the kernel's own architecture). The rules and reporters work from these reports.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from occlint.devices.db import DeviceDb, shipped_db
-from occlint.devices.models import AmdArch, Device, NvArch
+from occlint.devices.models import AmdArch, Device, NvArch, cubin_runs_on, nvidia_sm
 from occlint.model.kernel import AmdResources, Kernel, NvResources
 from occlint.occupancy import amd, nvidia, steps
 
@@ -51,27 +50,6 @@ class KernelReport:
     @property
     def wgp_mode(self) -> bool:
         return isinstance(self.occupancy, amd.AmdOccupancy) and self.occupancy.wgp_mode
-
-
-def nvidia_sm(arch_name: str) -> tuple[int, str]:
-    """'sm_90a' -> (90, 'a')."""
-    match = re.fullmatch(r"sm_(\d+)([af]?)", arch_name)
-    if not match:
-        raise ValueError(arch_name)
-    return int(match[1]), match[2]
-
-
-def cubin_runs_on(cubin_arch: str, device_cc: tuple[int, int]) -> bool:
-    """Can SASS built for ``cubin_arch`` run on a GPU of compute capability ``device_cc``?
-
-    Cubins run on the same major version with an equal or higher minor; 'a' (arch-specific)
-    cubins only on exactly that compute capability; 'f' (family) cubins on that major with
-    an equal or higher minor."""
-    sm, variant = nvidia_sm(cubin_arch)
-    major, minor = divmod(sm, 10)
-    if variant == "a":
-        return (major, minor) == device_cc
-    return major == device_cc[0] and minor <= device_cc[1]
 
 
 def _amd_arch(kernel: Kernel, device: Device | None, db: DeviceDb):

@@ -24,8 +24,9 @@ from typing import Any
 
 from occlint.analysis.kernels import KernelReport, LaunchConfig, _product, analyse_kernel
 from occlint.devices.db import DeviceDb, normalize
-from occlint.devices.models import AmdArch, Device, NvArch
+from occlint.devices.models import AmdArch, Device, NvArch, cubin_runs_on
 from occlint.errors import OcclintError
+from occlint.model.finding import Finding
 from occlint.model.kernel import AmdResources, Kernel, NvResources
 from occlint.model.launch import (
     AmdLaunchResources,
@@ -35,7 +36,6 @@ from occlint.model.launch import (
     TraceDevice,
 )
 from occlint.occupancy import amd
-from occlint.rules.registry import Finding
 
 # Launch overhead (LCH201): a burst is a run of short launches (each at most
 # OVERHEAD_MAX_MEAN_NS) on one stream separated by gaps of at most BURST_GAP_NS; a longer
@@ -143,8 +143,6 @@ class BinaryIndex:
         if not found:
             return None
         if device is not None:
-            from occlint.analysis.kernels import cubin_runs_on
-
             runs = []
             for index, kernel in found:
                 if kernel.vendor != device.vendor:

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from occlint.cli.common import device_file_option, dumps_json, format_option, write_output
+from occlint.cli.common import device_file_option, dumps_json, format_option
+from occlint.pipeline.output import write_output
 
 EPILOG = """\b
 Examples:

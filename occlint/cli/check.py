@@ -6,13 +6,8 @@ import sys
 
 import click
 
-from occlint.cli.common import (
-    device_file_option,
-    output_option,
-    use_color,
-    write_binary,
-    write_output,
-)
+from occlint.cli.common import device_file_option, output_option, use_color
+from occlint.pipeline.output import write_binary, write_output
 
 FORMATS = ["text", "json", "sarif", "github", "gitlab", "junit", "html"]
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from occlint.cli.common import dumps_json, format_option, write_output
+from occlint.cli.common import dumps_json, format_option
+from occlint.pipeline.output import write_output
 
 
 @click.command()

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from occlint.cli.common import dumps_json, output_option, write_output
+from occlint.cli.common import dumps_json, output_option
+from occlint.pipeline.output import write_output
 
 EPILOG = """\b
 Examples:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -145,3 +146,24 @@ class Device:
         if isinstance(self.arch, AmdArch):
             return "WGP" if (self.arch.has_wgp and wgp_mode) else "CU"
         return "SM"
+
+
+def nvidia_sm(arch_name: str) -> tuple[int, str]:
+    """'sm_90a' -> (90, 'a')."""
+    match = re.fullmatch(r"sm_(\d+)([af]?)", arch_name)
+    if not match:
+        raise ValueError(arch_name)
+    return int(match[1]), match[2]
+
+
+def cubin_runs_on(cubin_arch: str, device_cc: tuple[int, int]) -> bool:
+    """Can SASS built for ``cubin_arch`` run on a GPU of compute capability ``device_cc``?
+
+    Cubins run on the same major version with an equal or higher minor; 'a' (arch-specific)
+    cubins only on exactly that compute capability; 'f' (family) cubins on that major with
+    an equal or higher minor."""
+    sm, variant = nvidia_sm(cubin_arch)
+    major, minor = divmod(sm, 10)
+    if variant == "a":
+        return (major, minor) == device_cc
+    return major == device_cc[0] and minor <= device_cc[1]

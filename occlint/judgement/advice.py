@@ -226,7 +226,7 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     """The per-kernel advice section (JSON ``advice``), computed once per resource profile.
 
     Kernels of one profile share the returned dict (the report encodes it once, see
-    occlint.model.report): read it, never change it."""
+    occlint.pipeline.document): read it, never change it."""
     if report.occupancy is None:
         return {}
     key = _profile(report, settings)

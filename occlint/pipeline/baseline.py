@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from occlint.errors import ConfigError
-from occlint.rules.registry import Finding
+from occlint.model.finding import Finding
 
 VERSION = 1
 
@@ -43,7 +43,7 @@ def write(path: str, findings: list[Finding], root: Path | None = None) -> None:
     entries = [{"file": k[0], "target": k[1], "kernel": k[2], "device": k[3], "rule": k[4],
                 "count": n} for k, n in sorted(counts.items())]
     doc = {"version": VERSION, "tool": "occlint", "findings": entries}
-    from occlint.cli.common import write_output
+    from occlint.pipeline.output import write_output
 
     write_output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", path)
 

@@ -5,7 +5,7 @@ other front ends can call :func:`execute` directly.
 
 Each input is read, analysed and checked on its own (:func:`analyse_input`), in this process
 or in worker processes (``jobs``, occlint.pipeline.parallel). What comes back per input is compact:
-where the JSON text of its kernel records is (occlint.pipeline.records: a worker writes them to a
+where the JSON text of its kernel records is (occlint.model.records: a worker writes them to a
 file of its own), its findings, artifacts and errors. The run assembles the document from
 these in input order (occlint.pipeline.inputs sorts the inputs by name), so the output is
 byte-identical whatever the parallelism and the order paths were given in.
@@ -31,8 +31,10 @@ from occlint.analysis.kernels import LaunchConfig, analyse
 from occlint.config import Config, load_config
 from occlint.errors import ConfigError
 from occlint.judgement.advice import AdviceSettings
+from occlint.model.finding import RANK, Finding
 from occlint.model.kernel import InputError, ReadResult
-from occlint.model.report import (
+from occlint.model.records import KernelRecords, Sink, Texts, encode
+from occlint.pipeline.document import (
     artifact_record,
     assemble,
     error_record,
@@ -40,8 +42,6 @@ from occlint.model.report import (
     kernel_record,
 )
 from occlint.pipeline.inputs import Candidate
-from occlint.pipeline.records import KernelRecords, Sink, Texts, encode
-from occlint.rules.registry import RANK, Finding
 
 if TYPE_CHECKING:
     from occlint.devices.db import DeviceDb
@@ -125,9 +125,9 @@ def _launch_resolver(cfg: Config, opts: Options):
         hint = kernel.launch_hint or {}
         from_source: dict[str, Any] = {}
         if opts.source_index:
-            from occlint.pipeline.sources import kernel_base_name
+            from occlint.model.demangle import base_name
 
-            from_source = opts.source_index.get(kernel_base_name(kernel.demangled), {})
+            from_source = opts.source_index.get(base_name(kernel.demangled), {})
         # the block of the kernel's source launches, when nothing more direct gives one
         uses_source = ("block" in from_source and opts.block is None and "block" not in base
                        and "block" not in hint)

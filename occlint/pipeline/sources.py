@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from occlint.model.demangle import base_name
 from occlint.model.kernel import InputError, ReadResult
 from occlint.model.source import SourceFile
 
@@ -86,23 +87,6 @@ def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
     return outcome
 
 
-def kernel_base_name(demangled: str) -> str:
-    """``void ns::k<float, 4>(float*, int)`` -> ``k``; ``k(float*)`` -> ``k``."""
-    from occlint.reporters.sarif import _logical_name
-
-    name = _logical_name(demangled)
-    depth, cut = 0, len(name)
-    for i, c in enumerate(name):
-        if c == "<":
-            if depth == 0:
-                cut = min(cut, i)
-            depth += 1
-        elif c == ">":
-            depth -= 1
-    name = name[:cut]
-    return name.rsplit("::", 1)[-1]
-
-
 def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
     """kernel name -> {"block": the one known block of its launches (absent when they
     differ), "body": its definition's body kind} over the run's sources."""
@@ -134,7 +118,7 @@ def binaries_by_kernel(records: list[dict[str, Any]]) -> dict[str, list[dict[str
         occ, adv = k.get("occupancy"), k.get("advice") or {}
         if not occ:
             continue
-        out.setdefault(kernel_base_name(k.get("demangled") or k["name"]), []).append({
+        out.setdefault(base_name(k.get("demangled") or k["name"]), []).append({
             "file": k["file"], "device": k.get("device") or k.get("arch"),
             "wave": k.get("wavefront_size"), "block_source": occ.get("block_source"),
             "block": occ["block_size"], "occupancy": occ["occupancy"],

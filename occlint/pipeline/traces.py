@@ -25,7 +25,7 @@ from occlint.analysis.launches import (
 from occlint.devices.models import Device
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
-from occlint.model.report import occupancy_record
+from occlint.pipeline.document import occupancy_record
 from occlint.readers.traces import TraceError
 from occlint.rules.registry import Finding, all_rules
 

@@ -10,16 +10,13 @@
 
 Returns ``{symbol: (file, line)}``; anything unexpected gives no location, never an error.
 Files are as the compiler recorded them (the directory joined with the name); see
-:func:`resolve` for finding them under the repository.
+:func:`occlint.model.finding.resolve` for finding them under the repository.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import posixpath
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 MAX_DEBUG_BYTES = 64 << 20  # larger debug sections are not read
@@ -126,23 +123,3 @@ def kernel_lines(data: bytes | Any) -> dict[str, tuple[str, int]]:
         return _nvidia(elf)
     except Exception:  # debug information is a bonus: never fail the input for it
         return {}
-
-
-def resolve(file: str, root: Path | None = None) -> str | None:
-    """The recorded source file as a path under ``root`` (default: the working
-    directory) when it exists there: as recorded, or the longest tail of it that does
-    (``/build/x/src/k.cu`` -> ``src/k.cu``); else None."""
-    return _resolve(file, str(root or os.getcwd()))
-
-
-@lru_cache(maxsize=1024)
-def _resolve(file: str, base: str) -> str | None:
-    root = Path(base)
-    parts = [p for p in file.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        return None
-    for i in range(len(parts)):
-        candidate = root.joinpath(*parts[i:])
-        if candidate.is_file():
-            return "/".join(parts[i:])
-    return None

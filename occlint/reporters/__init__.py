@@ -1,4 +1,4 @@
-"""Output formats: each is a view of the same report document (occlint.model.report)."""
+"""Output formats: each is a view of the same report document (occlint.pipeline.document)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def render(fmt: str, doc: dict[str, Any], **options: Any) -> str:
     which writes them as they are."""
     module = importlib.import_module(FORMATTERS[fmt])
     if fmt != "json":
-        from occlint.pipeline.records import KernelRecords
+        from occlint.model.records import KernelRecords
 
         if isinstance(doc.get("kernels"), KernelRecords):
             doc = {**doc, "kernels": list(doc["kernels"])}

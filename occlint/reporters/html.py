@@ -1,6 +1,6 @@
 """``--format html``: one self-contained HTML file, a view of the report document.
 
-Like coverage.py's HTML report, the data (the document of ``occlint.model.report``, the
+Like coverage.py's HTML report, the data (the document of ``occlint.pipeline.document``, the
 same dict ``--format json`` serialises) is kept apart from the presentation (jinja2
 templates, CSS and JS under ``templates/``). The page is built to be read anywhere:
 

@@ -1,7 +1,7 @@
 """``--format json``: the report document as is (schema: docs/schema/).
 
 The text is what ``json.dumps(doc, indent=2, ensure_ascii=False)`` gives (occlint.model.jsonenc),
-written piece by piece: kernel records held as JSON text (occlint.pipeline.records.KernelRecords)
+written piece by piece: kernel records held as JSON text (occlint.model.records.KernelRecords)
 go out as they are, so a large report is never one string in memory.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from occlint.model.jsonenc import encode
-from occlint.pipeline.records import KernelRecords
+from occlint.model.records import KernelRecords
 
 
 def chunks(doc: dict[str, Any]) -> Iterator[bytes | KernelRecords]:

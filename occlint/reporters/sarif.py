@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from occlint.model.demangle import qualified_name
 from occlint.reporters.units import launch_dims
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -100,7 +101,7 @@ def artifact_uri(file: str, cwd: Path | None = None) -> str:
 
 
 def _finding_object(f: dict[str, Any]):
-    from occlint.rules.registry import Finding
+    from occlint.model.finding import Finding
 
     values = {fl.name: f.get(fl.name) for fl in dataclasses.fields(Finding)}
     values["data"] = values["data"] or {}
@@ -214,33 +215,6 @@ def rule_descriptor(code: str, rule, fallback: dict[str, Any] | None = None,
     }
 
 
-def _logical_name(demangled: str) -> str:
-    """``ns::f<int>`` from ``void ns::f<int>(int*)``: drop the parameter list and a leading
-    return type (template functions); keep the name when the form is unexpected."""
-    text = demangled.strip()
-    if text.endswith(")"):
-        depth = 0
-        for i in range(len(text) - 1, -1, -1):
-            c = text[i]
-            if c in ")>":
-                depth += 1
-            elif c in "(<":
-                depth -= 1
-                if depth == 0 and c == "(":
-                    text = text[:i]
-                    break
-    depth, cut = 0, -1
-    for i, c in enumerate(text):
-        if c in "<(":
-            depth += 1
-        elif c in ">)":
-            depth -= 1
-        elif c == " " and depth == 0:
-            cut = i
-    name = text[cut + 1:] if cut >= 0 else text
-    return name or demangled
-
-
 def region(f: dict[str, Any]) -> dict[str, int]:
     """The finding's source region (1-based lines and columns); line 1 for binaries."""
     if f.get("line") is None:
@@ -262,7 +236,7 @@ def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, in
     if f.get("kernel"):
         demangled = f.get("demangled") or f["kernel"]
         location["logicalLocations"] = [{
-            "name": _logical_name(demangled),
+            "name": qualified_name(demangled),
             "fullyQualifiedName": demangled,
             "decoratedName": f["kernel"],
             "kind": "function",

@@ -16,55 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-Severity = Literal["error", "warning", "info"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
-RANK = {"info": 0, "warning": 1, "error": 2}
+from occlint.model.finding import RANK, SEVERITIES, Finding, Severity, source_location
+
+__all__ = ["RANK", "RULES", "SECTIONS", "SEVERITIES", "Finding", "Rule", "Severity",
+           "all_rules", "kernel_finding", "rule", "select_rules", "site_rule"]
+
 SECTIONS = ("What it does", "Why it matters", "How to fix", "Example")
-
-
-@dataclass(slots=True)
-class Finding:
-    rule: str
-    name: str
-    severity: Severity
-    message: str
-    file: str
-    kernel: str | None = None  # mangled name
-    demangled: str | None = None
-    arch: str | None = None
-    device: str | None = None
-    entry: str | None = None
-    advice: str | None = None  # the concrete next step, when there is one
-    data: dict[str, Any] = field(default_factory=dict)
-    # launch group of a trace the finding is about: {"trace", "group", "grid", "block",
-    # "time_at_stake_ns"}; None for findings on binaries
-    launch: dict[str, Any] | None = None
-    # where in a source file (1-based; columns in characters): findings on launch sites
-    line: int | None = None
-    column: int | None = None
-    end_line: int | None = None
-    end_column: int | None = None
-    # binary findings: the kernel's definition from debug information,
-    # {"file": as recorded, "line": n, "path": the file under the working directory or None}
-    source: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"rule": self.rule, "name": self.name, "severity": self.severity,
-               "message": self.message, "advice": self.advice, "file": self.file,
-               "entry": self.entry, "kernel": self.kernel, "demangled": self.demangled,
-               "arch": self.arch, "device": self.device, "data": self.data}
-        if self.launch is not None:
-            out["launch"] = self.launch
-        if self.line is not None:  # only located findings carry a region
-            out.update(line=self.line, column=self.column, end_line=self.end_line,
-                       end_column=self.end_column)
-        if self.source is not None:
-            out["source"] = self.source
-        return out
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -161,15 +121,6 @@ def kernel_finding(rule_code: str, report, message: str, advice: str | None = No
                    file=k.file, kernel=k.name, demangled=k.demangled, arch=k.arch,
                    device=report.device.name if report.device else None, entry=k.entry,
                    advice=advice, data=data, source=source_location(k.source))
-
-
-def source_location(source: tuple[str, int] | None) -> dict[str, Any] | None:
-    """A kernel's (file, line) from debug information as findings and records carry it."""
-    if source is None:
-        return None
-    from occlint.readers.debuginfo import resolve
-
-    return {"file": source[0], "line": source[1], "path": resolve(source[0])}
 
 
 def select_rules(codes: Iterable[str], select: Iterable[str], ignore: Iterable[str]) -> set[str]:

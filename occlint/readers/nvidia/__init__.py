@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import struct
 
+from occlint.devices.models import cubin_runs_on
 from occlint.errors import FormatError
 from occlint.model.kernel import Artifact, Kernel
 from occlint.readers.formats import ELF_MAGIC, MAX_DEPTH, join_entry
@@ -100,8 +101,6 @@ def _target_matches(arch: str, target: str) -> bool:
 
 
 def _runs_on(arch: str, device_sm: int) -> bool:
-    from occlint.analysis.kernels import cubin_runs_on
-
     return cubin_runs_on(arch, divmod(device_sm, 10))
 
 

@@ -101,7 +101,7 @@ def device_record(device: Device | None) -> dict[str, Any] | None:
 def kernel_record(report, shared: bool = False) -> dict[str, Any]:
     """The record of one KernelReport. ``shared``: the sections that kernels of one resource
     profile share (occupancy, next steps, advice) come as their JSON text, encoded once
-    (for occlint.pipeline.records.encode; see :func:`_shared_text`)."""
+    (for occlint.model.records.encode; see :func:`_shared_text`)."""
     k = report.kernel
     if shared:
         occupancy, next_steps, advice = _shared_sections(report)
@@ -134,7 +134,7 @@ def kernel_record(report, shared: bool = False) -> dict[str, Any]:
 
 
 def _source(source: tuple[str, int]) -> dict[str, Any] | None:
-    from occlint.rules.registry import source_location
+    from occlint.model.finding import source_location
 
     return source_location(source)
 
@@ -152,7 +152,7 @@ def _shared_text(key: tuple, pinned: Any, make) -> Any:
         if len(_SHARED) >= _MAX_SHARED:
             _SHARED.clear()
         from occlint.model.jsonenc import RawJSON, encode
-        from occlint.pipeline.records import DEPTH
+        from occlint.model.records import DEPTH
 
         value = make()  # encoded at the depth of a record's sections
         hit = _SHARED[key] = (pinned, RawJSON(encode(value, DEPTH + 1))
@@ -192,7 +192,7 @@ def assemble(devices: list[Device], inputs: list[dict[str, Any]],
              artifacts: list[dict[str, Any]], errors: list[dict[str, Any]],
              skipped: int = 0) -> dict[str, Any]:
     """The document from its parts. ``kernels``: a list of records, or KernelRecords
-    (occlint.pipeline.records); ``distinct_kernels``: distinct (file, entry, name) among them;
+    (occlint.model.records); ``distinct_kernels``: distinct (file, entry, name) among them;
     ``skipped``: files without GPU code (archive members, files found in directories)."""
     return {
         "schema_version": SCHEMA_VERSION,

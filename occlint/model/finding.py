@@ -1,0 +1,85 @@
+"""The findings model: one finding of one rule on one subject, and where it points.
+
+Every rule yields :class:`Finding` objects; every reporter renders their dicts
+(:meth:`Finding.to_dict`), and baselines identify them (occlint.pipeline.baseline).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+@dataclass(slots=True)
+class Finding:
+    rule: str
+    name: str
+    severity: Severity
+    message: str
+    file: str
+    kernel: str | None = None  # mangled name
+    demangled: str | None = None
+    arch: str | None = None
+    device: str | None = None
+    entry: str | None = None
+    advice: str | None = None  # the concrete next step, when there is one
+    data: dict[str, Any] = field(default_factory=dict)
+    # launch group of a trace the finding is about: {"trace", "group", "grid", "block",
+    # "time_at_stake_ns"}; None for findings on binaries
+    launch: dict[str, Any] | None = None
+    # where in a source file (1-based; columns in characters): findings on launch sites
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    # binary findings: the kernel's definition from debug information,
+    # {"file": as recorded, "line": n, "path": the file under the working directory or None}
+    source: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"rule": self.rule, "name": self.name, "severity": self.severity,
+               "message": self.message, "advice": self.advice, "file": self.file,
+               "entry": self.entry, "kernel": self.kernel, "demangled": self.demangled,
+               "arch": self.arch, "device": self.device, "data": self.data}
+        if self.launch is not None:
+            out["launch"] = self.launch
+        if self.line is not None:  # only located findings carry a region
+            out.update(line=self.line, column=self.column, end_line=self.end_line,
+                       end_column=self.end_column)
+        if self.source is not None:
+            out["source"] = self.source
+        return out
+
+
+def source_location(source: tuple[str, int] | None) -> dict[str, Any] | None:
+    """A kernel's (file, line) from debug information as findings and records carry it."""
+    if source is None:
+        return None
+    return {"file": source[0], "line": source[1], "path": resolve(source[0])}
+
+
+def resolve(file: str, root: Path | None = None) -> str | None:
+    """The recorded source file as a path under ``root`` (default: the working
+    directory) when it exists there: as recorded, or the longest tail of it that does
+    (``/build/x/src/k.cu`` -> ``src/k.cu``); else None."""
+    return _resolve(file, str(root or os.getcwd()))
+
+
+@lru_cache(maxsize=1024)
+def _resolve(file: str, base: str) -> str | None:
+    root = Path(base)
+    parts = [p for p in file.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return None
+    for i in range(len(parts)):
+        candidate = root.joinpath(*parts[i:])
+        if candidate.is_file():
+            return "/".join(parts[i:])
+    return None
