@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from occlint.devices.db import DeviceDb, shipped_db
 from occlint.devices.models import AmdArch, Device, NvArch, cubin_runs_on, nvidia_sm
@@ -32,6 +32,10 @@ class LaunchConfig:
 
 @dataclass
 class KernelReport:
+    """A kernel of a binary analysed on one device: the subject of the kernel rules
+    (occlint.model.subject)."""
+
+    kind: ClassVar[str] = "kernel"
     kernel: Kernel
     device: Device | None
     arch: AmdArch | NvArch | None  # limits used (None: occupancy not computable)
@@ -46,6 +50,9 @@ class KernelReport:
     findings: list = field(default_factory=list)
     advice: dict[str, Any] = field(default_factory=dict)
     trace: Any = None  # the LaunchReport when the launch was read from a trace
+
+    def keep(self, findings: list) -> None:
+        self.findings = findings
 
     @property
     def wgp_mode(self) -> bool:

@@ -18,16 +18,17 @@ from occlint.analysis.launches import (
     LaunchReport,
     analyse_group,
     kernel_from_record,
-    lost_fraction,
     match_device,
     overhead_bursts,
 )
 from occlint.devices.models import Device
+from occlint.judgement.cost import lost_fraction
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record
 from occlint.readers.traces import TraceError
-from occlint.rules.registry import Finding, all_rules
+from occlint.rules.engine import checks, finish_findings, judge
+from occlint.rules.registry import Context, Finding
 
 
 @dataclass
@@ -64,12 +65,8 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
 
 
 def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) -> TraceOutcome:
-    from occlint.rules.engine import apply_rules, enabled_codes, finish_findings
-
     out = TraceOutcome()
     index = binary_index(records) if len(records) else None
-    enabled = enabled_codes(settings)
-    stream_rules = [r for c, r in all_rules().items() if r.scope == "stream" and c in enabled]
     for candidate in candidates:
         try:
             read, size = _read(candidate, jobs)
@@ -92,13 +89,9 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                 devices[key] = _device_for(collector.devices.get(key), setup.devices,
                                            setup.db)
             device, source = devices[key]
-            lr = analyse_group(group, collector, device, source, index, setup.db)
-            if lr.report is not None:
-                lr.report.trace = lr
-                apply_rules([lr.report], [], settings)
-                lr.findings = lr.report.findings
-            reports.append(lr)
-        _overhead(collector, reports, stream_rules, settings, finish_findings)
+            reports.append(analyse_group(group, collector, device, source, index, setup.db))
+        judge(reports, settings)
+        _overhead(collector, reports, settings)
         first = len(out.launches)
         for i, lr in enumerate(reports):
             _locate(lr, first + i)
@@ -161,12 +154,12 @@ def _locate(lr: LaunchReport, index: int) -> None:
     lr.stake_ns = max(stakes, default=0)
 
 
-def _overhead(collector: LaunchCollector, reports: list[LaunchReport], rules, settings,
-              finish) -> None:
+def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings) -> None:
+    """The stream rules (LCH201: launch overhead), one finding per stream at most, kept by
+    the launch group with the most launches in its bursts."""
+    rules = checks(settings, "stream")
     if not rules:
         return
-    from occlint.rules.engine import Context
-
     for (_device, stream), timeline in sorted(collector.streams.items()):
         bursts = overhead_bursts(timeline.starts, timeline.durations, timeline.groups)
         if not bursts:
@@ -184,9 +177,9 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], rules, se
             idle_fraction=round(burst["idle_ns"] / burst["span_ns"], 4)
             if burst["span_ns"] else 0.0)
         found = []
-        for r in rules:
-            found.extend(r.check(burst, Context(settings.advice)))
-        lr.findings.extend(finish(found, settings))
+        for check in rules:
+            found.extend(check(burst, Context(settings.advice)))
+        lr.findings.extend(finish_findings(found, settings))
 
 
 def merge_bursts(bursts: list[dict[str, Any]]) -> dict[str, Any]:
