@@ -28,6 +28,7 @@ class LaunchConfig:
     # "other"; None when no source of it is in the run (occlint.pipeline.sources)
     body: str | None = None
     block_from_source: bool = False  # ``block`` is the one block of its source launches
+    work: str | None = None  # "memory" or "compute" when its source tells (else None)
 
 
 @dataclass
@@ -50,6 +51,8 @@ class KernelReport:
     findings: list = field(default_factory=list)
     advice: dict[str, Any] = field(default_factory=dict)
     trace: Any = None  # the LaunchReport when the launch was read from a trace
+    owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
+    design: dict[str, str] | None = None  # a deliberate design (occlint.judgement.design)
 
     def keep(self, findings: list) -> None:
         self.findings = findings

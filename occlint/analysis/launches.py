@@ -70,6 +70,8 @@ class LaunchReport:
     tail_efficiency: float | None = None
     findings: list[Finding] = field(default_factory=list)
     advice: dict[str, Any] = field(default_factory=dict)
+    owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
+    design: dict[str, str] | None = None  # a deliberate design (occlint.judgement.design)
     stake_ns: float = 0.0  # of the group's kernel time (largest of its findings')
     idle_ns: float = 0.0  # GPU idle between launches (LCH201) attributed to this group
 
@@ -327,7 +329,10 @@ def _join(binary: Kernel, res: Any, arch) -> tuple[int, list[dict[str, Any]]]:
 
 
 def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device | None,
-                  device_source: str, index: BinaryIndex | None, db: DeviceDb) -> LaunchReport:
+                  device_source: str, index: BinaryIndex | None, db: DeviceDb,
+                  facts: dict[str, Any] | None = None) -> LaunchReport:
+    """One launch group on its device; ``facts``: its kernel's body and work kind from the
+    run's sources (occlint.analysis.sites.launch_index), when they define it."""
     key = group.key
     td = collector.devices.get(key.device)
     out = LaunchReport(collector.source, collector.format, group, td, device, device_source,
@@ -360,8 +365,9 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
     else:
         out.message = f"the trace's launch is not for a {device.vendor} device ({device.name})"
         return out
+    facts = facts or {}
     launch = LaunchConfig(block=_product(key.block), grid=_product(key.grid),
-                          dynamic_lds=dynamic)
+                          dynamic_lds=dynamic, body=facts.get("body"), work=facts.get("work"))
     report = analyse_kernel(kernel, device, launch, db)
     if report.occupancy is not None:
         report.block_source = "trace"

@@ -90,6 +90,8 @@ class SiteReport:
     findings: list[Finding] = field(default_factory=list)
     suppressed: list[Finding] = field(default_factory=list)  # by a comment in the source
     advice: dict[str, Any] = field(default_factory=dict)
+    owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
+    design: dict[str, str] | None = None
 
     def keep(self, findings: list[Finding]) -> None:
         self.findings, self.suppressed = split_suppressed(findings, self.source.suppressions)
@@ -134,23 +136,26 @@ def definitions(models: list[SourceFile]) -> dict[str, SourceKernel]:
 
 def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
     """kernel name -> {"block": the one known block of its launches (absent when they
-    differ), "body": its definition's body kind} over the run's sources."""
+    differ), "body": its definition's body kind, "work": memory- or compute-bound, when
+    every definition agrees} over the run's sources."""
     blocks: dict[str, set[int | None]] = {}
-    bodies: dict[str, set[str]] = {}
+    defined: dict[str, set[tuple[str, str | None]]] = {}
     for s in sources:
         for site in s.launches:
             blocks.setdefault(site.kernel, set()).add(site.block.total if site.block else None)
         for k in s.kernels:
-            bodies.setdefault(k.name, set()).add(k.body)
+            defined.setdefault(k.name, set()).add((k.body, k.work))
     out: dict[str, dict[str, Any]] = {}
-    for name in set(blocks) | set(bodies):
+    for name in set(blocks) | set(defined):
         entry: dict[str, Any] = {}
         b = blocks.get(name, set())
         if len(b) == 1 and None not in b:
             entry["block"] = next(iter(b))
-        kinds = bodies.get(name, set())
-        if len(kinds) == 1:
-            entry["body"] = next(iter(kinds))
+        kinds = defined.get(name, set())
+        if len({body for body, _ in kinds}) == 1:
+            entry["body"] = next(iter(kinds))[0]
+        if len(kinds) == 1 and next(iter(kinds))[1] is not None:
+            entry["work"] = next(iter(kinds))[1]
         if entry:
             out[name] = entry
     return out

@@ -32,6 +32,8 @@ class Subject(Protocol):
     kind: ClassVar[Kind]
     findings: list[Finding]  # set by the judge stage, most severe first
     advice: dict[str, Any]  # what the rules were told: block, grid and capacity advice
+    owner: Any  # who can change it (occlint.judgement.owner.Owner)
+    design: dict[str, str] | None  # a deliberate design: {"kind", "reason"}
 
     def keep(self, findings: list[Finding]) -> None:
         """Take the judged findings (a launch site sets aside the ones its source

@@ -159,6 +159,7 @@ def collect(opts: Options, cfg: Config, setup: Setup
     opts = source_index(opts, candidates)
     if opts.source_index:
         setup.resolve = launch_resolver(cfg, opts)
+        setup.source_index = opts.source_index
     requested = _requested(opts, cfg)
     jobs = auto_jobs(candidates) if requested == "auto" else int(requested)
     if jobs > 1:

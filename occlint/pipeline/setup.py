@@ -90,6 +90,7 @@ def launch_resolver(cfg: Config, opts: Options):
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,
             body=from_source.get("body"),
             block_from_source=uses_source,
+            work=from_source.get("work"),
         )
         cache[key] = launch
         return launch
@@ -108,6 +109,8 @@ class Setup:
     resolve: Callable[[Any], LaunchConfig]  # kernel -> its launch configuration
     isolate_failures: bool = False
     sink: Sink = field(default_factory=Sink)  # where kernel records go: memory, or a file
+    # kernel name -> {"block", "body", "work"} from the run's sources (Options.source_index)
+    source_index: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, opts: Options, cfg: Config) -> Setup:
@@ -119,6 +122,7 @@ class Setup:
             extend_select=tuple([*cfg.extend_select, *opts.extend_select]),
             severity=dict(cfg.severity),
             per_kernel_ignores={k: tuple(v) for k, v in cfg.per_kernel_ignores.items()},
+            owners=dict(cfg.owners),
             advice=AdviceSettings(
                 oversubscription=opts.oversubscription or cfg.oversubscription,
                 preferred_block=cfg.preferred_block,
@@ -129,4 +133,4 @@ class Setup:
                                    prefer=tuple(d.arch_name for d in devices),
                                    hash_inputs=opts.hash_inputs)
         return cls(db, devices, read_options, settings, launch_resolver(cfg, opts),
-                   opts.isolate_failures)
+                   opts.isolate_failures, source_index=opts.source_index)

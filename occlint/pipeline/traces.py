@@ -22,7 +22,8 @@ from occlint.analysis.launches import (
     overhead_bursts,
 )
 from occlint.devices.models import Device
-from occlint.judgement.cost import lost_fraction
+from occlint.judgement.cost import lost_fraction, overhead_saving
+from occlint.model.demangle import base_name
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record
@@ -89,7 +90,10 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                 devices[key] = _device_for(collector.devices.get(key), setup.devices,
                                            setup.db)
             device, source = devices[key]
-            reports.append(analyse_group(group, collector, device, source, index, setup.db))
+            facts = setup.source_index.get(base_name(group.key.kernel)) \
+                if setup.source_index else None
+            reports.append(analyse_group(group, collector, device, source, index, setup.db,
+                                         facts))
         judge(reports, settings)
         _overhead(collector, reports, settings)
         first = len(out.launches)
@@ -179,6 +183,9 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings)
         found = []
         for check in rules:
             found.extend(check(burst, Context(settings.advice)))
+        for f in found:
+            f.saving = overhead_saving(burst["idle_ns"], burst["span_ns"]).to_dict(
+                burst["span_ns"])
         lr.findings.extend(finish_findings(found, settings))
 
 
@@ -235,10 +242,21 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "tail_efficiency": round(lr.tail_efficiency, 4)
         if lr.tail_efficiency is not None else None,
         "time_at_stake_ns": round(lr.stake_ns),
+        "owner": lr.owner.to_dict() if lr.owner is not None else None,
+        "design": lr.design,
+        "saving": group_saving(lr.findings),
         "launch_overhead_idle_ns": round(lr.idle_ns),
         "findings": [f.to_dict() for f in lr.findings],
         "finding_codes": sorted({f.rule for f in lr.findings}),
     }
+
+
+def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
+    """A launch group's saving: its finding whose fix saves the most (midpoint); fixes of
+    one launch do not add up."""
+    best = max((f.saving for f in findings if f.saving and "low_ns" in f.saving),
+               key=lambda s: s["low_ns"] + s["high_ns"], default=None)
+    return best
 
 
 def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:

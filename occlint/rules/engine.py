@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from occlint.judgement.advice import AdviceSettings, advice, site_advice
+from occlint.judgement.appraisal import appraise
 from occlint.model.subject import Subject
 from occlint.rules.registry import RANK, Context, Finding, all_rules, select_rules
 
@@ -33,6 +34,7 @@ class RuleSettings:
     severity: dict[str, str] = field(default_factory=dict)  # rule code -> severity
     per_kernel_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     advice: AdviceSettings = field(default_factory=AdviceSettings)
+    owners: dict[str, str] = field(default_factory=dict)  # kernel glob -> owner
 
     def enabled(self) -> frozenset[str]:
         return _enabled((*self.select, *self.extend_select), self.ignore)
@@ -104,7 +106,8 @@ def _advise(subject: Any, settings: AdviceSettings) -> dict[str, Any]:
 
 
 def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
-    """Judge each subject: its advice, and its findings (kept by ``Subject.keep``)."""
+    """Judge each subject: its advice, its findings (kept by ``Subject.keep``), and their
+    appraisal: owner, deliberate design, savings (occlint.judgement.appraisal)."""
     for subject in subjects:
         checked: Any = subject
         if subject.kind == "launch":  # the kernel rules see the group's kernel report
@@ -116,12 +119,12 @@ def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
         found: list[Finding] = []
         for check in checks(settings, subject.kind):
             found.extend(check(checked, ctx))
+        appraisal, found = appraise(subject, None if subject.kind == "site" else checked,
+                                    ctx.advice, found, settings.owners)
         findings = finish_findings(found, settings, ORDER[subject.kind])
-        if checked is not subject:
-            checked.advice = ctx.advice
-            checked.keep(findings)
-        subject.advice = ctx.advice
-        subject.keep(findings)
+        for s in {id(subject): subject, id(checked): checked}.values():
+            s.advice, s.owner, s.design = ctx.advice, appraisal.owner, appraisal.design
+            s.keep(findings)
 
 
 def judge_scope(scope: str, items: Iterable[Any], settings: RuleSettings,
