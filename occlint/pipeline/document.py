@@ -130,7 +130,9 @@ def kernel_record(report, shared: bool = False) -> dict[str, Any]:
         "notes": list(k.notes),
         "findings": [f.to_dict() for f in report.findings],
         "advice": advice,
-    } | ({"source": _source(k.source)} if k.source else {})
+    } | ({"source": _source(k.source)} if k.source else {}) \
+        | ({"owner": report.owner.to_dict()} if report.owner is not None else {}) \
+        | ({"design": report.design} if report.design is not None else {})
 
 
 def _source(source: tuple[str, int]) -> dict[str, Any] | None:

@@ -99,9 +99,10 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
         first = len(out.launches)
         for i, lr in enumerate(reports):
             _locate(lr, first + i)
-        order = sorted(range(len(reports)), key=lambda i: (-reports[i].stake_ns,
-                                                            -reports[i].group.total_ns, i))
-        for rank, i in enumerate(order):  # records ranked by time at stake
+        savings = [group_saving(lr.findings) for lr in reports]
+        order = sorted(range(len(reports)), key=lambda i: (
+            -_mid(savings[i]), -reports[i].stake_ns, -reports[i].group.total_ns, i))
+        for rank, i in enumerate(order):  # records ranked by what their fixes would save
             lr = reports[i]
             for f in lr.findings:
                 f.launch["group"] = first + rank
@@ -259,11 +260,29 @@ def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
     return best
 
 
+def _mid(s: dict[str, Any] | None) -> float:
+    return (s["low_ns"] + s["high_ns"]) / 2 if s else 0.0
+
+
 def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
     total = sum(r["total_ns"] for r in launches)
     flagged = sum(r["total_ns"] for r in launches
                   if any(f["severity"] != "info" for f in r["findings"]))
+    saved = [r for r in launches if r["saving"]]
+    yours = [r["saving"] if (r["owner"] or {}).get("kind", "user") == "user"
+             else _overhead_saving(r) for r in launches]
+    yours = [s for s in yours if s]
     return {"launches": sum(r["count"] for r in launches), "groups": len(launches),
             "kernel_time_ns": total, "time_with_findings_ns": flagged,
             "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches),
-            "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches)}
+            "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches),
+            "saving_low_ns": sum(r["saving"]["low_ns"] for r in saved),
+            "saving_high_ns": sum(r["saving"]["high_ns"] for r in saved),
+            "user_saving_low_ns": sum(s["low_ns"] for s in yours),
+            "user_saving_high_ns": sum(s["high_ns"] for s in yours)}
+
+
+def _overhead_saving(record: dict[str, Any]) -> dict[str, Any] | None:
+    """Launch overhead is the caller's to fix (graphs, fusion), whoever's kernels they are."""
+    return next((f["saving"] for f in record["findings"]
+                 if f["rule"] == "LCH201" and f.get("saving")), None)
