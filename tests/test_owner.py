@@ -128,3 +128,21 @@ def test_text_report_leads_with_what_you_can_change():
                                  str(KINETO / "resnet18_train.pt.trace.json.gz"),
                                  "--isolated"], capture_output=True, text=True)
     assert len(everything.stdout.splitlines()) > 300
+
+
+def test_a_fresh_run_warns_only_about_what_the_user_can_change():
+    """A run recorded for this check (ViT-B/16, LSTM, SDPA training, sort/topk/unique and
+    three of the user's kernels, fixtures/traces/kineto/mixed.pt.trace.json.gz): the text
+    fits one screen, and every warning is on the user's kernels or the launch overhead."""
+    trace = KINETO / "mixed.pt.trace.json.gz"
+    source = FIXTURES.parent / "benchmarks/gpu/calibration/kernels.cu"
+    text = subprocess.run([sys.executable, "-m", "occlint", str(trace), str(source),
+                           "--isolated"], capture_output=True, text=True).stdout
+    assert len(text.splitlines()) <= 40
+    doc = _json(str(trace), str(source), "--isolated")
+    warned = {(r["owner"]["kind"], f["rule"]) for r in doc["launches"] for f in r["findings"]
+              if f["severity"] == "warning"}
+    assert {rule for kind, rule in warned if kind != "user"} <= {"LCH201"}
+    assert {("user", "LCH001"), ("user", "LCH102")} <= warned
+    libraries = {r["owner"]["library"] for r in doc["launches"]}
+    assert {"cuBLAS", "cuDNN", "FlashAttention", "CUB", "PyTorch"} <= libraries
