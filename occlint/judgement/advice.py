@@ -129,6 +129,23 @@ def grid_for_target(n_units: int, slots: int, per_block: int, factor: float) -> 
     return max(_ceil_div(target_blocks, n_units), 1) * n_units
 
 
+def balanced_block(elements: int, n_units: int, blocks: list[int], current: int
+                   ) -> tuple[int, int, float] | None:
+    """For a grid that follows the problem size (one element per thread): the block size
+    among ``blocks`` whose grid, ceil(elements / block), spreads best over the units —
+    (block, grid, tail cost) — when it beats the current block by a point; else None. A
+    grid change alone would drop elements; a block change keeps every one covered."""
+    def cost(b: int) -> float:
+        return tail(_ceil_div(elements, b), n_units)["cost"]
+
+    now = cost(current)
+    fill = [b for b in blocks if _ceil_div(elements, b) >= n_units]  # no unit left idle
+    best = min(fill, key=lambda b: (cost(b), abs(b - current)), default=None)
+    if best is None or cost(best) > now - 0.01:
+        return None
+    return best, _ceil_div(elements, best), cost(best)
+
+
 def tail(grid: int, n_units: int) -> dict[str, Any]:
     """Load balance of ``grid`` blocks over ``n_units`` units (the zig-zag of the sources).
 
@@ -274,6 +291,12 @@ def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
                 "reason": "its source processes one element per thread (a bounds check, no "
                           "grid-stride loop): the grid follows the problem size, so only the "
                           "block size is advised"}
+        elif report.launch.problem_size and report.launch.body != "grid-stride":
+            target = None
+            out["grid_stride"] = {
+                "applies": False,
+                "reason": "with a problem size the grid is ceil(size / block): it follows the "
+                          "problem size, so only the block size is advised"}
         out["oversubscription"] = {
             "factor": settings.oversubscription,
             "target_waves": math.ceil(settings.oversubscription * slots),

@@ -96,7 +96,7 @@ def _binary(probe: Probe, setup: Setup) -> InputOutcome | None:
         if traces:  # a zip of traces: not skipped, its traces are read
             out.skipped, out.traces = 0, traces
         return out
-    reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db)
+    reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db, result.unfit)
     judge(reports, setup.settings)
     out = outcome(result, reports, judge_scope("input", [result], setup.settings), setup.sink)
     out.group = candidate.group

@@ -128,7 +128,7 @@ def execute(opts: Options, progress: Progress | None = None) -> Outcome:
     sections = read_all(candidates, jobs, setup, opts, cfg, progress)
     join_sources(sections, setup, opts)
     read_traces(sections, setup, cpu_count() if _requested(opts, cfg) == "auto" else jobs)
-    add_path_errors(sections, path_errors, setup)
+    add_path_errors(sections, path_errors + nothing_found(sections, opts, cfg), setup)
     baseline = apply_baseline(sections, opts, cfg)
     doc = document(sections, setup, _fail_on(opts, cfg), baseline)
     return Outcome(doc, exit_code(sections, doc, opts, _fail_on(opts, cfg)), cfg, setup.db)
@@ -209,6 +209,17 @@ def read_traces(sections: Sections, setup: Setup, jobs: int) -> None:
     sections.launches, sections.launch_findings = traced.launches, traced.findings
     sections.errors.extend(traced.errors)
     sections.analysed = sections.analysed or traced.analysed
+
+
+def nothing_found(sections: Sections, opts: Options, cfg: Config) -> list[InputError]:
+    """A run that found nothing to analyse in the directories it walked says so: one error
+    per directory (exit 2), not an empty report that passes."""
+    if sections.analysed or sections.errors or sections.inputs:
+        return []
+    import os
+
+    return [InputError(p, "no GPU code, profiler trace or CUDA / HIP source found in this "
+                          "directory") for p in opts.paths or cfg.paths if os.path.isdir(p)]
 
 
 def add_path_errors(sections: Sections, errors: list[InputError], setup: Setup) -> None:

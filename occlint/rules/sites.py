@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from occlint.analysis.sites import MAX_BLOCK_Z, SiteReport, Target
-from occlint.judgement.advice import grid_stride, site_oversubscription, tail
+from occlint.judgement.advice import balanced_block, grid_stride, site_oversubscription, tail
 from occlint.model.source import Param, SourceFile
 from occlint.rules import launch as _launch  # noqa: F401  (registers the LCH rules first)
 from occlint.rules.registry import RULES, Context, Finding, rule, site_rule
@@ -135,12 +135,24 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             continue
         n, most = t.units, g["max_blocks_per_unit"]
         nearest = " or ".join(str(x) for x in g["nearest_balanced"])
+        advice = f"use a grid of {nearest} blocks"
+        block = s.site.block.total if s.site.block else None
+        if grid_stride(s.kernel) is not True and block:  # a grid change would drop elements
+            wave = t.wave
+            better = balanced_block(grid * block, n, list(range(wave, t.max_block + 1, wave)),
+                                    block)
+            advice = ((f"if {s.site.kernel} loops over its data (grid-stride), use a grid of "
+                       f"{nearest} blocks; " if grid_stride(s.kernel) is None else "")
+                      + "with one element per thread the grid follows the problem size: "
+                      + (f"a block of {better[0]} threads gives {better[1]} blocks, "
+                         f"{_pct(better[2])} over a balanced grid" if better
+                         else "keep the grid"))
         yield site_finding(
             "LCH101", s, s.site.grid,
             f"grid of {grid} blocks is not a multiple of the {n} {t.unit}s of {t.name}: "
             f"{g['busy_units']} {t.unit}s run {most} blocks while {n - g['busy_units']} run "
             f"{most - 1}: an estimated {_pct(g['cost'])} longer than a balanced grid (tail "
-            "effect)", advice=f"use a grid of {nearest} blocks", target=t,
+            "effect)", advice=advice, target=t,
             grid=grid, units=n, cost=g["cost"], nearest_balanced=g["nearest_balanced"])
 
 
