@@ -1,6 +1,6 @@
 """Saving ranges against fixes timed on GPUs (issue 18; docs/validation.md).
 
-fixtures/traces/calibration/ holds, per GPU, the PyTorch-profiler trace of 34 defective
+fixtures/traces/calibration/ holds, per GPU, the PyTorch-profiler trace of 36 defective
 launches and the times of each defect and of its fix, measured with CUDA events by
 benchmarks/gpu/calibration/calibrate.py. occlint reads the trace with the suite's source
 and its ranges are scored against the measured savings (benchmarks/gpu/calibration/score.py).

@@ -146,4 +146,3 @@ def test_a_fresh_run_warns_only_about_what_the_user_can_change():
     assert {("user", "LCH001"), ("user", "LCH102")} <= warned
     libraries = {r["owner"]["library"] for r in doc["launches"]}
     assert {"cuBLAS", "cuDNN", "FlashAttention", "CUB", "PyTorch"} <= libraries
-/root/.pyenv/libexec/pyenv-hooks: line 24: enable: cannot open shared object /root/.pyenv/libexec/pyenv-realpath.dylib: /root/.pyenv/libexec/pyenv-realpath.dylib: cannot open shared object file: No such file or directory

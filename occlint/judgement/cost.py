@@ -127,7 +127,7 @@ def saving(f: Finding, report: KernelReport | None, advice: dict[str, Any]
     body = launch.body if launch is not None else None
     if f.rule == "LCH001" and d.get("idle_lanes") is not None:
         idle = d["idle_lanes"] / (-(-d["block"] // d["wave_size"]) * d["wave_size"])
-        return _range(0.85 * idle, 1.1 * idle + 0.02, "idle lanes of every warp (one element "
+        return _range(0.85 * idle - 0.02, 1.1 * idle + 0.02, "idle lanes of every warp (one element "
                                                "per thread: the grid shrinks with them)")
     if f.rule == "LCH102" and d.get("units"):
         idle = (d["units"] - d["grid"]) / d["units"]

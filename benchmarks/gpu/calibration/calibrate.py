@@ -96,6 +96,9 @@ def pairs(sms: int) -> list[Pair]:
                   Launch("fma_wide", 256), Launch("fma_wide", 256, maxrreg=64)))
     p.append(Pair("occupancy-regs-2", "OCC", "fma_wide: registers capped at 40", N_CMP,
                   Launch("fma_wide", 256), Launch("fma_wide", 256, maxrreg=40)))
+    for i, (k, n) in enumerate([("saxpy_rare", N_MEM), ("fma_chain_rare", N_CMP)]):
+        p.append(Pair(f"occupancy-regs-{i + 3}", "OCC", f"{k}: registers capped at 32", n,
+                      Launch(k, 256), Launch(k, 256, maxrreg=32)))
     for i, (k, n) in enumerate([("saxpy", N_MEM), ("fma_chain", N_CMP)]):
         p.append(Pair(f"occupancy-block-{i + 1}", "OCC", f"{k}: block 32 -> 256", n,
                       Launch(k, 32), Launch(k, 256)))
@@ -182,7 +185,7 @@ def check(r: Runner, pair: Pair) -> float:
     """Relative difference between the fix's and the defect's outputs and a reference
     launch (block 256, one thread per element); the element past n must stay NaN."""
     cp = r.cp
-    ref_kernel = pair.defect.kernel.replace("_gs", "")
+    ref_kernel = pair.defect.kernel.replace("_gs", "").replace("_rare", "")
     ref = r.output(Launch(ref_kernel, 256, maxrreg=None), pair.n)
     worst = 0.0
     for launch in (pair.defect, pair.fix):

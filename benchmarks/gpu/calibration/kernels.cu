@@ -70,3 +70,47 @@ extern "C" __global__ void fma_wide(const float* x, float* y, float a, long n) {
         y[i] = s;
     }
 }
+
+// a rare path that needs many registers: the allocation covers it, every launch pays for it
+// in occupancy although a < 100 never takes it (register-limited; -maxrregcount helps)
+#define RARE 80
+
+extern "C" __global__ void saxpy_rare(const float* x, float* y, float a, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        if (a > 100.0f) {
+            float r[RARE];
+#pragma unroll
+            for (int j = 0; j < RARE; ++j) {
+                r[j] = v * (j + 1);
+                asm volatile("" : "+f"(r[j]));
+            }
+#pragma unroll
+            for (int j = 0; j < RARE; ++j) v += r[j] * r[RARE - 1 - j];
+        }
+        y[i] = a * v + y[i];
+    }
+}
+
+extern "C" __global__ void fma_chain_rare(const float* x, float* y, float a, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i], w = v + 1.0f;
+        if (a > 100.0f) {
+            float r[RARE];
+#pragma unroll
+            for (int j = 0; j < RARE; ++j) {
+                r[j] = v * (j + 1);
+                asm volatile("" : "+f"(r[j]));
+            }
+#pragma unroll
+            for (int j = 0; j < RARE; ++j) v += r[j] * r[RARE - 1 - j];
+        }
+        for (int k = 0; k < ITERS; ++k) {
+            v = fmaf(v, a, 0.5f);
+            w = fmaf(w, a, -0.5f);
+        }
+        y[i] = v + w;
+    }
+}
