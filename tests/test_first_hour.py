@@ -19,18 +19,18 @@ int main() {
 
 
 def test_one_element_per_thread_gets_no_grid_only_advice(tmp_path):
-    """1,000 blocks of 100 threads on 132 SMs: the tail advice changes the block (384
-    threads: ceil(100,000 / 384) = 261 blocks, 2 per SM but 3 on 129 - checked by hand:
-    261 = 1 x 132 + 129, busiest 2 blocks over 261/132 = 1.977: 1.1 %), never the grid
-    alone, which would drop elements."""
+    """1,000 blocks of 100 threads on 132 SMs (busiest SM 8 blocks against 7.58: 5.6 %):
+    the tail advice changes the block, never the grid alone, which would drop elements.
+    By hand: the nearest warp multiple, 96, gives ceil(100,000 / 96) = 1,042 blocks, busiest
+    SM 8 against 7.89: 8 x 132 / 1,042 - 1 = 1.3 %, under half of 5.6 %."""
     (tmp_path / "saxpy.cu").write_text(SAXPY)
     run = run_occlint(str(tmp_path / "saxpy.cu"), "--device", "h100", "--format", "json")
     doc = json.loads(run.out)
     lch101 = next(f for f in doc["findings"] if f["rule"] == "LCH101")
     assert "use a grid of" not in lch101["advice"]
-    assert "a block of 384 threads gives 261 blocks, 1.1% over a balanced grid" in \
+    assert "a block of 96 threads gives 1042 blocks, 1.3% over a balanced grid" in \
         lch101["advice"]
-    assert 100_000 <= 384 * 261
+    assert 100_000 <= 96 * 1042
 
 
 def test_problem_size_gets_no_grid_stride_grid():

@@ -87,9 +87,9 @@ def test_real_outputs_validate(case, validator):
     if case == "errors-and-artifacts":
         assert doc["errors"] and doc["artifacts"] and doc["findings"]
     if case == "amd-launch-multi-device":
-        assert {k["device"] for k in doc["kernels"]} == {"AMD Radeon PRO W7800",
-                                                         "AMD Instinct MI300X"}
-        assert any(k["occupancy"] is None for k in doc["kernels"])  # arch mismatch
+        # gfx90a runs on neither device: analysed for gfx90a itself, said once (DEV105)
+        assert {k["device"] for k in doc["kernels"]} == {"AMD Radeon PRO W7800", None}
+        assert any(f["rule"] == "DEV105" for f in doc["findings"])
     if case.startswith("nvidia"):
         assert doc["kernels"] and {k["vendor"] for k in doc["kernels"]} == {"nvidia"}
 

@@ -283,6 +283,24 @@ def test_dev104_generic_target():
                                      devices=["w7800"]))
 
 
+@covers("DEV105")
+def test_dev105_devices_not_analysed():
+    """Two AMD devices: the gfx942 object is analysed for the MI300X only, and one info
+    names the W7800; gfx90a code neither runs: one warning, analysed for gfx90a itself."""
+    doc = run(CO / "sweep.gfx942.hsaco", devices=["w7800", "mi300x"])
+    (f,) = [f for f in doc["findings"] if f["rule"] == "DEV105"]
+    assert f["severity"] == "info" and f["device"] == "AMD Radeon PRO W7800"
+    assert {k["device"] for k in doc["kernels"]} == {"AMD Instinct MI300X"}
+    assert "DEV101" not in codes(doc)
+    doc = run(CO / "sweep.gfx90a.hsaco", devices=["w7800", "mi300x"])
+    (f,) = [f for f in doc["findings"] if f["rule"] == "DEV105"]
+    assert f["severity"] == "warning" and f["data"]["targets"] == ["gfx90a"]
+    assert {k["arch"] for k in doc["kernels"]} == {"gfx90a"}
+    assert all(k["occupancy"] is not None for k in doc["kernels"])
+    # one device: the mismatch is DEV101, per kernel, as before
+    assert "DEV105" not in codes(run(CO / "sweep.gfx942.hsaco", devices=["w7800"]))
+
+
 # -- binary facts -------------------------------------------------------------------------
 
 @covers("BIN101")

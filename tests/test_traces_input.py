@@ -252,11 +252,11 @@ def test_baseline_and_ignores_apply_to_launch_findings(tmp_path):
     assert {f["rule"] for r in doc["launches"] for f in r["findings"]} == set()
 
 
-def test_text_lists_top_groups_by_time_at_stake():
+def test_text_lists_top_groups_by_saving():
     proc = subprocess.run([sys.executable, "-m", "occlint", str(RAW)], capture_output=True,
                           text=True)
     lines = proc.stdout.splitlines()
-    head = next(i for i, line in enumerate(lines) if line.strip().startswith("at stake"))
+    head = next(i for i, line in enumerate(lines) if line.strip().startswith("saving"))
     first = lines[head + 1] if "launch overhead" not in lines[head + 1] else lines[head + 2]
     assert "gamma_gridstride" in first and "133 x 100" in first
     assert "129 launches" in lines[-1]

@@ -132,16 +132,18 @@ def grid_for_target(n_units: int, slots: int, per_block: int, factor: float) -> 
 def balanced_block(elements: int, n_units: int, blocks: list[int], current: int
                    ) -> tuple[int, int, float] | None:
     """For a grid that follows the problem size (one element per thread): the block size
-    among ``blocks`` whose grid, ceil(elements / block), spreads best over the units —
-    (block, grid, tail cost) — when it beats the current block by a point; else None. A
-    grid change alone would drop elements; a block change keeps every one covered."""
+    among ``blocks`` nearest the current one whose grid, ceil(elements / block), spreads over
+    the units at half the current tail cost or less (or under 0.5 %) — (block, grid, tail
+    cost); else None. A grid change alone would drop elements; a block change keeps every
+    one covered."""
     def cost(b: int) -> float:
         return tail(_ceil_div(elements, b), n_units)["cost"]
 
     now = cost(current)
-    fill = [b for b in blocks if _ceil_div(elements, b) >= n_units]  # no unit left idle
-    best = min(fill, key=lambda b: (cost(b), abs(b - current)), default=None)
-    if best is None or cost(best) > now - 0.01:
+    good = [b for b in blocks if _ceil_div(elements, b) >= n_units  # no unit left idle
+            and cost(b) <= max(0.005, now / 2)]
+    best = min(good, key=lambda b: (abs(b - current), cost(b)), default=None)
+    if best is None:
         return None
     return best, _ceil_div(elements, best), cost(best)
 

@@ -77,8 +77,10 @@ def _compute(o: float, o_fix: float) -> tuple[float, float]:
 
 
 def occupancy_saving(o: float, o_fix: float, work: str | None, body: str | None
-                     ) -> Saving:
-    """Raising occupancy from ``o`` to ``o_fix``."""
+                     ) -> Saving | None:
+    """Raising occupancy from ``o`` to ``o_fix`` (None: no occupancy to raise from)."""
+    if o <= 0 or o_fix <= 0:
+        return None
     if work == "memory":
         lo, hi = _memory(o, o_fix, body)
         return _range(lo, hi, f"memory-bound ({body or 'body unknown'}): time ~ 1 + c/occupancy")
@@ -127,8 +129,9 @@ def saving(f: Finding, report: KernelReport | None, advice: dict[str, Any]
     body = launch.body if launch is not None else None
     if f.rule == "LCH001" and d.get("idle_lanes") is not None:
         idle = d["idle_lanes"] / (-(-d["block"] // d["wave_size"]) * d["wave_size"])
-        return _range(0.85 * idle - 0.02, 1.1 * idle + 0.02, "idle lanes of every warp (one element "
-                                               "per thread: the grid shrinks with them)")
+        return _range(0.85 * idle - 0.02, 1.1 * idle + 0.02,
+                      "idle lanes of every warp (one element per thread: the grid shrinks "
+                      "with them)")
     if f.rule == "LCH102" and d.get("units"):
         idle = (d["units"] - d["grid"]) / d["units"]
         low = 0.9 if work == "compute" else 0.75
@@ -146,8 +149,11 @@ def saving(f: Finding, report: KernelReport | None, advice: dict[str, Any]
         slots = cap.get("wave_slots") or 0
         o_grid = min(o, d["waves"] / slots) if slots else o
         s = occupancy_saving(o_grid, o, work, "grid-stride")
-        if work != "memory":  # more blocks still balance the loop's last iterations
+        if s is not None and work != "memory":  # more blocks balance the last iterations
             s = _range(s.low, s.high + 0.04, s.basis)
+        if s is not None and body != "grid-stride":  # a larger grid helps only if it loops
+            s = Saving(0.0, s.high, "if it is a grid-stride loop (its source would tell): "
+                                    + s.basis)
         return s
     if f.rule == "LCH003" and d.get("best"):
         return occupancy_saving(d["occupancy"], d["best"], work, body)
