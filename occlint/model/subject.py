@@ -22,7 +22,6 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 from occlint.model.finding import Finding
 
 Kind = Literal["kernel", "launch", "site"]
-KINDS: tuple[Kind, ...] = ("kernel", "launch", "site")
 
 
 @runtime_checkable

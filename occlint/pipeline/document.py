@@ -7,7 +7,6 @@ render it. Keys and order are stable so outputs are deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from occlint import __version__
@@ -16,17 +15,6 @@ from occlint.model.kernel import AmdResources, Artifact, InputError, NvResources
 from occlint.occupancy import amd, nvidia
 
 SCHEMA_VERSION = 1
-
-
-@dataclass
-class Run:
-    """Everything one invocation produced, before rendering."""
-
-    inputs: list[ReadResult]
-    reports: list  # list[KernelReport]
-    devices: list[Device]
-    errors: list[InputError] = field(default_factory=list)  # errors not tied to one input
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 def resources_record(res: AmdResources | NvResources) -> dict[str, Any]:
@@ -212,15 +200,6 @@ def assemble(devices: list[Device], inputs: list[dict[str, Any]],
             "skipped": skipped,
         },
     }
-
-
-def document(run: Run) -> dict[str, Any]:
-    errors = [e for r in run.inputs for e in r.errors] + run.errors
-    kernels = [kernel_record(r) for r in run.reports]
-    return assemble(run.devices, [input_record(r) for r in run.inputs], kernels,
-                    len({(k["file"], k["entry"], k["name"]) for k in kernels}),
-                    [artifact_record(a) for r in run.inputs for a in r.artifacts],
-                    [error_record(e) for e in errors])
 
 
 def all_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
