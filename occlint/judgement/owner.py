@@ -19,6 +19,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import PurePath
 from typing import Any
 
@@ -43,62 +44,58 @@ class Owner:
         return {"kind": self.kind, "library": self.library, "basis": self.basis}
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
 # (kind, library or generator, pattern searched in the demangled name), first match wins;
 # the more specific (cuDNN's own copies of CUTLASS and XMMA) before the general.
-NAMED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    ("generated", "Triton", _rx(r"^triton_|^triton__")),
-    ("generated", "XLA", _rx(r"^(loop_|input_|wrapped_)?[a-z_]*fusion(_\d+)?(\.\d+)?$|"
+NAMED: tuple[tuple[str, str, str], ...] = (
+    ("generated", "Triton", r"^triton_|^triton__"),
+    ("generated", "XLA", (r"^(loop_|input_|wrapped_)?[a-z_]*fusion(_\d+)?(\.\d+)?$|"
                              r"^(loop|input)_[a-z_]+_fusion")),
-    ("library", "NCCL", _rx(r"\bnccl|^ncclDevKernel|^ncclKernel")),
-    ("library", "RCCL", _rx(r"\brccl")),
-    ("library", "cuDNN", _rx(r"cudnn|_cudnn\b|xmma_(fprop|dgrad|wgrad)|implicit_convolve|"
+    ("library", "NCCL", r"\bnccl|^ncclDevKernel|^ncclKernel"),
+    ("library", "RCCL", r"\brccl"),
+    ("library", "cuDNN", (r"cudnn|_cudnn\b|xmma_(fprop|dgrad|wgrad)|implicit_convolve|"
                              r"^void (cask|cask_cudnn)|winograd|nchwToNhwc|nhwcToNchw")),
-    ("library", "FlashAttention", _rx(r"flash_fwd|flash_bwd|\bflash::|pytorch_flash::|"
-                                      r"fmha_|_fmha|FmhaKernel|flash_attn")),
-    ("library", "cuBLAS", _rx(r"^nvjet_|cublas|xmma_gemm|^sm\d+_xmma_|gemmSN_|gemmk1_|"
+    ("library", "FlashAttention", r"flash_fwd|flash_bwd|\bflash::|pytorch_flash::|"
+                                      r"fmha_|_fmha|FmhaKernel|flash_attn"),
+    ("library", "cuBLAS", (r"^nvjet_|cublas|xmma_gemm|^sm\d+_xmma_|gemmSN_|gemmk1_|"
                               r"^(ampere|volta|turing|hopper|maxwell)_[a-z0-9_]*gemm|"
                               r"splitKreduce|gemv2[NT]_kernel|dot_kernel<")),
-    ("library", "CUTLASS", _rx(r"\bcutlass")),
-    ("library", "CUB", _rx(r"\bcub::|\bthrust::|DeviceRadixSort|DeviceScan|DeviceReduce|"
-                           r"DeviceSegmented|DeviceSelect")),
-    ("library", "cuFFT", _rx(r"\b(regular|vector|transpose)_fft|fft_(r2c|c2r|c2c)|cufft")),
-    ("library", "cuSPARSE", _rx(r"cusparse")),
-    ("library", "cuRAND", _rx(r"curand")),
-    ("library", "Tensile", _rx(r"^Cijk_|^Cij_")),
-    ("library", "hipBLASLt", _rx(r"hipblaslt|^Custom_Cijk")),
-    ("library", "rocBLAS", _rx(r"rocblas")),
-    ("library", "MIOpen", _rx(r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution")),
-    ("library", "Composable Kernel", _rx(r"\bck::|ck_tile::|device_[a-z_]*_xdl")),
-    ("library", "rocPRIM", _rx(r"\brocprim::|\bhipcub::")),
-    ("library", "rocFFT", _rx(r"rocfft|fft_rtc_")),
-    ("framework", "PyTorch", _rx(r"\bat::|\bc10::|\btorch::|^void \(anonymous namespace\)::"
+    ("library", "CUTLASS", r"\bcutlass"),
+    ("library", "CUB", r"\bcub::|\bthrust::|DeviceRadixSort|DeviceScan|DeviceReduce|"
+                           r"DeviceSegmented|DeviceSelect"),
+    ("library", "cuFFT", (r"\b(regular|vector|transpose)_fft|fft_(r2c|c2r|c2c)|cufft")),
+    ("library", "cuSPARSE", r"cusparse"),
+    ("library", "cuRAND", r"curand"),
+    ("library", "Tensile", r"^Cijk_|^Cij_"),
+    ("library", "hipBLASLt", r"hipblaslt|^Custom_Cijk"),
+    ("library", "rocBLAS", r"rocblas"),
+    ("library", "MIOpen", r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution"),
+    ("library", "Composable Kernel", r"\bck::|ck_tile::|device_[a-z_]*_xdl"),
+    ("library", "rocPRIM", r"\brocprim::|\bhipcub::"),
+    ("library", "rocFFT", r"rocfft|fft_rtc_"),
+    ("framework", "PyTorch", (r"\bat::|\bc10::|\btorch::|^void \(anonymous namespace\)::"
                                  r"(softmax|cunn_|indexing|elementwise)|_cuda_kernel|"
                                  r"\bcunn_")),
-    ("framework", "JAX/XLA runtime", _rx(r"^(xla|jax)::|^redzone|^RedzoneChecker")),
+    ("framework", "JAX/XLA runtime", (r"^(xla|jax)::|^redzone|^RedzoneChecker")),
 )
 
 # the files libraries ship their kernels in (a traced launch joined to a binary of the run)
-FILES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    ("library", "cuBLAS", _rx(r"^libcublas")),
-    ("library", "cuDNN", _rx(r"^libcudnn")),
-    ("library", "NCCL", _rx(r"^libnccl")),
-    ("library", "RCCL", _rx(r"^librccl")),
-    ("library", "cuFFT", _rx(r"^libcufft")),
-    ("library", "cuSPARSE", _rx(r"^libcusparse")),
-    ("library", "cuRAND", _rx(r"^libcurand")),
-    ("library", "rocBLAS", _rx(r"^librocblas")),
-    ("library", "hipBLASLt", _rx(r"^libhipblaslt")),
-    ("library", "MIOpen", _rx(r"^libMIOpen")),
-    ("library", "rocPRIM", _rx(r"^librocprim")),
-    ("library", "rocSPARSE", _rx(r"^librocsparse")),
-    ("library", "rocRAND", _rx(r"^librocrand")),
-    ("library", "rocFFT", _rx(r"^librocfft")),
-    ("library", "FlashAttention", _rx(r"flash_attn|^libflash")),
-    ("framework", "PyTorch", _rx(r"^libtorch|^libc10|^libcaffe2")),
+FILES: tuple[tuple[str, str, str], ...] = (
+    ("library", "cuBLAS", r"^libcublas"),
+    ("library", "cuDNN", r"^libcudnn"),
+    ("library", "NCCL", r"^libnccl"),
+    ("library", "RCCL", r"^librccl"),
+    ("library", "cuFFT", r"^libcufft"),
+    ("library", "cuSPARSE", r"^libcusparse"),
+    ("library", "cuRAND", r"^libcurand"),
+    ("library", "rocBLAS", r"^librocblas"),
+    ("library", "hipBLASLt", r"^libhipblaslt"),
+    ("library", "MIOpen", r"^libMIOpen"),
+    ("library", "rocPRIM", r"^librocprim"),
+    ("library", "rocSPARSE", r"^librocsparse"),
+    ("library", "rocRAND", r"^librocrand"),
+    ("library", "rocFFT", r"^librocfft"),
+    ("library", "FlashAttention", r"flash_attn|^libflash"),
+    ("framework", "PyTorch", r"^libtorch|^libc10|^libcaffe2"),
 )
 
 USER_INPUT = Owner("user", None, "input")
@@ -113,8 +110,15 @@ def configured(names: tuple[str, ...], owners: dict[str, str]) -> Owner | None:
     return None
 
 
+@cache
+def _compiled(table: tuple[tuple[str, str, str], ...]
+              ) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """The patterns of a table, compiled on first use (most runs never need them)."""
+    return tuple((kind, library, re.compile(p)) for kind, library, p in table)
+
+
 def by_name(name: str) -> Owner | None:
-    for kind, library, pattern in NAMED:
+    for kind, library, pattern in _compiled(NAMED):
         if pattern.search(name):
             return Owner(kind, library, "name")
     return None
@@ -122,7 +126,7 @@ def by_name(name: str) -> Owner | None:
 
 def by_file(path: str) -> Owner | None:
     base = PurePath(path.split("!/")[-1]).name
-    for kind, library, pattern in FILES:
+    for kind, library, pattern in _compiled(FILES):
         if pattern.search(base):
             return Owner(kind, library, "binary")
     return None
