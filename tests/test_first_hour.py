@@ -72,3 +72,19 @@ def test_a_directory_without_gpu_code_exits_2(tmp_path):
     assert run.code == 2
     assert f"occlint: error: {tmp_path}: no GPU code, profiler trace or CUDA / HIP source " \
            "found in this directory" in run.err
+
+
+def test_a_trace_cut_short_is_an_error_finding(tmp_path):
+    """A trace read only in part: its launches are analysed and the cut is an IO101 error
+    (exit 1), not a line on stderr with exit 0."""
+    import gzip
+
+    data = gzip.decompress((FIXTURES / "traces/kineto/raw_odd.pt.trace.json.gz").read_bytes())
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(data[:len(data) * 2 // 3])
+    run = run_occlint(str(cut), "--format", "json")
+    doc = json.loads(run.out)
+    assert run.code == 1
+    assert doc["summary"]["launches"]["launches"] > 0
+    (f,) = [f for f in doc["findings"] if f["rule"] == "IO101"]
+    assert "cut short" in f["message"] and f["file"] == str(cut)

@@ -208,6 +208,9 @@ def read_traces(sections: Sections, setup: Setup, jobs: int) -> None:
     sections.inputs.extend(traced.inputs)
     sections.launches, sections.launch_findings = traced.launches, traced.findings
     sections.errors.extend(traced.errors)
+    # a trace that could not be read whole is an error finding, as an unreadable binary is
+    sections.findings.extend(judge_scope("input", [ReadResult(path="", errors=traced.errors)],
+                                         setup.settings))
     sections.analysed = sections.analysed or traced.analysed
 
 
