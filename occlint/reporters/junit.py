@@ -69,11 +69,10 @@ class _Suite:
                              {"classname": _x(classname), "name": _x(name)})
 
     def add_findings(self, classname: str, name: str, findings: list[dict[str, Any]],
-                     fail_on: str) -> ET.Element:
+                     fail_on: str) -> None:
         """One testcase per finding at or above ``fail_on``, each with its one ``failure``
         (named ``NAME: RULE rule-name``), or one passing testcase ``NAME`` when none is; the
-        findings below ``fail_on`` go to the first testcase's ``system-out``. Returns the
-        first testcase."""
+        findings below ``fail_on`` go to the first testcase's ``system-out``."""
         failing = [f for f in findings if _fails(f["severity"], fail_on)]
         cases = [self.failed_case(classname, f"{name}: {f['rule']} {f['name']}", f)
                  for f in failing]
@@ -82,7 +81,6 @@ class _Suite:
         if passing:
             out = ET.SubElement(first, "system-out")
             out.text = _x("\n".join(_details(f) for f in passing))
-        return first
 
     def failed_case(self, classname: str, name: str, f: dict[str, Any]) -> ET.Element:
         case = self.case(classname, name)
