@@ -412,8 +412,8 @@ from occlint.pipeline.inputs import expand_paths
 from occlint.pipeline.document import kernel_record
 from occlint.model.records import encode
 from occlint.readers.loader import looks_like_gpu_binary, read_path
-from occlint.rules.engine import apply_rules
-from occlint.pipeline.run import Options, Setup
+from occlint.rules.engine import judge, judge_scope
+from occlint.pipeline.setup import Options, Setup
 clock = time.process_time
 setup = Setup.build(Options(devices=[sys.argv[2]], isolated=True), load_config(None, True))
 t = dict.fromkeys(["walk", "sniff", "read", "analyse", "rules", "record", "encode"], 0.0)
@@ -424,7 +424,7 @@ for c in candidates:
         continue
     b = clock(); result = read_path(Path(c.path), c.display, setup.read_options)
     c_ = clock(); reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db)
-    d = clock(); apply_rules(reports, [result], setup.settings)
+    d = clock(); judge(reports, setup.settings); judge_scope("input", [result], setup.settings)
     e = clock(); records = [kernel_record(r, shared=True) for r in reports]
     f = clock(); [encode(r) for r in records]
     g = clock()

@@ -20,10 +20,15 @@ Example::
     [tool.occlint.launch."gamma_correction*"]
     block = 256
     grid = 2800
+
+    [tool.occlint.owners]         # who can change a kernel: user, generated, framework,
+    "mylib_*" = "user"            # library or library:NAME (occlint.judgement.owner)
+    "*fmha*" = "library:FlashAttention"
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +37,7 @@ from occlint.errors import ConfigError
 from occlint.tomlfile import read_toml
 
 FAIL_ON = ("error", "warning", "info", "never")
+OWNER_VALUE = re.compile(r"user|generated|framework|library(:[^\x00-\x1f]{1,64})?")
 LAUNCH_KEYS = {"block": int, "grid": int, "problem-size": int, "dynamic-lds": int,
                "dynamic-shared": int}
 
@@ -52,6 +58,7 @@ class Config:
     extend_select: list[str] = field(default_factory=list)
     severity: dict[str, str] = field(default_factory=dict)
     per_kernel_ignores: dict[str, list[str]] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)  # kernel glob -> owner
     launch: dict[str, dict[str, int]] = field(default_factory=dict)
     fail_on: str = "warning"
     oversubscription: float = 10.0
@@ -127,6 +134,13 @@ def parse(table: dict[str, Any], where: str, root: Path) -> Config:
             cfg.per_kernel_ignores = {g: _rule_codes(_str_list(v, f"per-kernel-ignores.{g}",
                                                                where), key, where)
                                       for g, v in value.items()}
+        elif key == "owners":
+            if not isinstance(value, dict) or not all(
+                    isinstance(v, str) and OWNER_VALUE.fullmatch(v) for v in value.values()):
+                raise ConfigError(f"{where}: 'owners' must be a table of kernel glob = "
+                                  "\"user\", \"generated\", \"framework\", \"library\" or "
+                                  "\"library:NAME\"")
+            cfg.owners = dict(value)
         elif key == "launch":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'launch' must be a table of kernel glob = "

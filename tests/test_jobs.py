@@ -20,7 +20,8 @@ from occlint.config import parse
 from occlint.errors import ConfigError
 from occlint.pipeline import parallel
 from occlint.pipeline.inputs import Candidate
-from occlint.pipeline.run import Options, auto_jobs, execute
+from occlint.pipeline.run import Options, execute
+from occlint.pipeline.workers import auto_jobs
 from occlint.reporters import json_format
 from tests import parallel_helpers
 from tests.conftest import FIXTURES, REPO, run_occlint
@@ -69,8 +70,8 @@ def test_jobs_in_configuration(tmp_path, monkeypatch):
     import occlint.pipeline.run as run_mod
 
     used = []
-    real = run_mod._analyse_all
-    monkeypatch.setattr(run_mod, "_analyse_all",
+    real = run_mod.analyse_all
+    monkeypatch.setattr(run_mod, "analyse_all",
                         lambda candidates, jobs, *a: used.append(jobs) or real(candidates,
                                                                                  jobs, *a))
     (tmp_path / "occlint.toml").write_text('jobs = 2\n')
@@ -80,7 +81,7 @@ def test_jobs_in_configuration(tmp_path, monkeypatch):
 
 
 def test_auto_jobs(monkeypatch):
-    import occlint.pipeline.run as run_mod
+    import occlint.pipeline.workers as run_mod
 
     small = [Candidate(str(GAMMA), "g", True)] * 3
     monkeypatch.setattr(run_mod, "cpu_count", lambda: 4)

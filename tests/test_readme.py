@@ -134,7 +134,7 @@ def test_every_readme_command_runs_as_written(name, commands, shown, tmp_path):
 
 
 def test_trace_example_prints_what_the_readme_shows():
-    block = re.search(r"```console\n\$ (occlint fixtures/traces/kineto/\S+ [^\n]*)\n(.*?)```",
+    block = re.search(r"```console\n\$ (occlint fixtures/traces/kineto/\S+[^\n]*)\n(.*?)```",
                       README, re.S)
     args = block.group(1).split()[1:]
     run = run_occlint(*args, cwd=REPO)

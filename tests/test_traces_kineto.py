@@ -145,10 +145,13 @@ def test_groups_counts_and_durations(documents):
     assert bitonic[0]["count"] == 120
 
 
-def test_ranked_by_time_at_stake(documents):
+def test_ranked_by_saving_then_time_at_stake(documents):
+    """Launch groups come in the order of what their best fix would save (the midpoint of
+    its range), then of the Nsight-style time at stake."""
     for doc in documents.values():
-        stakes = [r["time_at_stake_ns"] for r in doc["launches"]]
-        assert stakes == sorted(stakes, reverse=True)
+        keys = [(((r["saving"] or {}).get("low_ns", 0) + (r["saving"] or {}).get("high_ns", 0)),
+                 r["time_at_stake_ns"]) for r in doc["launches"]]
+        assert keys == sorted(keys, reverse=True)
         for r in doc["launches"]:
             known = [f["launch"]["time_at_stake_ns"] for f in r["findings"]
                      if f["launch"]["time_at_stake_ns"] is not None and f["rule"] != "LCH201"]

@@ -144,7 +144,46 @@ def _raw_odd():
     return run
 
 
+def _mixed():
+    """A run no fixture rule was written for: ViT-B/16 inference and an LSTM in bf16
+    autocast, an SDPA training step, sort/topk/unique, and three of the user's own kernels
+    (benchmarks/gpu/calibration/kernels.cu through CuPy) launched with defects."""
+    import cupy as cp
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    vit = torchvision.models.vit_b_16().cuda().eval()
+    lstm = torch.nn.LSTM(256, 512, num_layers=2, batch_first=True).cuda()
+    images = torch.randn(8, 3, 224, 224, device="cuda")
+    seq = torch.randn(16, 64, 256, device="cuda")
+    q = torch.randn(4, 8, 512, 64, device="cuda", requires_grad=True)
+    values = torch.randn(1 << 20, device="cuda")
+    module = cp.RawModule(code=(HERE.parent / "gpu/calibration/kernels.cu").read_text())
+    saxpy, saxpy_gs = module.get_function("saxpy"), module.get_function("saxpy_gs")
+    fma = module.get_function("fma_chain")
+    fma.max_dynamic_shared_size_bytes = 100 * 1024
+    n = 1 << 24
+    x, y = cp.random.rand(n, dtype=cp.float32), cp.random.rand(n, dtype=cp.float32)
+
+    def run():
+        with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+            vit(images)
+            lstm(seq)
+        out = torch.nn.functional.scaled_dot_product_attention(q, q, q)
+        out.sum().backward()
+        torch.sort(values)
+        torch.topk(values, 100)
+        torch.unique(values.round())
+        args = (x, y, cp.float32(0.5), cp.int64(n))
+        saxpy(((n + 99) // 100,), (100,), args)  # a block off the warp multiple
+        saxpy_gs((100,), (256,), args)  # a grid-stride loop on 100 of 132 SMs
+        fma(((n + 255) // 256,), (256,), args, shared_mem=100 * 1024)  # 25 % occupancy
+    return run
+
+
 WORKLOADS = {
+    "mixed": _mixed,
     "resnet18_infer": lambda: _resnet(False),
     "resnet18_train": lambda: _resnet(True),
     "transformer_compiled": _transformer,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from occlint.devices.db import DeviceDb, shipped_db
 from occlint.devices.models import AmdArch, Device, NvArch, cubin_runs_on, nvidia_sm
@@ -28,10 +28,15 @@ class LaunchConfig:
     # "other"; None when no source of it is in the run (occlint.pipeline.sources)
     body: str | None = None
     block_from_source: bool = False  # ``block`` is the one block of its source launches
+    work: str | None = None  # "memory" or "compute" when its source tells (else None)
 
 
 @dataclass
 class KernelReport:
+    """A kernel of a binary analysed on one device: the subject of the kernel rules
+    (occlint.model.subject)."""
+
+    kind: ClassVar[str] = "kernel"
     kernel: Kernel
     device: Device | None
     arch: AmdArch | NvArch | None  # limits used (None: occupancy not computable)
@@ -46,6 +51,11 @@ class KernelReport:
     findings: list = field(default_factory=list)
     advice: dict[str, Any] = field(default_factory=dict)
     trace: Any = None  # the LaunchReport when the launch was read from a trace
+    owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
+    design: dict[str, str] | None = None  # a deliberate design (occlint.judgement.design)
+
+    def keep(self, findings: list) -> None:
+        self.findings = findings
 
     @property
     def wgp_mode(self) -> bool:
@@ -201,19 +211,42 @@ def potential_block_size(arch: NvArch, model: nvidia.NvFunction, dynamic: int
     return nvidia.max_potential_block_size(arch, model, dynamic)
 
 
-def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: DeviceDb | None = None
-            ) -> list[KernelReport]:
-    """Reports for every kernel on every device (or on its own architecture).
+MISMATCH = ("arch-mismatch", "wave-mismatch")
+
+
+def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: DeviceDb | None = None,
+            unfit: dict[str, list[str]] | None = None) -> list[KernelReport]:
+    """Reports for every kernel on every device it can run on (or on its own architecture).
 
     ``launch_for(kernel)`` gives the LaunchConfig of a kernel (command line / config file).
     With several entries of one container, only the entries matching a device were read
-    (see ReadOptions.prefer); a kernel with no matching device entry reports the mismatch.
+    (see ReadOptions.prefer). A kernel is analysed for the devices of its vendor that can
+    run it; the others are named in ``unfit`` (device -> the code's targets), not reported
+    once per kernel. A kernel no device of the run can run reports the mismatch (DEV101).
     """
     reports = []
     for kernel in kernels:
         launch = launch_for(kernel)
         same_vendor = [d for d in devices if d.vendor == kernel.vendor]
-        # No device of the kernel's vendor: report the mismatch against the first device.
-        for device in same_vendor or devices[:1] or [None]:
-            reports.append(analyse_kernel(kernel, device, launch, db))
+        several = unfit is not None and len(devices) > 1
+        # No device of the kernel's vendor: the mismatch against the first device (with
+        # several devices: against each, said once per input)
+        mine = [analyse_kernel(kernel, device, launch, db)
+                for device in same_vendor or (devices if several else devices[:1]) or [None]]
+        fit = [r for r in mine if r.status not in MISMATCH]
+        if len(fit) < len(mine) and several:
+            for r in mine:
+                if r.status in MISMATCH and r.device is not None:
+                    _add(unfit, r.device.name, kernel.target_id)
+            if not fit:  # no device of the run: its own architecture, said once per input
+                _add(unfit, "", kernel.target_id)
+                fit = [analyse_kernel(kernel, None, launch, db)]
+            mine = fit
+        reports.extend(mine)
     return reports
+
+
+def _add(unfit: dict[str, list[str]], device: str, target: str) -> None:
+    targets = unfit.setdefault(device, [])
+    if target not in targets:
+        targets.append(target)

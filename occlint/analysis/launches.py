@@ -20,7 +20,7 @@ import operator
 import re
 from array import array
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from occlint.analysis.kernels import KernelReport, LaunchConfig, _product, analyse_kernel
 from occlint.devices.db import DeviceDb, normalize
@@ -50,8 +50,11 @@ OVERHEAD_GAP_RATIO = 0.5
 
 @dataclass
 class LaunchReport:
-    """One launch group, analysed on one device."""
+    """One launch group, analysed on one device: the subject of the kernel rules on its real
+    grid and block (occlint.model.subject), through ``report`` when its occupancy is
+    computable."""
 
+    kind: ClassVar[str] = "launch"
     trace: str
     format: str
     group: LaunchGroup
@@ -66,8 +69,14 @@ class LaunchReport:
     waves: float | None = None
     tail_efficiency: float | None = None
     findings: list[Finding] = field(default_factory=list)
+    advice: dict[str, Any] = field(default_factory=dict)
+    owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
+    design: dict[str, str] | None = None  # a deliberate design (occlint.judgement.design)
     stake_ns: float = 0.0  # of the group's kernel time (largest of its findings')
     idle_ns: float = 0.0  # GPU idle between launches (LCH201) attributed to this group
+
+    def keep(self, findings: list[Finding]) -> None:
+        self.findings = findings
 
 
 # -- devices -----------------------------------------------------------------------------------
@@ -320,7 +329,10 @@ def _join(binary: Kernel, res: Any, arch) -> tuple[int, list[dict[str, Any]]]:
 
 
 def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device | None,
-                  device_source: str, index: BinaryIndex | None, db: DeviceDb) -> LaunchReport:
+                  device_source: str, index: BinaryIndex | None, db: DeviceDb,
+                  facts: dict[str, Any] | None = None) -> LaunchReport:
+    """One launch group on its device; ``facts``: its kernel's body and work kind from the
+    run's sources (occlint.analysis.sites.launch_index), when they define it."""
     key = group.key
     td = collector.devices.get(key.device)
     out = LaunchReport(collector.source, collector.format, group, td, device, device_source,
@@ -353,8 +365,9 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
     else:
         out.message = f"the trace's launch is not for a {device.vendor} device ({device.name})"
         return out
+    facts = facts or {}
     launch = LaunchConfig(block=_product(key.block), grid=_product(key.grid),
-                          dynamic_lds=dynamic)
+                          dynamic_lds=dynamic, body=facts.get("body"), work=facts.get("work"))
     report = analyse_kernel(kernel, device, launch, db)
     if report.occupancy is not None:
         report.block_source = "trace"
@@ -370,26 +383,6 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
         out.message = report.message
     out.report = report
     return out
-
-
-# -- time at stake -----------------------------------------------------------------------------
-def lost_fraction(f: Finding, report: KernelReport | None) -> float | None:
-    """The share of a launch group's time a finding says is lost (upper bounds)."""
-    d = f.data
-    if f.rule == "LCH001" and report is not None:
-        lanes = _round_up(d["block"], d["wave_size"])
-        return d["idle_lanes"] / lanes  # idle lanes of every wave (Nsight: the same)
-    if f.rule == "LCH101":
-        return d["cost"] / (1 + d["cost"])  # the busiest unit's extra blocks
-    if f.rule == "LCH102":
-        return (d["units"] - d["grid"]) / d["units"]  # idle units (Nsight's "Small Grid")
-    if f.rule == "LCH105":
-        return d["partial_share"]  # the partial wave's share (Nsight's tail effect)
-    if f.rule in ("LCH003",):
-        return 1 - d["occupancy"] / d["best"] if d.get("best") else None
-    if f.rule.startswith("OCC") and report is not None and report.occupancy is not None:
-        return 1 - report.occupancy.occupancy  # Nsight's theoretical-occupancy estimate
-    return None
 
 
 # -- launch overhead ---------------------------------------------------------------------------

@@ -80,6 +80,9 @@ def _codes(values: tuple[str, ...]) -> list[str]:
               "reports errors).")
 @click.option("--show-suppressed", is_flag=True, help="Also list findings suppressed in "
               "source comments (// occlint: ignore[CODE]).")
+@click.option("--show-all", is_flag=True, help="Text: list every finding on traced launches, "
+              "also on library, framework and generated kernels and infos (by default one "
+              "line per library).")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule "
               "instead of the findings.")
 @click.option("--baseline", type=click.Path(dir_okay=False),
@@ -109,7 +112,7 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
           include, exclude, extend_exclude, select, ignore, extend_select, fail_on, exit_zero,
-          show_suppressed, statistics, baseline,
+          show_suppressed, show_all, statistics, baseline,
           write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
           isolated, color, quiet, jobs, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
@@ -156,7 +159,7 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
 
         colored = use_color(sys.stdout, color) and output in (None, "-")
         text = render(fmt, outcome.doc, color=colored, statistics=statistics, quiet=quiet,
-                      show_suppressed=show_suppressed,
+                      show_suppressed=show_suppressed, show_all=show_all,
                       device_db=outcome.device_db)
         write_output(text, output)
         if fmt == "github" and not quiet:  # stdout: workflow commands only

@@ -1,9 +1,10 @@
 """Launch advice: block and grid sizes, device capacity, oversubscription and tail effects.
 
-Everything here is derived from a KernelReport (occupancy already computed by the vendor
-engine) and the device's unit count; the rules quote these numbers and the reporters show
-them. Block-size sweeps are memoised on the kernel's resource profile, because real
-libraries hold thousands of kernels with the same few profiles.
+Everything here is derived from a subject: a KernelReport (occupancy already computed by
+the vendor engine) and the device's unit count, or a launch site in source and its targets;
+the rules quote these numbers and the reporters show them. Block-size sweeps are memoised
+on the kernel's resource profile, because real libraries hold thousands of kernels with the
+same few profiles.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from functools import lru_cache
 from typing import Any
 
 from occlint.analysis.kernels import KernelReport, potential_block_size
+from occlint.analysis.sites import SiteReport, Target
 from occlint.devices.models import AmdArch, NvArch
 from occlint.model.kernel import AmdResources
+from occlint.model.source import LaunchSite, SourceKernel
 from occlint.occupancy import amd, nvidia
 
 
@@ -124,6 +127,23 @@ def grid_for_target(n_units: int, slots: int, per_block: int, factor: float) -> 
     ``factor`` x ``slots`` waves."""
     target_blocks = math.ceil(factor * slots / per_block)
     return max(_ceil_div(target_blocks, n_units), 1) * n_units
+
+
+def balanced_block(elements: int, n_units: int, blocks: list[int], current: int
+                   ) -> tuple[int, int, float] | None:
+    """For a grid that follows the problem size (one element per thread): the block size
+    among ``blocks`` whose grid, ceil(elements / block), spreads best over the units —
+    (block, grid, tail cost) — when it beats the current block by a point; else None. A
+    grid change alone would drop elements; a block change keeps every one covered."""
+    def cost(b: int) -> float:
+        return tail(_ceil_div(elements, b), n_units)["cost"]
+
+    now = cost(current)
+    fill = [b for b in blocks if _ceil_div(elements, b) >= n_units]  # no unit left idle
+    best = min(fill, key=lambda b: (cost(b), abs(b - current)), default=None)
+    if best is None or cost(best) > now - 0.01:
+        return None
+    return best, _ceil_div(elements, best), cost(best)
 
 
 def tail(grid: int, n_units: int) -> dict[str, Any]:
@@ -271,6 +291,12 @@ def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
                 "reason": "its source processes one element per thread (a bounds check, no "
                           "grid-stride loop): the grid follows the problem size, so only the "
                           "block size is advised"}
+        elif report.launch.problem_size and report.launch.body != "grid-stride":
+            target = None
+            out["grid_stride"] = {
+                "applies": False,
+                "reason": "with a problem size the grid is ceil(size / block): it follows the "
+                          "problem size, so only the block size is advised"}
         out["oversubscription"] = {
             "factor": settings.oversubscription,
             "target_waves": math.ceil(settings.oversubscription * slots),
@@ -308,3 +334,60 @@ def with_block(report: KernelReport, block: int):
                              max_block_size=report.kernel.resources.max_block_size)
     return nvidia.active_blocks(report.arch, replace(report.input_model), block,
                                 report.launch.dynamic_lds)
+
+
+# -- launch sites in source --------------------------------------------------------------------
+def grid_stride(kernel: SourceKernel | None) -> bool | None:
+    """True / False when the kernel's body is known to be / not to be a grid-stride loop;
+    None when the run does not define it or its shape is not recognised."""
+    if kernel is None or kernel.body == "other":
+        return None
+    return kernel.body == "grid-stride"
+
+
+def site_oversubscription(site: LaunchSite, t: Target, settings: AdviceSettings
+                          ) -> dict[str, int] | None:
+    """Waves of the launch, the target and the recommended grid at the site's block."""
+    block = site.block.total if site.block else None
+    if not block or not t.units or not t.wave_slots:
+        return None
+    per_block = -(-block // t.wave)
+    return {"waves_per_block": per_block,
+            "target_waves": math.ceil(settings.oversubscription * t.wave_slots),
+            "recommended_grid": grid_for_target(t.units, t.wave_slots, per_block,
+                                                settings.oversubscription)}
+
+
+def _where(s: SiteReport) -> str:
+    k = s.kernel
+    assert k is not None
+    if s.source.kernel(k.name) is k:
+        return f"line {k.span.line}"
+    return f"defined in {k.file}:{k.span.line}" if k.file else f"line {k.span.line}"
+
+
+def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
+    """What the JSON says about a site's grid advice, and why."""
+    stride, name = grid_stride(s.kernel), s.site.kernel
+    body = s.kernel.body if s.kernel else None
+    if stride is True:
+        grids = {}
+        for t in s.targets:
+            over = site_oversubscription(s.site, t, settings)
+            if over is not None and t.device is not None:
+                grids[t.device.name] = over["recommended_grid"]
+        return {"kernel_body": body, "grid_stride_advice": True,
+                "reason": f"{name} is a grid-stride loop ({_where(s)})",
+                "recommended_grid": grids or None}
+    if stride is False:
+        reason = (f"{name} processes one element per thread (a bounds check, no "
+                  f"grid-stride loop, {_where(s)}): its grid follows the problem size, so "
+                  "only the block size is advised")
+    elif s.kernel is None:
+        reason = (f"{name} is not defined in this file or another source of the run: "
+                  "its body is unknown, so no grid-stride advice")
+    else:
+        reason = (f"the body of {name} is neither a recognised grid-stride loop nor "
+                  "one element per thread: no grid-stride advice")
+    return {"kernel_body": body, "grid_stride_advice": False, "reason": reason,
+            "recommended_grid": None}

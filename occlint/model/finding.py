@@ -42,6 +42,9 @@ class Finding:
     # binary findings: the kernel's definition from debug information,
     # {"file": as recorded, "line": n, "path": the file under the working directory or None}
     source: dict[str, Any] | None = None
+    # what its fix would save: {"low", "high" (shares of the time), "low_ns", "high_ns"
+    # (launch groups), "basis"} (occlint.judgement.cost); None: no estimate
+    saving: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"rule": self.rule, "name": self.name, "severity": self.severity,
@@ -55,6 +58,8 @@ class Finding:
                        end_column=self.end_column)
         if self.source is not None:
             out["source"] = self.source
+        if self.saving is not None:
+            out["saving"] = self.saving
         return out
 
 

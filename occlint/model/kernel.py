@@ -175,3 +175,6 @@ class ReadResult:
     sha256: str | None = None
     skipped: int = 0  # archive members without GPU code
     no_gpu_code: bool = False  # a file found in a directory walk that holds none
+    # devices of the run its code cannot run on, by device name: the code's targets; ""
+    # the targets no device of the run can run (set by the analysis; rule DEV105)
+    unfit: dict[str, list[str]] = field(default_factory=dict)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Body = Literal["grid-stride", "per-element", "other"]
+Work = Literal["memory", "compute"] | None  # what bounds its time, when the source tells
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,7 @@ class SourceKernel:
     launch_bounds: tuple[int | None, int | None] | None = None  # (max threads, min blocks)
     template: bool = False
     file: str = ""  # the file that defines it (for launches in other files)
+    work: Work = None  # memory- or compute-bound, when its body tells
 
     def to_dict(self) -> dict[str, Any]:
         bounds = None
@@ -82,7 +84,7 @@ class SourceKernel:
             bounds = {"max_threads": self.launch_bounds[0],
                       "min_blocks": self.launch_bounds[1]}
         return {"name": self.name, **self.span.to_dict(), "body": self.body,
-                "launch_bounds": bounds, "template": self.template}
+                "work": self.work, "launch_bounds": bounds, "template": self.template}
 
 
 @dataclass(frozen=True, slots=True)

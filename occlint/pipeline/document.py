@@ -130,7 +130,9 @@ def kernel_record(report, shared: bool = False) -> dict[str, Any]:
         "notes": list(k.notes),
         "findings": [f.to_dict() for f in report.findings],
         "advice": advice,
-    } | ({"source": _source(k.source)} if k.source else {})
+    } | ({"source": _source(k.source)} if k.source else {}) \
+        | ({"owner": report.owner.to_dict()} if report.owner is not None else {}) \
+        | ({"design": report.design} if report.design is not None else {})
 
 
 def _source(source: tuple[str, int]) -> dict[str, Any] | None:
@@ -219,3 +221,14 @@ def document(run: Run) -> dict[str, Any]:
                     len({(k["file"], k["entry"], k["name"]) for k in kernels}),
                     [artifact_record(a) for r in run.inputs for a in r.artifacts],
                     [error_record(e) for e in errors])
+
+
+def all_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every finding of the document, of every subject, in document order: input-level
+    ones (launch sites in source among them), then per kernel, then per launch group."""
+    out = list(doc.get("findings") or [])
+    for k in doc.get("kernels") or []:
+        out.extend(k.get("findings") or [])
+    for launch in doc.get("launches") or []:
+        out.extend(launch.get("findings") or [])
+    return out

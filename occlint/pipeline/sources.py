@@ -1,128 +1,150 @@
-"""Source files in a run: read, check and record one CUDA / HIP source (occlint.pipeline.run).
+"""CUDA / HIP sources in a run: read each file, judge its launch sites, join them to the run.
 
-Kept apart from occlint.pipeline.run so that the run only routes source candidates here: a source
-input gives an InputOutcome like a binary does, with its findings as input-level findings
-(located at file:line:column) and its model for the document's ``sources`` section.
+A source input gives an :class:`InputOutcome` like a binary does: its findings are
+input-level findings located at file:line:column, its model the document's ``sources``.
+Two joins need the whole run: before the binaries are read, the sources' launches give the
+block sizes and kernel bodies the binaries are analysed at (:func:`source_index`); after
+every input, launch sites of kernels defined in another source file or compiled in a binary
+of the run are judged again with what the run knows (:func:`join`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
-from occlint.model.demangle import base_name
+from occlint.analysis.sites import (
+    SiteReport,
+    binaries_by_kernel,
+    definitions,
+    launch_index,
+    site_reports,
+    split_suppressed,
+    targets_for,
+)
+from occlint.model.finding import Finding
 from occlint.model.kernel import InputError, ReadResult
+from occlint.model.records import KernelRecords
 from occlint.model.source import SourceFile
-
-if TYPE_CHECKING:
-    from occlint.pipeline.inputs import Candidate
-    from occlint.pipeline.run import InputOutcome, Setup
-
-
-def check(source: SourceFile, setup: Setup,
-          binaries: dict[str, list[dict[str, Any]]] | None = None,
-          definitions: dict[str, Any] | None = None):
-    from occlint.rules.sites import check_source, targets_for
-
-    targets = targets_for(setup.devices, source, setup.read_options.targets)
-    return check_source(source, targets, setup.settings, setup.settings.enabled(), binaries,
-                        definitions)
+from occlint.pipeline.inputs import Candidate
+from occlint.pipeline.outcome import InputOutcome
+from occlint.pipeline.setup import Options, Setup
+from occlint.rules.engine import in_file_order, judge, judge_scope
 
 
-def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
-         binaries: dict[str, list[dict[str, Any]]]) -> tuple[set[str], list]:
-    """What only the whole run knows, after every input was read: launches of kernels
-    defined in another source file of the run (their body and launch bounds: LCH103,
-    LCH002), and launches of kernels with a binary in the run (its wave size: LCH001;
-    its occupancy: LCH003). Returns the files checked again and their findings, which
-    replace those of the first check; updates the records' advice and suppressed lists."""
-    defined: dict[str, list[Any]] = {}
-    for m in models:
-        for k in m.kernels:
-            defined.setdefault(k.name, []).append(k)
-    definitions = {name: ks[0] for name, ks in defined.items()
-                   if len({(k.body, k.launch_bounds) for k in ks}) == 1}
-    out = []
-    rechecked: set[str] = set()
-    for model, record in zip(models, records, strict=True):
-        external = {s.kernel for s in model.launches
-                    if model.kernel(s.kernel) is None and s.kernel in definitions}
-        joined = {s.kernel for s in model.launches if s.kernel in binaries}
-        if not external and not joined:
-            continue
-        findings, suppressed, advice = check(model, setup, binaries, definitions)
-        rechecked.add(model.path)
-        out.extend(findings)
-        for site, a in zip(record["launches"], advice, strict=True):
-            site["advice"] = a
-        record["suppressed"] = [f.to_dict() for f in suppressed]
-    return rechecked, out
+def judge_source(source: SourceFile, setup: Setup,
+                 binaries: dict[str, list[dict[str, Any]]] | None = None,
+                 defined: dict[str, Any] | None = None
+                 ) -> tuple[list[Finding], list[Finding], list[SiteReport]]:
+    """(findings, findings suppressed in the source, judged launch sites) of one file."""
+    sites = site_reports(source, targets_for(setup.devices, source, setup.read_options.targets),
+                         defined, binaries)
+    judge(sites, setup.settings)
+    kept, suppressed = split_suppressed(
+        judge_scope("source", [source], setup.settings, in_file_order), source.suppressions)
+    for s in sites:
+        kept.extend(s.findings)
+        suppressed.extend(s.suppressed)
+    return sorted(kept, key=in_file_order), sorted(suppressed, key=in_file_order), sites
+
+
+def source_record(source: SourceFile, sites: list[SiteReport],
+                  suppressed: list[Finding]) -> dict[str, Any]:
+    """The document's ``sources`` entry of one file."""
+    return {
+        "path": source.path, "size": source.size, "truncated": source.truncated,
+        "vendor_hint": source.vendor_hint,
+        "kernels": [k.to_dict() for k in source.kernels],
+        "launches": [{**s.site.to_dict(), "advice": s.advice} for s in sites],
+        "syntax_errors": [s.to_dict() for s in source.error_regions],
+        "suppressions": [{"line": s.line, "codes": list(s.codes)} for s in source.suppressions],
+        "suppressed": [f.to_dict() for f in suppressed],
+    }
 
 
 def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
-    from occlint.pipeline.run import InputOutcome
     from occlint.readers.source import read_source
-    from occlint.rules.sites import source_record
 
     try:
         source = read_source(candidate.path, candidate.display)
     except OSError as exc:
         error = InputError(candidate.display, f"cannot read source: {exc.strerror or exc}")
-        from occlint.rules.engine import apply_rules
-
         result = ReadResult(path=candidate.display, errors=[error])
         return InputOutcome(record={"path": candidate.display, "size": 0, "sha256": None,
                                     "kernels": 0},
                             kernels=setup.sink.add([]), distinct=0, findings=[],
                             artifacts=[], errors=[error],
-                            input_findings=apply_rules([], [result], setup.settings),
+                            input_findings=judge_scope("input", [result], setup.settings),
                             analysed=False, group=candidate.group)
-    findings, suppressed, advice = check(source, setup)
+    findings, suppressed, sites = judge_source(source, setup)
     outcome = InputOutcome(record={"path": candidate.display, "size": source.size,
                                    "sha256": None, "kernels": 0},
                            kernels=setup.sink.add([]), distinct=0, findings=[], artifacts=[],
                            errors=[], input_findings=findings, analysed=True,
                            group=candidate.group)
-    outcome.source = source_record(source, advice, suppressed)
+    outcome.source = source_record(source, sites, suppressed)
     outcome.source_model = source
     return outcome
 
 
-def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
-    """kernel name -> {"block": the one known block of its launches (absent when they
-    differ), "body": its definition's body kind} over the run's sources."""
-    blocks: dict[str, set[int | None]] = {}
-    bodies: dict[str, set[str]] = {}
-    for s in sources:
-        for site in s.launches:
-            blocks.setdefault(site.kernel, set()).add(site.block.total if site.block else None)
-        for k in s.kernels:
-            bodies.setdefault(k.name, set()).add(k.body)
-    out: dict[str, dict[str, Any]] = {}
-    for name in set(blocks) | set(bodies):
-        entry: dict[str, Any] = {}
-        b = blocks.get(name, set())
-        if len(b) == 1 and None not in b:
-            entry["block"] = next(iter(b))
-        kinds = bodies.get(name, set())
-        if len(kinds) == 1:
-            entry["body"] = next(iter(kinds))
-        if entry:
-            out[name] = entry
-    return out
+def source_index(opts: Options, candidates: list[Candidate]) -> Options:
+    """With both sources and binaries in the run: parse the sources first, so that binary
+    kernels are analysed at their launch sites' block size and body kind."""
+    from occlint.readers.source import is_source
 
+    names = [c for c in candidates if is_source(c.path)]
+    if not names or len(names) == len(candidates) or opts.source_index:
+        return opts
+    from occlint.readers.loader import looks_like_gpu_binary
 
-def binaries_by_kernel(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """Facts of binary kernel records, by kernel base name, for LCH003 on launch sites."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for k in records:
-        occ, adv = k.get("occupancy"), k.get("advice") or {}
-        if not occ:
+    if not any(c.listed or looks_like_gpu_binary(Path(c.path)) for c in candidates
+               if not is_source(c.path)):
+        return opts  # no binary to analyse at the sources' block sizes
+    from occlint.readers.source import read_source
+
+    models = []
+    for c in names:
+        try:
+            models.append(read_source(c.path, c.display))
+        except OSError:
             continue
-        out.setdefault(base_name(k.get("demangled") or k["name"]), []).append({
-            "file": k["file"], "device": k.get("device") or k.get("arch"),
-            "wave": k.get("wavefront_size"), "block_source": occ.get("block_source"),
-            "block": occ["block_size"], "occupancy": occ["occupancy"],
-            "best_occupancy": adv.get("best_occupancy"),
-            "block_sizes_at_best": adv.get("block_sizes_at_best") or [],
-            "recommended_block": adv.get("recommended_block")})
-    return out
+    return replace(opts, source_index=launch_index(models))
+
+
+def _binaries(models: list[SourceFile], texts: KernelRecords) -> dict[str, list[Any]]:
+    """Binary kernel records named like a launched source kernel."""
+    names = [s.kernel.encode() for m in models for s in m.launches]
+    wanted = []
+    for i in range(len(texts)):
+        text = texts[i]
+        if any(n in text for n in names):  # the text test only saves decoding
+            wanted.append(json.loads(text))
+    return binaries_by_kernel(wanted)
+
+
+def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
+         texts: KernelRecords | None) -> tuple[set[str], list[Finding]]:
+    """What only the whole run knows, after every input was read: launches of kernels
+    defined in another source file of the run (their body and launch bounds: LCH103,
+    LCH002), and launches of kernels with a binary in the run (``texts``: its wave size,
+    LCH001; its occupancy, LCH003). Returns the files judged again and their findings,
+    which replace those of the first judgement; updates their records."""
+    defined = definitions(models)
+    binaries = _binaries(models, texts) if texts is not None else {}
+    out: list[Finding] = []
+    rejudged: set[str] = set()
+    for model, record in zip(models, records, strict=True):
+        external = {s.kernel for s in model.launches
+                    if model.kernel(s.kernel) is None and s.kernel in defined}
+        joined = {s.kernel for s in model.launches if s.kernel in binaries}
+        if not external and not joined:
+            continue
+        findings, suppressed, sites = judge_source(model, setup, binaries, defined)
+        rejudged.add(model.path)
+        out.extend(findings)
+        for entry, s in zip(record["launches"], sites, strict=True):
+            entry["advice"] = s.advice
+        record["suppressed"] = [f.to_dict() for f in suppressed]
+    return rejudged, out

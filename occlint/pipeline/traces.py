@@ -18,16 +18,18 @@ from occlint.analysis.launches import (
     LaunchReport,
     analyse_group,
     kernel_from_record,
-    lost_fraction,
     match_device,
     overhead_bursts,
 )
 from occlint.devices.models import Device
+from occlint.judgement.cost import lost_fraction, overhead_saving
+from occlint.model.demangle import base_name
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record
 from occlint.readers.traces import TraceError
-from occlint.rules.registry import Finding, all_rules
+from occlint.rules.engine import checks, finish_findings, judge
+from occlint.rules.registry import Context, Finding
 
 
 @dataclass
@@ -64,12 +66,8 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
 
 
 def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) -> TraceOutcome:
-    from occlint.rules.engine import apply_rules, enabled_codes, finish_findings
-
     out = TraceOutcome()
     index = binary_index(records) if len(records) else None
-    enabled = enabled_codes(settings)
-    stream_rules = [r for c, r in all_rules().items() if r.scope == "stream" and c in enabled]
     for candidate in candidates:
         try:
             read, size = _read(candidate, jobs)
@@ -92,19 +90,19 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                 devices[key] = _device_for(collector.devices.get(key), setup.devices,
                                            setup.db)
             device, source = devices[key]
-            lr = analyse_group(group, collector, device, source, index, setup.db)
-            if lr.report is not None:
-                lr.report.trace = lr
-                apply_rules([lr.report], [], settings)
-                lr.findings = lr.report.findings
-            reports.append(lr)
-        _overhead(collector, reports, stream_rules, settings, finish_findings)
+            facts = setup.source_index.get(base_name(group.key.kernel)) \
+                if setup.source_index else None
+            reports.append(analyse_group(group, collector, device, source, index, setup.db,
+                                         facts))
+        judge(reports, settings)
+        _overhead(collector, reports, settings)
         first = len(out.launches)
         for i, lr in enumerate(reports):
             _locate(lr, first + i)
-        order = sorted(range(len(reports)), key=lambda i: (-reports[i].stake_ns,
-                                                            -reports[i].group.total_ns, i))
-        for rank, i in enumerate(order):  # records ranked by time at stake
+        savings = [group_saving(lr.findings) for lr in reports]
+        order = sorted(range(len(reports)), key=lambda i: (
+            -_mid(savings[i]), -reports[i].stake_ns, -reports[i].group.total_ns, i))
+        for rank, i in enumerate(order):  # records ranked by what their fixes would save
             lr = reports[i]
             for f in lr.findings:
                 f.launch["group"] = first + rank
@@ -161,12 +159,12 @@ def _locate(lr: LaunchReport, index: int) -> None:
     lr.stake_ns = max(stakes, default=0)
 
 
-def _overhead(collector: LaunchCollector, reports: list[LaunchReport], rules, settings,
-              finish) -> None:
+def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings) -> None:
+    """The stream rules (LCH201: launch overhead), one finding per stream at most, kept by
+    the launch group with the most launches in its bursts."""
+    rules = checks(settings, "stream")
     if not rules:
         return
-    from occlint.rules.engine import Context
-
     for (_device, stream), timeline in sorted(collector.streams.items()):
         bursts = overhead_bursts(timeline.starts, timeline.durations, timeline.groups)
         if not bursts:
@@ -184,9 +182,12 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], rules, se
             idle_fraction=round(burst["idle_ns"] / burst["span_ns"], 4)
             if burst["span_ns"] else 0.0)
         found = []
-        for r in rules:
-            found.extend(r.check(burst, Context(settings.advice)))
-        lr.findings.extend(finish(found, settings))
+        for check in rules:
+            found.extend(check(burst, Context(settings.advice)))
+        for f in found:
+            f.saving = overhead_saving(burst["idle_ns"], burst["span_ns"]).to_dict(
+                burst["span_ns"])
+        lr.findings.extend(finish_findings(found, settings))
 
 
 def merge_bursts(bursts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -242,17 +243,46 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "tail_efficiency": round(lr.tail_efficiency, 4)
         if lr.tail_efficiency is not None else None,
         "time_at_stake_ns": round(lr.stake_ns),
+        "owner": lr.owner.to_dict() if lr.owner is not None else None,
+        "design": lr.design,
+        "saving": group_saving(lr.findings),
         "launch_overhead_idle_ns": round(lr.idle_ns),
         "findings": [f.to_dict() for f in lr.findings],
         "finding_codes": sorted({f.rule for f in lr.findings}),
     }
 
 
+def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
+    """A launch group's saving: its finding whose fix saves the most (midpoint); fixes of
+    one launch do not add up."""
+    best = max((f.saving for f in findings if f.saving and "low_ns" in f.saving),
+               key=lambda s: s["low_ns"] + s["high_ns"], default=None)
+    return best
+
+
+def _mid(s: dict[str, Any] | None) -> float:
+    return (s["low_ns"] + s["high_ns"]) / 2 if s else 0.0
+
+
 def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
     total = sum(r["total_ns"] for r in launches)
     flagged = sum(r["total_ns"] for r in launches
                   if any(f["severity"] != "info" for f in r["findings"]))
+    saved = [r for r in launches if r["saving"]]
+    yours = [r["saving"] if (r["owner"] or {}).get("kind", "user") == "user"
+             else _overhead_saving(r) for r in launches]
+    yours = [s for s in yours if s]
     return {"launches": sum(r["count"] for r in launches), "groups": len(launches),
             "kernel_time_ns": total, "time_with_findings_ns": flagged,
             "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches),
-            "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches)}
+            "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches),
+            "saving_low_ns": sum(r["saving"]["low_ns"] for r in saved),
+            "saving_high_ns": sum(r["saving"]["high_ns"] for r in saved),
+            "user_saving_low_ns": sum(s["low_ns"] for s in yours),
+            "user_saving_high_ns": sum(s["high_ns"] for s in yours)}
+
+
+def _overhead_saving(record: dict[str, Any]) -> dict[str, Any] | None:
+    """Launch overhead is the caller's to fix (graphs, fusion), whoever's kernels they are."""
+    return next((f["saving"] for f in record["findings"]
+                 if f["rule"] == "LCH201" and f.get("saving")), None)

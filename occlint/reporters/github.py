@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from occlint.reporters.sarif import all_findings, message_text, repo_path
+from occlint.pipeline.document import all_findings
+from occlint.reporters.sarif import message_text, repo_path
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 ORDER = ("error", "warning", "info")

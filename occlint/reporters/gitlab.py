@@ -24,7 +24,8 @@ import hashlib
 import json
 from typing import Any
 
-from occlint.reporters.sarif import all_findings, fingerprints, message_text, repo_path
+from occlint.pipeline.document import all_findings
+from occlint.reporters.sarif import fingerprints, message_text, repo_path
 
 SEVERITY = {"error": "critical", "warning": "major", "info": "info"}
 

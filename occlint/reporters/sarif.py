@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import quote
 
 from occlint.model.demangle import qualified_name
+from occlint.pipeline.document import all_findings
 from occlint.reporters.units import launch_dims
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -61,17 +62,6 @@ FAMILY_TAGS = {
 
 
 # --------------------------------------------------------------------------- shared helpers
-
-def all_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every finding of the document in document order: input-level ones, then per kernel,
-    then per launch group of the traces."""
-    out = list(doc.get("findings") or [])
-    for k in doc.get("kernels") or []:
-        out.extend(k.get("findings") or [])
-    for launch in doc.get("launches") or []:
-        out.extend(launch.get("findings") or [])
-    return out
-
 
 def _cwd() -> Path:
     return Path(os.path.abspath(os.getcwd()))

@@ -128,8 +128,28 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
 TOP_LAUNCHES = 10
 
 
-def launch_lines(doc: dict[str, Any], color: bool) -> list[str]:
-    """The top launch groups of each trace by time at stake."""
+def yours(r: dict[str, Any]) -> bool:
+    """A launch group of the user's own kernel (or of unknown owner)."""
+    return (r.get("owner") or {}).get("kind", "user") == "user"
+
+
+def _span(low_ns: float, high_ns: float) -> str:
+    """A saving range in one unit: 0.89-1.28 ms, 12.0-15.5 µs."""
+    if not high_ns:
+        return "0"
+    if high_ns >= 1e6:
+        return f"{low_ns / 1e6:.2f}-{high_ns / 1e6:.2f} ms"
+    return f"{low_ns / 1e3:.1f}-{high_ns / 1e3:.1f} µs"
+
+
+def _owner_label(r: dict[str, Any]) -> str:
+    o = r.get("owner") or {}
+    return o.get("library") or o.get("kind") or "?"
+
+
+def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> list[str]:
+    """Per trace: the user's launch groups by what their fixes would save, then one line per
+    library, framework or compiler whose kernels the user cannot change."""
     lines: list[str] = []
     by_trace: dict[str, list[dict[str, Any]]] = {}
     for r in doc.get("launches", []):
@@ -145,26 +165,61 @@ def launch_lines(doc: dict[str, Any], color: bool) -> list[str]:
         notes = next((i.get("notes") or [] for i in doc.get("inputs", [])
                       if i["path"] == trace), [])
         lines.extend(f"    note: {_safe(n)}" for n in notes)
-        lines.append("    at stake   share  launches  grid x block          occupancy  "
-                     "waves  kernel  [findings]")
         idle = sum(r["launch_overhead_idle_ns"] for r in records)
         if idle:
             lines.append(f"    launch overhead (LCH201): the GPU idles {_us(idle)} between "
                          "short launches")
-        for r in records[:TOP_LAUNCHES]:
-            occ = r["occupancy"]
-            occ_text = _pct(occ["occupancy"]) if occ else "?"
-            shape = f"{_dims(r['grid'])} x {_dims(r['block'])}"
-            waves = f"{r['waves']:.2f}" if r["waves"] is not None else "?"
-            share = r["time_at_stake_ns"] / total if total else 0.0
-            codes = ",".join(r["finding_codes"])
-            lines.append(f"    {_us(r['time_at_stake_ns']):>9}  {100 * share:4.1f}%  "
-                         f"{r['count']:>8,}  {shape:<20}  {occ_text:>9}  {waves:>5}  "
-                         f"{_safe(demangle(r['kernel']))[:80]}" + (f"  [{codes}]" if codes else ""))
-        if len(records) > TOP_LAUNCHES:
-            lines.append(f"    ... {len(records) - TOP_LAUNCHES} more launch groups "
+        mine = [r for r in records if show_all or yours(r)]
+        if mine:
+            lines.append("    saving        share  launches  grid x block          occupancy  "
+                         "waves  kernel  [findings]")
+        for r in mine[:TOP_LAUNCHES]:
+            lines.append("    " + _launch_row(r, total))
+        if len(mine) > TOP_LAUNCHES:
+            lines.append(f"    ... {len(mine) - TOP_LAUNCHES} more launch groups "
                          "(--format json or html for all)")
+        if not show_all:
+            lines.extend(_owner_lines(records, total))
     return lines
+
+
+def _launch_row(r: dict[str, Any], total: float) -> str:
+    occ = r["occupancy"]
+    occ_text = _pct(occ["occupancy"]) if occ else "?"
+    shape = f"{_dims(r['grid'])} x {_dims(r['block'])}"
+    waves = f"{r['waves']:.2f}" if r["waves"] is not None else "?"
+    s = r.get("saving")
+    saving = _span(s["low_ns"], s["high_ns"]) if s else "-"
+    share = (s["high_ns"] / total if s and total else 0.0)
+    codes = ",".join(r["finding_codes"])
+    return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
+            f"{occ_text:>9}  {waves:>5}  {_safe(demangle(r['kernel']))[:80]}"
+            + (f"  [{codes}]" if codes else ""))
+
+
+def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
+    """One line per library / framework / compiler: its kernel time, and the grids of its
+    launches that leave units idle or waves partial (the shapes its caller chooses)."""
+    owners: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        if not yours(r):
+            owners.setdefault(_owner_label(r), []).append(r)
+    out = []
+    for label, rs in sorted(owners.items(), key=lambda kv: -sum(r["total_ns"] for r in kv[1])):
+        time = sum(r["total_ns"] for r in rs)
+        kind = (rs[0].get("owner") or {}).get("kind", "")
+        shapes = [r for r in rs if {"LCH101", "LCH102", "LCH105"} & set(r["finding_codes"])]
+        grids = ", ".join(sorted({_dims(r["grid"]) for r in shapes})[:4])
+        shape_text = (f"; {len(shapes)} launch shape"
+                      f"{'s leave' if len(shapes) != 1 else ' leaves'} "
+                      f"SMs idle or waves partial (grids {grids}"
+                      f"{', ...' if len(shapes) > 4 else ''}): the shapes you call it with"
+                      if shapes else "")
+        knob = " (change it through the compiler)" if kind == "generated" else ""
+        out.append(f"    {_safe(label)} ({kind}): {len(rs)} launch group"
+                   f"{'s' if len(rs) != 1 else ''}, {_us(time)} "
+                   f"({100 * time / total if total else 0:.0f}%){knob}{shape_text}")
+    return out
 
 
 def advice_line(k: dict[str, Any]) -> str | None:
@@ -225,8 +280,9 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
         for f in k["findings"]:
             lines.append(finding_line(f, color, show_device))
     for r in doc.get("launches", []):
-        for f in r["findings"]:
-            lines.append(finding_line(f, color, show_device, name=r["kernel"]))
+        lines.extend(finding_line(f, color, show_device, name=r["kernel"]) for f in r["findings"]
+                     if options.get("show_all") or (f["severity"] != "info"
+                     and (yours(r) or f["rule"] == "LCH201")))
     if quiet:
         return "\n".join(lines) + ("\n" if lines else "")
     if lines and doc["kernels"]:
@@ -247,7 +303,7 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     if doc.get("launches"):
         if lines and lines[-1]:
             lines.append("")
-        lines.extend(launch_lines(doc, color))
+        lines.extend(launch_lines(doc, color, bool(options.get("show_all"))))
     if doc.get("sources"):
         if lines and lines[-1] != "":
             lines.append("")
@@ -257,6 +313,15 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     found = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in counts.items() if n)
     if lines:
         lines.append("")
+    traced = s.get("launches")
+    if traced:
+        idle = traced["launch_overhead_idle_ns"]
+        lines.append(
+            f"estimated saving {_span(traced['saving_low_ns'], traced['saving_high_ns'])} "
+            f"(of {_us(traced['kernel_time_ns'])} kernel time"
+            + (f" and {_us(idle)} idle between launches" if idle else "") + "), of which "
+            f"{_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
+            "yours to change (your kernels, launch overhead)")
     lines.append(_summary_line(doc, found))
     skipped = s.get("skipped", 0)
     if skipped:
@@ -270,27 +335,26 @@ def _count(n: int, noun: str, plural: str | None = None) -> str:
 
 def _summary_line(doc: dict[str, Any], found: str) -> str:
     """What was read — launches of traces, launch sites of sources, kernels of binaries —
-    and what was found: "129 launches in 8 launch groups (...) in 1 input: 5 warnings"."""
+    and what was found: "129 launches (8 launch groups) in 1 input: 5 warnings"."""
     s = doc["summary"]
-    read = []
-    traced = s.get("launches")
-    if traced:
-        read.append(f"{_count(traced['launches'], 'launch', 'launches')} in "
-                    f"{_count(traced['groups'], 'launch group')} "
-                    f"({_us(traced['time_at_stake_ns'])} of {_us(traced['kernel_time_ns'])} "
-                    "kernel time at stake)")
-    if doc.get("sources"):
-        sites = sum(len(x["launches"]) for x in doc["sources"])
-        read.append(f"{_count(sites, 'launch site')} in "
-                    f"{_count(len(doc['sources']), 'source file')}")
-    if s["kernels"] or not read:
-        read.append(_count(s["kernels"], "kernel"))
+    traced, sources = s.get("launches"), doc.get("sources") or []
+    sites = _count(sum(len(x["launches"]) for x in sources), "launch site")
+    files = _count(len(sources), "source file")
+    if sources and not traced and not s["kernels"] and s["inputs"] == len(sources):
+        read = f"{sites} in {files}"  # nothing but sources
+    else:
+        parts = []
+        if traced:
+            parts.append(f"{_count(traced['launches'], 'launch', 'launches')} "
+                         f"({_count(traced['groups'], 'launch group')})")
+        if sources:
+            parts.append(f"{sites} ({files})")
+        if s["kernels"] or not parts:
+            parts.append(_count(s["kernels"], "kernel"))
+        read = f"{' and '.join(parts)} in {_count(s['inputs'], 'input')}"
     baseline = (f" ({doc['baseline']['suppressed']} in the baseline)"
                 if doc.get("baseline") else "")
-    only_sources = doc.get("sources") and not traced and not s["kernels"] and s["inputs"] == len(
-        doc.get("sources") or ())
-    inputs = "" if only_sources else f" in {_count(s['inputs'], 'input')}"
-    return f"{' and '.join(read)}{inputs}: {found or 'no findings'}{baseline}"
+    return f"{read}: {found or 'no findings'}{baseline}"
 
 
 def _param(p: dict[str, Any] | None) -> str:

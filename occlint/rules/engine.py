@@ -1,16 +1,29 @@
-"""Run the rules over a run's reports: selection, severity overrides, per-kernel ignores."""
+"""The judge stage: every subject of the run through the rules registered for its kind.
+
+One engine for the three subjects (occlint.model.subject): a compiled kernel and a launch
+group are checked by the kernel rules (a launch group through its kernel report, on its
+traced grid and block), a launch site by the same rules' site checks. Each gets the advice
+it is judged by (occlint.judgement.advice), the same selection, severity overrides and
+per-kernel ignores, and keeps its findings most severe first (launch sites: in file order).
+Rules of the other scopes check what is not a subject: a whole input (``input``), a source
+file (``source``) and a trace's streams (``stream``).
+"""
 
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from occlint.judgement.advice import AdviceSettings, advice
-from occlint.rules.registry import RANK, Finding, Rule, all_rules, select_rules
+from occlint.judgement.advice import AdviceSettings, advice, site_advice
+from occlint.judgement.appraisal import appraise
+from occlint.model.subject import Subject
+from occlint.rules.registry import RANK, Context, Finding, all_rules, select_rules
 
 DEFAULT_SELECT = ("ALL",)
+Check = Callable[..., Iterable[Finding]]
 
 
 @dataclass(frozen=True)
@@ -21,9 +34,10 @@ class RuleSettings:
     severity: dict[str, str] = field(default_factory=dict)  # rule code -> severity
     per_kernel_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     advice: AdviceSettings = field(default_factory=AdviceSettings)
+    owners: dict[str, str] = field(default_factory=dict)  # kernel glob -> owner
 
-    def enabled(self) -> set[str]:
-        return set(_enabled((*self.select, *self.extend_select), self.ignore))
+    def enabled(self) -> frozenset[str]:
+        return _enabled((*self.select, *self.extend_select), self.ignore)
 
 
 @lru_cache(maxsize=64)
@@ -32,17 +46,21 @@ def _enabled(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset[str]
 
 
 @lru_cache(maxsize=64)
-def _rules(enabled: frozenset[str]) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
-    """(kernel-scope, input-scope) rules among ``enabled``, in code order."""
+def _checks(enabled: frozenset[str]) -> dict[str, tuple[Check, ...]]:
+    """The enabled checks for each subject kind and each other scope, in code order."""
     chosen = [r for c, r in all_rules().items() if c in enabled]
-    return (tuple(r for r in chosen if r.scope == "kernel"),
-            tuple(r for r in chosen if r.scope == "input"))
+    kernel = tuple(r.check for r in chosen if r.scope == "kernel")
+    out: dict[str, tuple[Check, ...]] = {
+        "kernel": kernel, "launch": kernel,
+        "site": tuple(r.site_check for r in chosen if r.site_check is not None)}
+    for scope in ("input", "source", "stream"):
+        out[scope] = tuple(r.check for r in chosen if r.scope == scope)
+    return out
 
 
-@dataclass
-class Context:
-    settings: AdviceSettings
-    advice: dict[str, Any] = field(default_factory=dict)
+def checks(settings: RuleSettings, scope: str) -> tuple[Check, ...]:
+    """The enabled checks of a subject kind or a scope."""
+    return _checks(settings.enabled())[scope]
 
 
 def _ignored_for_kernel(finding: Finding, globs: dict[str, tuple[str, ...]]) -> bool:
@@ -55,7 +73,20 @@ def _ignored_for_kernel(finding: Finding, globs: dict[str, tuple[str, ...]]) -> 
         for pattern, codes in globs.items())
 
 
-def finish_findings(findings: list[Finding], settings: RuleSettings) -> list[Finding]:
+def by_severity(f: Finding) -> tuple:
+    return (-RANK[f.severity], f.rule)
+
+
+def in_file_order(f: Finding) -> tuple:
+    return (f.line or 0, f.column or 0, f.rule, f.device or "")
+
+
+ORDER: dict[str, Callable[[Finding], tuple]] = {
+    "kernel": by_severity, "launch": by_severity, "site": in_file_order}
+
+
+def finish_findings(findings: list[Finding], settings: RuleSettings,
+                    order: Callable[[Finding], tuple] = by_severity) -> list[Finding]:
     """Drop per-kernel ignores, apply severity overrides, sort (most severe first)."""
     out = []
     for f in findings:
@@ -64,31 +95,43 @@ def finish_findings(findings: list[Finding], settings: RuleSettings) -> list[Fin
         if f.rule in settings.severity:
             f.severity = settings.severity[f.rule]
         out.append(f)
-    out.sort(key=lambda f: (-RANK[f.severity], f.rule))
+    out.sort(key=order)
     return out
 
 
-def enabled_codes(settings: RuleSettings) -> frozenset[str]:
-    return _enabled((*settings.select, *settings.extend_select), settings.ignore)
+def _advise(subject: Any, settings: AdviceSettings) -> dict[str, Any]:
+    if subject.kind == "site":
+        return site_advice(subject, settings)
+    return advice(subject, settings)
 
 
-def apply_rules(reports: list, inputs: list, settings: RuleSettings) -> list[Finding]:
-    """Attach findings and advice to each report; return the input-level findings."""
-    kernel_rules, input_rules = _rules(
-        _enabled((*settings.select, *settings.extend_select), settings.ignore))
-
-    def finish(findings: list[Finding]) -> list[Finding]:
-        return finish_findings(findings, settings)
-
-    for report in reports:
-        ctx = Context(settings.advice, advice(report, settings.advice))
-        report.advice = ctx.advice
+def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
+    """Judge each subject: its advice, its findings (kept by ``Subject.keep``), and their
+    appraisal: owner, deliberate design, savings (occlint.judgement.appraisal)."""
+    for subject in subjects:
+        checked: Any = subject
+        if subject.kind == "launch":  # the kernel rules see the group's kernel report
+            checked = subject.report  # type: ignore[attr-defined]
+            if checked is None:
+                continue
+            checked.trace = subject
+        ctx = Context(settings.advice, _advise(checked, settings.advice))
         found: list[Finding] = []
-        for r in kernel_rules:
-            found.extend(r.check(report, ctx))
-        report.findings = finish(found)
-    input_findings: list[Finding] = []
-    for result in inputs:
-        for r in input_rules:
-            input_findings.extend(r.check(result, Context(settings.advice)))
-    return finish(input_findings)
+        for check in checks(settings, subject.kind):
+            found.extend(check(checked, ctx))
+        appraisal, found = appraise(subject, None if subject.kind == "site" else checked,
+                                    ctx.advice, found, settings.owners)
+        findings = finish_findings(found, settings, ORDER[subject.kind])
+        for s in {id(subject): subject, id(checked): checked}.values():
+            s.advice, s.owner, s.design = ctx.advice, appraisal.owner, appraisal.design
+            s.keep(findings)
+
+
+def judge_scope(scope: str, items: Iterable[Any], settings: RuleSettings,
+                order: Callable[[Finding], tuple] = by_severity) -> list[Finding]:
+    """The findings of the ``input`` or ``source`` rules on whole files."""
+    found: list[Finding] = []
+    for item in items:
+        for check in checks(settings, scope):
+            found.extend(check(item, Context(settings.advice)))
+    return finish_findings(found, settings, order)

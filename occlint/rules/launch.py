@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from occlint.judgement.advice import balanced_block
 from occlint.model.kernel import AmdResources
 from occlint.occupancy import amd, nvidia
 from occlint.rules.registry import kernel_finding, plural, rule
@@ -191,13 +192,23 @@ def grid_tail(report, ctx):
     n, unit = grid["units"], ctx.advice["capacity"]["unit"]
     most, busy = grid["max_blocks_per_unit"], grid["busy_units"]
     nearest = " or ".join(str(g) for g in grid["nearest_balanced"])
+    advice = f"use a grid of {nearest} blocks"
+    if report.launch.body != "grid-stride":  # a grid change alone would drop elements
+        block = report.block_size
+        better = balanced_block(report.launch.grid * block, n,
+                                ctx.advice.get("block_sizes_at_best") or [], block)
+        advice = (f"if it loops over its data (grid-stride), use a grid of {nearest} blocks; "
+                  "with one element per thread the grid follows the problem size: "
+                  + (f"a block of {better[0]} threads gives {better[1]} blocks, "
+                     f"{_pct(better[2])} over a balanced grid" if better
+                     else "no block size at the best occupancy balances it better"))
     yield kernel_finding(
         "LCH101", report,
         f"grid of {report.launch.grid} blocks is not a multiple of the {n} {unit}s of "
         f"{_device(report)}: {busy} {plural(busy, unit)} {'runs' if busy == 1 else 'run'} "
         f"{most} {plural(most, 'block')} while {n - busy} "
         f"{'runs' if n - busy == 1 else 'run'} {most - 1}: an estimated {_pct(grid['cost'])} "
-        "longer than a balanced grid (tail effect)", advice=f"use a grid of {nearest} blocks",
+        "longer than a balanced grid (tail effect)", advice=advice,
         grid=report.launch.grid, units=n, cost=grid["cost"],
         nearest_balanced=grid["nearest_balanced"])
 

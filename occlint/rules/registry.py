@@ -16,15 +16,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from occlint.judgement.advice import AdviceSettings
 from occlint.model.finding import RANK, SEVERITIES, Finding, Severity, source_location
 
-__all__ = ["RANK", "RULES", "SECTIONS", "SEVERITIES", "Finding", "Rule", "Severity",
+__all__ = ["RANK", "RULES", "SECTIONS", "SEVERITIES", "Context", "Finding", "Rule", "Severity",
            "all_rules", "kernel_finding", "rule", "select_rules", "site_rule"]
 
 SECTIONS = ("What it does", "Why it matters", "How to fix", "Example")
+
+
+@dataclass
+class Context:
+    """What a check is told besides its subject: the advice settings, and the advice drawn
+    for the subject (occlint.judgement.advice) that its findings quote."""
+
+    settings: AdviceSettings
+    advice: dict[str, Any] = field(default_factory=dict)
 
 @dataclass(frozen=True)
 class Rule:

@@ -31,6 +31,47 @@ def arch_mismatch(report, ctx):
                              else None)
 
 
+@rule("DEV105", "device-not-analysed", "info", scope="input")
+def devices_not_analysed(result, ctx):
+    """Some devices of the run cannot run this binary's code: it is analysed for the others.
+
+    What it does:
+    With several devices (`devices = ["w7800", "mi300x"]`), each kernel is analysed for the
+    devices that can run its code; once per input, this names the devices that cannot and
+    the targets the code was built for.
+    Why it matters:
+    A gfx942 code object is not meant for a Radeon PRO W7800; one error per kernel and
+    device would bury the findings that matter. When no device of the run can run the
+    binary's code, it is analysed for its own architecture and this says so once, as a
+    warning (with one device, DEV101 reports the mismatch).
+    How to fix:
+    Nothing, if the binary is not meant for that device; else build for it.
+    Example:
+    `occlint --device w7800 --device mi300x k.gfx942.hsaco` -> not analysed for AMD Radeon
+    PRO W7800: its code targets gfx942.
+    """
+    from occlint.model.finding import Finding
+    from occlint.rules.registry import RULES
+
+    r = RULES["DEV105"]
+    unfit = dict(result.unfit)
+    nowhere = unfit.pop("", None)
+    if nowhere:
+        devices = ", ".join(sorted(unfit))
+        yield Finding(rule=r.code, name=r.name, severity="warning", file=result.path,
+                      message=f"none of the run's devices ({devices}) can run its code for "
+                              f"{', '.join(nowhere)}: analysed for that architecture instead",
+                      advice="add a device it is built for, or build it for one of them",
+                      data={"devices": sorted(unfit), "targets": list(nowhere)})
+        return
+    for device, targets in sorted(unfit.items()):
+        yield Finding(rule=r.code, name=r.name, severity=r.severity, file=result.path,
+                      device=device,
+                      message=f"not analysed for {device}: its code targets "
+                              f"{', '.join(targets)}, which cannot run there",
+                      data={"device": device, "targets": list(targets)})
+
+
 @rule("DEV102", "wave-size-mismatch", "error")
 def wave_size_mismatch(report, ctx):
     """Wave32 code on a wave64-only device, or the reverse.

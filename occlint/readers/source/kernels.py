@@ -8,6 +8,15 @@ The body classification drives the grid advice:
 * ``per-element``: not grid-stride, and an ``if`` compares an index computed from
   ``threadIdx`` / ``blockIdx`` (a bounds check): one element per thread;
 * ``other``: anything else (not recognised: no grid advice depends on it).
+
+The work classification drives the saving estimates (occlint.judgement.cost):
+
+* ``memory``: no loop but the grid-stride loop, and global memory read or written through
+  a pointer parameter: a few operations per element loaded, memory-bound on every GPU
+  occlint knows;
+* ``compute``: a loop inside the per-element work that touches no pointer parameter:
+  arithmetic on values held in registers;
+* None: anything else (loops over memory: reductions, stencils, tiles): not told.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from occlint.model.source import Body, SourceKernel
+from occlint.model.source import Body, SourceKernel, Work
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.parse import MAX_DEPTH, Text, captures, matches, unwrap
 
@@ -134,6 +143,46 @@ def classify(body: Any, text: Text) -> Body:
     return "other"
 
 
+def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
+    params = declarator.child_by_field_name("parameters")
+    out = []
+    for p in params.named_children if params is not None else ():
+        d = p.child_by_field_name("declarator")
+        if d is None or d.type != "pointer_declarator":
+            continue
+        while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+            d = d.child_by_field_name("declarator")
+        if d is not None and d.type == "identifier":
+            out.append(text.of(d))
+    return out
+
+
+def _loops(body: Any) -> list[Any]:
+    out, stack = [], list(body.named_children)
+    while stack:
+        n = stack.pop()
+        if n.type in LOOPS:
+            out.append(n)
+        stack.extend(n.named_children)
+    return out
+
+
+def work(body: Any, kind: Body, pointers: list[str], text: Text) -> Work:
+    """``memory``, ``compute`` or None (see the module's docstring)."""
+    if not pointers:
+        return None
+    loops = _loops(body)
+    if kind == "grid-stride":  # the outermost loop stepping by the grid is not extra work
+        outer = [n for n in loops if not _in_loop(n, body)]
+        loops = [n for n in loops if n not in outer]
+    if not loops:
+        return "memory"
+    access = re.compile(r"\b(" + "|".join(map(re.escape, pointers)) + r")\s*\[")
+    if any(access.search(text.of(n, 1 << 16)) for n in loops):
+        return None
+    return "compute"
+
+
 def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
             found: list[Any] | None = None) -> list[SourceKernel]:
     """The ``__global__`` definitions (``found``: the query's captures, when the caller ran
@@ -168,7 +217,10 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         body = node.child_by_field_name("body")
         kind: Body = classify(body, text) if body is not None else "other"
         template = node.parent is not None and node.parent.type == "template_declaration"
-        out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file))
+        what = work(body, kind, _pointer_parameters(declarator, text), text) \
+            if body is not None else None
+        out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
+                                what))
     return out
 
 

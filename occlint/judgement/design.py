@@ -1,0 +1,72 @@
+"""Deliberate designs: launches whose low occupancy or single wave is the point, not a defect.
+
+* **persistent** kernels: the grid is the device's resident capacity (one block per unit,
+  or every unit full), one wave that loops over the work itself;
+* **shared-memory pipelines**: tile kernels (GEMM, attention) whose occupancy is bounded
+  by the shared memory they stage tiles through (64 KiB or more per block: Hopper's
+  wgmma/TMA and Ampere's cp.async pipelines hold one or two such blocks per SM by design);
+* **cooperative** launches (``cudaLaunchCooperativeKernel``): the grid must be resident.
+
+A kernel whose source the run has, read there as one element per thread or a grid-stride
+loop, is no such design whatever its grid or shared memory. Occupancy and tail findings
+(:data:`BY_DESIGN`) are not raised on deliberate designs; the JSON says why (``design``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from occlint.analysis.kernels import KernelReport
+from occlint.judgement.owner import Owner
+from occlint.occupancy import amd
+
+PIPELINE_MIN_SHARED = 64 << 10
+TILE_NAME = re.compile(r"gemm|wgmma|tma|mma|attention|attn|fmha|flash|conv|xmma|cutlass|"
+                       r"nvjet|Cijk_", re.IGNORECASE)
+# findings a deliberate design makes moot: occupancy limiters, block size for occupancy,
+# the tail of its one wave
+BY_DESIGN = ("OCC", "LCH003", "LCH101", "LCH105")
+
+
+def _shared_per_block(report: KernelReport) -> int:
+    occ = report.occupancy
+    if isinstance(occ, amd.AmdOccupancy):
+        res = report.kernel.resources
+        return getattr(res, "lds_bytes", 0) + report.launch.dynamic_lds
+    return getattr(occ, "allocated_shared_per_block", 0)
+
+
+def deliberate(report: KernelReport, advice: dict[str, Any], owner: Owner | None = None,
+               cooperative: bool = False) -> dict[str, str] | None:
+    """{"kind", "reason"} when the launch is a deliberate design, else None. A user's
+    kernel is taken as a shared-memory pipeline only when its name says it is a tile
+    kernel (:data:`TILE_NAME`); a library's or generator's whenever its shared memory
+    bounds its occupancy."""
+    if report.launch.body in ("per-element", "grid-stride") and not cooperative:
+        return None  # its source shows a kernel of another shape
+    if cooperative:
+        return {"kind": "cooperative",
+                "reason": "a cooperative launch: every block must be resident at once"}
+    occ, cap = report.occupancy, advice.get("capacity")
+    grid = report.launch.grid
+    if occ is None or not cap:
+        return None
+    if grid and grid in (cap["units"], cap["concurrent_blocks"]):
+        return {"kind": "persistent",
+                "reason": f"grid of {grid} blocks is the device's resident capacity "
+                          f"({cap['units']} {cap['unit']}s x {cap['blocks_per_unit']}): "
+                          "one wave of a persistent kernel"}
+    shared = _shared_per_block(report)
+    limiters = getattr(occ, "limiters", ())
+    tile = (owner is not None and not owner.user) or TILE_NAME.search(report.kernel.demangled
+                                                                    or report.kernel.name)
+    if tile and shared >= PIPELINE_MIN_SHARED and ("shared" in limiters or "lds" in limiters):
+        return {"kind": "shared-memory-pipeline",
+                "reason": f"{shared // 1024} KiB of shared memory per block bounds its "
+                          "occupancy: a tile kernel pipelining through shared memory"}
+    return None
+
+
+def moot(rule: str) -> bool:
+    return rule.startswith(BY_DESIGN)

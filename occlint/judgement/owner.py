@@ -1,0 +1,144 @@
+"""Who can change a kernel: the user, a compiler (generated code), the framework, or a library.
+
+Findings matter as far as the reader can act on them: a kernel in their own binary or
+source can be changed, a cuBLAS GEMM cannot (its caller can only change the shapes it asks
+for). The owner is decided, first match wins, from
+
+1. the configuration: ``[tool.occlint.owners]`` kernel globs (a team's own library is
+   theirs: ``"mylib_*" = "user"``);
+2. for kernels read from a binary or source the run names: the user (their author is
+   linting them);
+3. the binary a traced launch was joined to (``libcublasLt.so`` -> cuBLAS);
+4. the kernel's name (:data:`NAMED`: cuBLAS ``sm90_xmma_gemm_*``/``nvjet_*``, Tensile
+   ``Cijk_*``, Triton ``triton_*``, ATen ``at::native::*``, ...);
+5. otherwise the user: a kernel no rule knows is taken as theirs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+KINDS = ("user", "generated", "framework", "library")
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    kind: str  # one of KINDS
+    library: str | None = None  # the library's name (kind "library"), or the generator's
+    basis: str = "default"  # configuration, input, binary, name, default
+
+    @property
+    def user(self) -> bool:
+        return self.kind == "user"
+
+    @property
+    def label(self) -> str:
+        return self.library or self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "library": self.library, "basis": self.basis}
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+# (kind, library or generator, pattern searched in the demangled name), first match wins;
+# the more specific (cuDNN's own copies of CUTLASS and XMMA) before the general.
+NAMED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("generated", "Triton", _rx(r"^triton_|^triton__")),
+    ("generated", "XLA", _rx(r"^(loop_|input_|wrapped_)?[a-z_]*fusion(_\d+)?(\.\d+)?$|"
+                             r"^(loop|input)_[a-z_]+_fusion")),
+    ("library", "NCCL", _rx(r"\bnccl|^ncclDevKernel|^ncclKernel")),
+    ("library", "RCCL", _rx(r"\brccl")),
+    ("library", "cuDNN", _rx(r"cudnn|_cudnn\b|xmma_(fprop|dgrad|wgrad)|implicit_convolve|"
+                             r"^void (cask|cask_cudnn)|winograd|nchwToNhwc|nhwcToNchw")),
+    ("library", "FlashAttention", _rx(r"flash_fwd|flash_bwd|\bflash::|pytorch_flash::|"
+                                      r"fmha_|_fmha|FmhaKernel|flash_attn")),
+    ("library", "cuBLAS", _rx(r"^nvjet_|cublas|xmma_gemm|^sm\d+_xmma_|gemmSN_|gemmk1_|"
+                              r"^(ampere|volta|turing|hopper|maxwell)_[a-z0-9_]*gemm|"
+                              r"splitKreduce|gemv2[NT]_kernel|dot_kernel<")),
+    ("library", "CUTLASS", _rx(r"\bcutlass")),
+    ("library", "CUB", _rx(r"\bcub::|\bthrust::|DeviceRadixSort|DeviceScan|DeviceReduce|"
+                           r"DeviceSegmented|DeviceSelect")),
+    ("library", "cuFFT", _rx(r"\b(regular|vector|transpose)_fft|fft_(r2c|c2r|c2c)|cufft")),
+    ("library", "cuSPARSE", _rx(r"cusparse")),
+    ("library", "cuRAND", _rx(r"curand")),
+    ("library", "Tensile", _rx(r"^Cijk_|^Cij_")),
+    ("library", "hipBLASLt", _rx(r"hipblaslt|^Custom_Cijk")),
+    ("library", "rocBLAS", _rx(r"rocblas")),
+    ("library", "MIOpen", _rx(r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution")),
+    ("library", "Composable Kernel", _rx(r"\bck::|ck_tile::|device_[a-z_]*_xdl")),
+    ("library", "rocPRIM", _rx(r"\brocprim::|\bhipcub::")),
+    ("library", "rocFFT", _rx(r"rocfft|fft_rtc_")),
+    ("framework", "PyTorch", _rx(r"\bat::|\bc10::|\btorch::|^void \(anonymous namespace\)::"
+                                 r"(softmax|cunn_|indexing|elementwise)|_cuda_kernel|"
+                                 r"\bcunn_")),
+    ("framework", "JAX/XLA runtime", _rx(r"^(xla|jax)::|^redzone|^RedzoneChecker")),
+)
+
+# the files libraries ship their kernels in (a traced launch joined to a binary of the run)
+FILES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("library", "cuBLAS", _rx(r"^libcublas")),
+    ("library", "cuDNN", _rx(r"^libcudnn")),
+    ("library", "NCCL", _rx(r"^libnccl")),
+    ("library", "RCCL", _rx(r"^librccl")),
+    ("library", "cuFFT", _rx(r"^libcufft")),
+    ("library", "cuSPARSE", _rx(r"^libcusparse")),
+    ("library", "cuRAND", _rx(r"^libcurand")),
+    ("library", "rocBLAS", _rx(r"^librocblas")),
+    ("library", "hipBLASLt", _rx(r"^libhipblaslt")),
+    ("library", "MIOpen", _rx(r"^libMIOpen")),
+    ("library", "rocPRIM", _rx(r"^librocprim")),
+    ("library", "rocSPARSE", _rx(r"^librocsparse")),
+    ("library", "rocRAND", _rx(r"^librocrand")),
+    ("library", "rocFFT", _rx(r"^librocfft")),
+    ("library", "FlashAttention", _rx(r"flash_attn|^libflash")),
+    ("framework", "PyTorch", _rx(r"^libtorch|^libc10|^libcaffe2")),
+)
+
+USER_INPUT = Owner("user", None, "input")
+
+
+def configured(names: tuple[str, ...], owners: dict[str, str]) -> Owner | None:
+    """The owner ``[tool.occlint.owners]`` gives one of ``names`` (first glob that matches)."""
+    for pattern, value in owners.items():
+        if any(fnmatch.fnmatchcase(n, pattern) for n in names if n):
+            kind, _, library = value.partition(":")
+            return Owner(kind, library or None, "configuration")
+    return None
+
+
+def by_name(name: str) -> Owner | None:
+    for kind, library, pattern in NAMED:
+        if pattern.search(name):
+            return Owner(kind, library, "name")
+    return None
+
+
+def by_file(path: str) -> Owner | None:
+    base = PurePath(path.split("!/")[-1]).name
+    for kind, library, pattern in FILES:
+        if pattern.search(base):
+            return Owner(kind, library, "binary")
+    return None
+
+
+def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
+             named_in_run: bool = False, binary: str | None = None) -> Owner:
+    """The owner of a kernel (see the module's docstring for the order)."""
+    found = configured((name, demangled or ""), owners)
+    if found is not None:
+        return found
+    if named_in_run:
+        return USER_INPUT
+    if binary is not None:
+        found = by_file(binary)
+        if found is not None:
+            return found
+    return by_name(demangled or name) or (
+        USER_INPUT if binary is not None else Owner("user", None, "default"))

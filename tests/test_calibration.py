@@ -1,0 +1,102 @@
+"""Saving ranges against fixes timed on GPUs (issue 18; docs/validation.md).
+
+fixtures/traces/calibration/ holds, per GPU, the PyTorch-profiler trace of 36 defective
+launches and the times of each defect and of its fix, measured with CUDA events by
+benchmarks/gpu/calibration/calibrate.py. occlint reads the trace with the suite's source
+and its ranges are scored against the measured savings (benchmarks/gpu/calibration/score.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.gpu.calibration.score import FAMILIES, _group, occlint_json, score, spearman
+from tests.conftest import FIXTURES
+
+HERE = FIXTURES / "traces/calibration"
+GPUS = ("h100", "h200")
+
+
+@pytest.fixture(scope="module", params=GPUS)
+def scored(request):
+    gpu = request.param
+    return gpu, score(HERE / f"{gpu}.calibration.json", HERE / f"{gpu}.pt.trace.json.gz")
+
+
+def _pairs(gpu: str) -> list[dict]:
+    return json.loads((HERE / f"{gpu}.calibration.json").read_text())["pairs"]
+
+
+@pytest.mark.parametrize("gpu", GPUS)
+def test_the_measurements_are_what_the_suite_claims(gpu):
+    """At least 30 pairs, every rule family with an estimate covered, every variant checked
+    against the reference, each defect and fix timed 45 times."""
+    doc = json.loads((HERE / f"{gpu}.calibration.json").read_text())
+    pairs = doc["pairs"]
+    assert len(pairs) >= 30
+    assert {p["finding"] for p in pairs} == set(FAMILIES)
+    assert doc["env"]["gpu"].startswith("NVIDIA H") and doc["env"]["sms"] == 132
+    for p in pairs:
+        r = p["results"]
+        assert r["max_relative_error"] == 0.0, p["id"]
+        assert r["saving"] == pytest.approx(1 - r["fix_ms"] / r["defect_ms"])
+        # relative standard deviation of the timings: launch overhead depends on the CPU
+        spread = 0.25 if p["finding"] == "LCH201" else 0.05
+        assert r["defect_spread"] < spread and r["fix_spread"] < spread, p["id"]
+
+
+@pytest.mark.parametrize("gpu", GPUS)
+def test_every_defect_is_a_launch_group_of_the_trace(gpu):
+    doc = occlint_json(HERE / f"{gpu}.pt.trace.json.gz")
+    for p in _pairs(gpu):
+        g = _group(doc, p)
+        assert g is not None, p["id"]
+        assert g["owner"] == {"kind": "user", "library": None, "basis": "default"}
+
+
+def test_measured_savings_lie_in_the_ranges(scored):
+    gpu, result = scored
+    assert result["inside"] >= 0.9, [r for r in result["rows"] if not r["inside"]]
+
+
+def test_ranges_are_narrow(scored):
+    _, result = scored
+    assert result["median_width"] <= 0.15
+
+
+def test_midpoints_rank_like_the_measurements(scored):
+    _, result = scored
+    assert result["spearman"] >= 0.8
+
+
+def test_no_warning_where_the_fix_saves_under_two_percent(scored):
+    _, result = scored
+    assert result["false_warnings"] == []
+    # and the pairs worth fixing do warn: not everything was demoted
+    worth = [r for r in result["rows"] if r["measured"] >= 0.1]
+    assert sum(r["severity"] == "warning" for r in worth) >= len(worth) * 0.6
+
+
+def test_without_the_source_the_ranges_widen_and_do_not_warn():
+    """Without kernels.cu occlint cannot tell memory- from compute-bound, nor a grid-stride
+    loop from one element per thread: occupancy and tail ranges start at 0 (info)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "occlint", str(HERE / "h100.pt.trace.json.gz"),
+                          "--format", "json", "--isolated", "--exit-zero"],
+                         capture_output=True, check=True)
+    doc = json.loads(out.stdout)
+    smem = next(g for g in doc["launches"] if g["kernel"] == "fma_chain"
+                and g["dynamic_shared_bytes"] == 50 * 1024)
+    f = next(f for f in smem["findings"] if f["rule"] == "LCH003")
+    assert f["saving"]["low"] == 0 and f["saving"]["high"] > 0.3
+    assert "not known" in f["saving"]["basis"] and f["severity"] == "info"
+
+
+def test_spearman_of_known_orders():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1)
+    assert spearman([1, 1, 2], [1, 1, 2]) == pytest.approx(1)

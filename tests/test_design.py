@@ -1,0 +1,59 @@
+"""Deliberate designs (occlint.judgement.design): no occupancy or tail warning, and why."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import FIXTURES, REPO
+
+CALIBRATION = FIXTURES / "traces/calibration/h100.pt.trace.json.gz"
+SOURCE = REPO / "benchmarks/gpu/calibration/kernels.cu"
+
+
+def _json(*args) -> dict:
+    out = subprocess.run([sys.executable, "-m", "occlint", *map(str, args), "--format", "json",
+                          "--isolated", "--exit-zero"], capture_output=True, check=True)
+    return json.loads(out.stdout)
+
+
+def _group(doc, kernel, grid, block):
+    return next(r for r in doc["launches"]
+                if r["kernel"] == kernel and r["grid"][0] == grid and r["block"][0] == block)
+
+
+def test_a_grid_of_the_resident_capacity_is_persistent():
+    """132 SMs x 8 blocks of 256 threads: 1,056 blocks, one full wave."""
+    r = _group(_json(CALIBRATION), "saxpy_gs", 1056, 256)
+    assert r["design"]["kind"] == "persistent"
+    assert "132 SMs x 8" in r["design"]["reason"]
+
+
+def test_the_source_overrules_the_grid():
+    """kernels.cu shows saxpy_gs is a grid-stride loop: not a persistent kernel."""
+    assert _group(_json(CALIBRATION, SOURCE), "saxpy_gs", 1056, 256)["design"] is None
+
+
+def test_library_tiles_bounded_by_shared_memory_are_pipelines():
+    """cuDNN's implicit GEMMs in resnet18 training hold 121 KiB of shared memory per block:
+    their 12.5 % occupancy is their design; the findings stay in the JSON, as info."""
+    doc = _json(FIXTURES / "traces/kineto/resnet18_train.pt.trace.json.gz")
+    pipes = [r for r in doc["launches"]
+             if (r["design"] or {}).get("kind") == "shared-memory-pipeline"]
+    assert pipes
+    for r in pipes:
+        # the trace's own figure (Kineto's "shared memory"), and what bounds occupancy
+        assert r["resources"]["trace"]["shared_total"] >= 64 * 1024
+        assert "shared" in r["occupancy"]["limiters"]
+        assert all(f["severity"] == "info" for f in r["findings"])
+
+
+def test_a_users_shared_memory_limited_kernel_is_not_a_design():
+    """saxpy with 120 KiB of dynamic shared memory is the user's defect, not a tile kernel."""
+    doc = _json(CALIBRATION)
+    big = [r for r in doc["launches"] if r["kernel"] == "saxpy"
+           and r["dynamic_shared_bytes"] >= 100 * 1024]
+    assert len(big) == 2
+    assert all(r["design"] is None for r in big)
+    assert all("OCC106" in r["finding_codes"] for r in big)

@@ -1,0 +1,148 @@
+"""Who can change a kernel (occlint.judgement.owner) and what that does to its findings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from occlint.config import parse
+from occlint.errors import ConfigError
+from occlint.judgement.owner import by_file, owner_of
+from tests.conftest import FIXTURES
+
+KINETO = FIXTURES / "traces/kineto"
+
+# names as real traces write them (fixtures/traces/, and the XLA profile of issue 19)
+NAMED = [
+    ("void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true, "
+     "(cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, "
+     "float const*, float*)", "library", "cuDNN"),
+    ("sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x32_"
+     "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn", "library", "cuDNN"),
+    ("sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4"
+     "_alignc4_execute_kernel__51_cublas", "library", "cuBLAS"),
+    ("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_"
+     "segment_k_off_kernel__5x_cublas", "library", "cuBLAS"),
+    ("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_TNN", "library", "cuBLAS"),
+    ("void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, false, "
+     "float, float, float, true, false, false>(cublasLt::cublasSplitKParams<float>)",
+     "library", "cuBLAS"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+     "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+     "framework", "PyTorch"),
+    ("triton_poi_fused_addmm_gelu_view_7", "generated", "Triton"),
+    ("loop_multiply_fusion", "generated", "XLA"),
+    ("input_reduce_fusion_1", "generated", "XLA"),
+    ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+     "library", "NCCL"),
+    ("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4>, true>(Flash_fwd_params)",
+     "library", "FlashAttention"),
+    ("void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, long, int>>()",
+     "library", "CUB"),
+    ("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0", "library", "Tensile"),
+    ("void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm>()", "library",
+     "Composable Kernel"),
+    ("gamma_gridstride(unsigned char*, unsigned long, float)", "user", None),
+    ("saxpy", "user", None),
+]
+
+
+@pytest.mark.parametrize(("name", "kind", "library"), NAMED)
+def test_owner_by_name(name, kind, library):
+    o = owner_of(name, name, {})
+    assert (o.kind, o.library) == (kind, library)
+    assert o.basis == ("name" if kind != "user" else "default")
+
+
+def test_configuration_and_inputs_come_first():
+    name = "void at::native::vectorized_elementwise_kernel<4>(int)"
+    assert owner_of(name, name, {"*vectorized_elementwise*": "user"}).basis == "configuration"
+    assert owner_of("mylib_gemm", None, {"mylib_*": "library:MyLib"}).label == "MyLib"
+    # a binary the run names is its author's, whatever its kernels are called
+    assert owner_of("Cijk_Alik", None, {}, named_in_run=True).kind == "user"
+    # a traced launch joined to a library's binary is the library's
+    assert owner_of("k", None, {}, binary="/usr/lib/libcublasLt.so.13").label == "cuBLAS"
+    assert by_file("wheel.whl!/torch/lib/libtorch_cuda.so").label == "PyTorch"
+    assert owner_of("k", None, {}, binary="build/my_kernels.so").basis == "input"
+
+
+def test_owners_configuration_is_checked():
+    cfg = parse({"owners": {"team_*": "user", "*fmha*": "library:FlashAttention"}}, "x",
+                Path("."))
+    assert cfg.owners["*fmha*"] == "library:FlashAttention"
+    with pytest.raises(ConfigError, match="'owners' must be a table"):
+        parse({"owners": {"k": "vendor"}}, "x", Path("."))
+
+
+def _json(*args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "occlint", *args, "--format", "json",
+                          "--exit-zero"], capture_output=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_library_findings_are_info_and_launch_overhead_stays():
+    """resnet18 training on an H100: cuDNN, cuBLAS and ATen kernels keep their findings in
+    the JSON, as info; the launch overhead (the caller's: graphs, torch.compile) warns."""
+    doc = _json(str(KINETO / "resnet18_train.pt.trace.json.gz"), "--isolated")
+    owners = {r["owner"]["library"] for r in doc["launches"]}
+    assert {"cuDNN", "cuBLAS", "PyTorch"} <= owners
+    findings = [f for r in doc["launches"] for f in r["findings"]]
+    assert len(findings) > 300
+    assert {f["rule"] for f in findings if f["severity"] == "warning"} == {"LCH201"}
+    s = doc["summary"]["launches"]
+    assert 0 < s["user_saving_low_ns"] <= s["saving_low_ns"]
+
+
+def test_configured_owner_makes_findings_warnings_again(tmp_path):
+    (tmp_path / "occlint.toml").write_text(
+        '[owners]\n"*vectorized_elementwise_kernel*" = "user"\n')
+    doc = _json(str(KINETO / "resnet18_train.pt.trace.json.gz"), "--config",
+                str(tmp_path / "occlint.toml"))
+    mine = [r for r in doc["launches"] if r["owner"]["basis"] == "configuration"]
+    assert mine and all(r["owner"]["kind"] == "user" for r in mine)
+    assert any(f["severity"] == "warning" for r in mine for f in r["findings"])
+
+
+def test_binary_kernels_are_the_users():
+    doc = _json(str(FIXTURES / "amd/co/gamma.gfx1100.hsaco"), "--device", "w7800",
+                "--isolated")
+    assert {json.dumps(k["owner"]) for k in doc["kernels"]} == {
+        json.dumps({"kind": "user", "library": None, "basis": "input"})}
+
+
+def test_text_report_leads_with_what_you_can_change():
+    """One screen on a real 119-group trace: the caller's finding, one line per library."""
+    out = subprocess.run([sys.executable, "-m", "occlint",
+                          str(KINETO / "resnet18_train.pt.trace.json.gz"), "--isolated"],
+                         capture_output=True, text=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) <= 40
+    assert "LCH201 warning" in lines[0]
+    assert any(line.strip().startswith("cuDNN (library): 84 launch groups") for line in lines)
+    assert "yours to change" in lines[-2]
+    everything = subprocess.run([sys.executable, "-m", "occlint", "--show-all",
+                                 str(KINETO / "resnet18_train.pt.trace.json.gz"),
+                                 "--isolated"], capture_output=True, text=True)
+    assert len(everything.stdout.splitlines()) > 300
+
+
+def test_a_fresh_run_warns_only_about_what_the_user_can_change():
+    """A run recorded for this check (ViT-B/16, LSTM, SDPA training, sort/topk/unique and
+    three of the user's kernels, fixtures/traces/kineto/mixed.pt.trace.json.gz): the text
+    fits one screen, and every warning is on the user's kernels or the launch overhead."""
+    trace = KINETO / "mixed.pt.trace.json.gz"
+    source = FIXTURES.parent / "benchmarks/gpu/calibration/kernels.cu"
+    text = subprocess.run([sys.executable, "-m", "occlint", str(trace), str(source),
+                           "--isolated"], capture_output=True, text=True).stdout
+    assert len(text.splitlines()) <= 40
+    doc = _json(str(trace), str(source), "--isolated")
+    warned = {(r["owner"]["kind"], f["rule"]) for r in doc["launches"] for f in r["findings"]
+              if f["severity"] == "warning"}
+    assert {rule for kind, rule in warned if kind != "user"} <= {"LCH201"}
+    assert {("user", "LCH001"), ("user", "LCH102")} <= warned
+    libraries = {r["owner"]["library"] for r in doc["launches"]}
+    assert {"cuBLAS", "cuDNN", "FlashAttention", "CUB", "PyTorch"} <= libraries
