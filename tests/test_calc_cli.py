@@ -52,6 +52,12 @@ def test_one_json_object(occlint):
     (["calc", "--arch", "sm_90", "--registers", "-3", "--block", "64"], "-3"),
     (["calc", "--arch", "gfx1100", "--vgpr", "300", "--block", "64"], "VGPRs exceed"),
     (["calc", "--bogus"], "No such option"),
+    (["calc", "--arch", "sm_90", "--registers", "300", "--block", "64"],
+     f"exceed the {shipped_db().nv_archs['sm_90'].max_regs_per_thread} "),
+    (["calc", "--arch", "sm_80", "--registers", "32", "--block", "2048"],
+     f"exceeds {shipped_db().nv_archs['sm_80'].max_threads_per_block},"),
+    (["calc", "--device", "w7800", "--vgpr", "32", "--block", "2048"],
+     f"exceeds {shipped_db().amd_archs['gfx1100'].max_workgroup_size},"),
     (["calc", "--carveout", "101", "--arch", "sm_90", "--registers", "1", "--block", "1"], "101"),
 ])
 def test_bad_input_one_line_exit_2(occlint, args, needle):
@@ -75,9 +81,14 @@ def test_batch_in_order_and_errors_continue(occlint, tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
     run = occlint("calc", "--batch", str(path))
-    assert run.code == 0, run.err
+    assert run.code == 2, run.err
     out = [json.loads(line) for line in run.out.splitlines()]
     assert len(out) == len(lines)
+    # one error line on stderr for each bad input line, naming the file and the line
+    assert run.err.splitlines() == [f"occlint: error: {path}: {out[i]['error']}"
+                                    for i in (2, 3, 4, 5)]
+    assert [e.split(": ")[3] for e in run.err.splitlines()] == [
+        "line 3", "line 4", "line 5", "line 6"]
     assert out[0]["arch"] == "sm_90" and "warps_per_sm" in out[0]
     assert out[1]["arch"] == "gfx1100" and "waves_per_simd" in out[1]
     assert set(out[2]) == {"error"} and "registers" in out[2]["error"]

@@ -119,10 +119,15 @@ def test_sarif_meets_github_code_scanning_requirements(case):
     assert driver["informationUri"].startswith("https://")
     rules = driver["rules"]
     assert [r["id"] for r in rules] == sorted({r["id"] for r in rules})
+    firing = {result["ruleId"] for result in run["results"]}
     for r in rules:
         assert re.fullmatch(r"[A-Z]+\d{3}", r["id"]) and r["name"]
-        for key in ("shortDescription", "fullDescription"):
-            assert 0 < len(r[key]["text"]) <= 1024
+        assert 0 < len(r["shortDescription"]["text"]) <= 1024
+        # the documentation of the rules that fire (code scanning shows it beside the alert)
+        assert ("help" in r) == ("fullDescription" in r) == (r["id"] in firing)
+        if r["id"] not in firing:
+            continue
+        assert 0 < len(r["fullDescription"]["text"]) <= 1024
         assert r["help"]["text"].strip() and r["help"]["markdown"].startswith(f"# {r['id']} ")
         assert "## How to fix" in r["help"]["markdown"]
         assert r["defaultConfiguration"]["level"] in ("error", "warning", "note")
@@ -189,6 +194,17 @@ def test_sarif_rules_are_the_enabled_and_firing_ones():
     from occlint.rules.registry import all_rules
 
     assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == list(all_rules())
+
+
+def test_sarif_stays_small_documenting_only_the_rules_that_fire():
+    """Two findings: the log carries the two firing rules' documentation, the other enabled
+    rules by name and summary only (issue 22: 92 KB before)."""
+    text = output("sarif", [GAMMA, *LAUNCH])
+    run = json.loads(text)["runs"][0]
+    assert len(run["results"]) == 2
+    documented = [r["id"] for r in run["tool"]["driver"]["rules"] if "help" in r]
+    assert documented == sorted({r["ruleId"] for r in run["results"]})
+    assert len(text.encode()) < 32_000
 
 
 def test_sarif_logical_location_names_the_kernel():
@@ -528,11 +544,17 @@ def test_junit_parses_and_counts_failures(case):
     failures = root.findall("./testsuite/testcase/failure")
     assert sorted(x.get("type") for x in failures) == sorted(f["rule"] for f in failing)
     assert {x.get("message") for x in failures} == {f["message"] for f in failing}
-    # one testcase per kernel x device, per input-level finding, per error IO101 missed
+    # never two failures in one testcase (issue 22)
+    assert all(len(c.findall("failure")) <= 1 for c in root.iter("testcase"))
+    # per kernel x device and per launch group: one testcase per failing finding, or one
+    # passing testcase; one per input-level finding; one per error IO101 missed
     reported = {(f["file"], f["entry"], f["message"]) for f in doc["findings"]
                 if f["rule"] == "IO101"}
     missed = [e for e in doc["errors"] if (e["file"], e["entry"], e["message"]) not in reported]
-    assert int(root.get("tests")) == len(doc["kernels"]) + len(doc["findings"]) + len(missed)
+    per_record = sum(max(1, sum(rank[f["severity"]] >= rank.get(fail_on, 3)
+                                for f in r["findings"]))
+                     for r in [*doc["kernels"], *doc.get("launches", [])])
+    assert int(root.get("tests")) == per_record + len(doc["findings"]) + len(missed)
     files = [*(i["path"] for i in doc["inputs"]), *(k["file"] for k in doc["kernels"]),
              *(f["file"] for f in doc["findings"]), *(e["file"] for e in doc["errors"])]
     assert len(root.findall("testsuite")) == len({Path(p).as_posix() for p in files})
@@ -543,11 +565,16 @@ def test_junit_passing_and_failing_testcases():
     (case,) = root.findall("./testsuite/testcase")
     assert list(case) == [] and root.get("failures") == "0" and root.get("tests") == "1"
     root = _junit(CASES["launch"])
-    (case,) = root.findall("./testsuite/testcase")
-    assert [f.get("type") for f in case.findall("failure")] == ["LCH101", "LCH103"]
-    assert root.get("failures") == "1"
-    assert case.get("name").startswith("gamma_correction(unsigned char*")
-    assert case.get("classname") == GAMMA
+    cases = root.findall("./testsuite/testcase")
+    assert [[f.get("type") for f in c.findall("failure")] for c in cases] == [
+        ["LCH101"], ["LCH103"]]
+    assert root.get("failures") == "2"
+    kernel = "gamma_correction(unsigned char*, unsigned long, float) [gfx1100] @ " \
+             "AMD Radeon PRO W7800"
+    assert [c.get("name") for c in cases] == [
+        f"{kernel}: LCH101 grid-tail-effect",
+        f"{kernel}: LCH103 grid-below-oversubscription-target"]
+    assert {c.get("classname") for c in cases} == {GAMMA}
 
 
 def test_junit_respects_fail_on():
@@ -566,8 +593,10 @@ def test_junit_multi_device_and_input_errors():
     assert set(suites) == {GAMMA, "tests/schemas/README.md", "fixtures/does-not-exist.hsaco"}
     names = [c.get("name") for c in suites[GAMMA].findall("testcase")]
     # analysed for the device that can run it; DEV105 says once why not for the MI300X
-    assert names == ["gamma_correction(unsigned char*, unsigned long, float) [gfx1100] @ "
-                     "AMD Radeon PRO W7800", "DEV105 device-not-analysed"]
+    assert [n.rsplit(" @ ", 1)[-1] for n in names] == [
+        "AMD Radeon PRO W7800: LCH101 grid-tail-effect",
+        "AMD Radeon PRO W7800: LCH103 grid-below-oversubscription-target",
+        "DEV105 device-not-analysed"]
     for name in ("tests/schemas/README.md", "fixtures/does-not-exist.hsaco"):
         (case,) = suites[name].findall("testcase")
         assert case.find("failure").get("type") == "IO101"
@@ -594,9 +623,11 @@ def test_junit_hostile_names_are_escaped(tmp_path):
     path = hostile_binary(tmp_path, "a<b>&'\".hsaco")
     result = run_occlint(path.name, *LAUNCH, "--format", "junit", cwd=tmp_path)
     root = ET.fromstring(result.out.encode("utf-8"))
-    (case,) = root.iter("testcase")
-    assert case.get("classname") == path.name
-    assert case.get("name").startswith(HOSTILE.decode())
+    cases = list(root.iter("testcase"))
+    assert len(cases) == 2  # LCH101 and LCH103, one testcase each
+    for case in cases:
+        assert case.get("classname") == path.name
+        assert case.get("name").startswith(HOSTILE.decode())
 
 
 # --------------------------------------------------------------------------- -o FILE

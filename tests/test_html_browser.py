@@ -217,3 +217,144 @@ def test_launches_section_renders(chromium, tmp_path):
         in dom
     _, console = browse(chromium, with_csp(out), tmp_path, "--dump-dom")
     assert len(console) == 2 and not [m for m in console if "style attributes" in m], console
+
+
+# --- layout at common desktop widths (issue 22) ---------------------------------------------
+
+# Measured in the page by Chromium itself: a copy of the report with this script appended
+# writes what it finds into <pre id="layout-facts"> (dumped with --dump-dom).
+MEASURE = r"""
+<script>
+(function () {
+  const px = (v) => Math.round(v * 10) / 10;
+  const lines = (el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  };
+  const facts = {
+    viewport: document.documentElement.clientWidth,
+    pageWidth: document.documentElement.scrollWidth,
+    tables: [...document.querySelectorAll("table.data")].filter((t) => t.offsetParent)
+      .map((t) => ({id: t.id, right: px(t.getBoundingClientRect().right)})),
+    deviceLines: [...document.querySelectorAll("td.device")].map(lines),
+    traceCells: [...document.querySelectorAll("#launch-table td.path")].map((td) => {
+      const r = td.getBoundingClientRect();
+      return {right: px(r.right), text: td.textContent};
+    }),
+    names: [...document.querySelectorAll("td.kname .name")].map((e) => {
+      const r = e.getBoundingClientRect();
+      return {text: e.textContent, title: e.title, height: px(r.height),
+              lineHeight: parseFloat(getComputedStyle(e).lineHeight),
+              right: px(r.right), cellRight: px(e.parentElement.getBoundingClientRect().right)};
+    }),
+    charts: [...document.querySelectorAll("figure.chart svg")].map((s) => px(
+      s.getBoundingClientRect().width)),
+  };
+  const gpu = document.querySelector("svg.gputime");
+  if (gpu) {
+    const label = (t) => ({text: t.textContent, right: px(t.getBBox().x + t.getBBox().width)});
+    facts.gpu = {width: gpu.width.baseVal.value,
+                 labels: [...gpu.querySelectorAll("text")].map(label)};
+  }
+  // Chart frames (axes, ticks, titles) are defined once and <use>d: measure each in a
+  // visible copy of the chart's box.
+  const box = document.querySelector("figure.chart svg");
+  facts.frames = [...document.querySelectorAll("g[id^=frame-]")].map((frame) => {
+    const probe = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    probe.setAttribute("width", box.getAttribute("width"));
+    probe.setAttribute("height", box.getAttribute("height"));
+    probe.appendChild(frame.cloneNode(true));
+    document.body.appendChild(probe);
+    const texts = [...probe.querySelectorAll("text")].map((t) => {
+      const b = t.getBoundingClientRect(), o = probe.getBoundingClientRect();
+      return {text: t.textContent, left: px(b.left - o.left), right: px(b.right - o.left),
+              top: px(b.top - o.top), bottom: px(b.bottom - o.top),
+              rotated: (t.getAttribute("transform") || "").includes("rotate")};
+    });
+    probe.remove();
+    return {id: frame.id, width: +box.getAttribute("width"),
+            height: +box.getAttribute("height"), texts};
+  });
+  const pre = document.createElement("pre");
+  pre.id = "layout-facts";
+  pre.textContent = JSON.stringify(facts);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+WIDTHS = (1400, 1920)
+
+
+@pytest.fixture(scope="module")
+def busy_report(tmp_path_factory) -> Path:
+    """Two traces (the same kernels in both), binaries with C++ names for two devices of two
+    vendors: every table and chart of the report, with long names."""
+    tmp = tmp_path_factory.mktemp("layout")
+    out = tmp / "busy.html"
+    traces = "fixtures/traces/kineto/"
+    run = run_occlint(traces + "raw_odd.pt.trace.json.gz",
+                      traces + "resnet18_train.pt.trace.json.gz",
+                      traces + "resnet18_infer.pt.trace.json.gz",
+                      *(str(p.relative_to(REPO)) for p in (GAMMA, NV_SMEM)),
+                      "fixtures/amd/co/suite.gfx906.hsaco", "--device", "h100",
+                      "--device", "w7800", "--block", "256", "--grid", "1000",
+                      "--format", "html", "-o", str(out), "--isolated", cwd=REPO)
+    assert run.code in (0, 1), run.err
+    return out
+
+
+def layout_facts(chromium: str, page: Path, tmp: Path, width: int) -> dict:
+    import html
+    import json
+
+    probe = page.with_name(f"measure-{width}-{page.name}")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"),
+                     encoding="utf-8")
+    dom, console = browse(chromium, probe, tmp, "--dump-dom", f"--window-size={width},1200")
+    assert console == [], console
+    found = re.search(r'<pre id="layout-facts">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script did not run"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_layout_at_desktop_widths(chromium, busy_report, tmp_path, width):
+    """At 1400 and 1920 px: nothing wider than the window (the trace column is on screen),
+    device names on one line, long kernel names broken and clamped to three lines with the
+    whole name in the title, every GPU-time bar labelled differently and inside its chart,
+    charts at least 340 px wide with both axis titles and every tick label inside the box.
+    Screenshots go to $OCCLINT_SCREENSHOTS (docs/ keeps report-1400.png / report-1920.png)."""
+    facts = layout_facts(chromium, busy_report, tmp_path, width)
+    viewport = facts["viewport"]
+    assert viewport == width
+    assert facts["pageWidth"] <= viewport, "the page scrolls sideways"
+    assert facts["tables"] and all(t["right"] <= viewport for t in facts["tables"])
+    assert facts["traceCells"] and all(c["right"] <= viewport for c in facts["traceCells"])
+    assert facts["deviceLines"] and set(facts["deviceLines"]) == {1}
+    long_names = [n for n in facts["names"] if len(n["text"]) > 120]
+    assert long_names, "the report has no long kernel name to check"
+    for n in facts["names"]:
+        assert n["height"] <= 3 * n["lineHeight"] + 1, n["text"][:80]
+        assert n["right"] <= n["cellRight"] + 0.5, n["text"][:80]
+    for n in long_names:
+        assert n["title"] == n["text"], "the whole name is in the title"
+    gpu = facts["gpu"]
+    texts = [label["text"] for label in gpu["labels"]]
+    assert len(texts) == len(set(texts)), "two GPU-time bars read the same"
+    assert all(".pt.trace.json.gz" in t for t in texts if "other kernels" not in t)
+    assert all(label["right"] <= gpu["width"] for label in gpu["labels"]), gpu["labels"]
+    assert facts["charts"] and min(facts["charts"]) >= 340
+    for frame in facts["frames"]:
+        assert sum(t["rotated"] for t in frame["texts"]) == 1, frame["id"]  # the y-axis title
+        for t in frame["texts"]:
+            assert t["left"] >= 0 and t["right"] <= frame["width"], (frame["id"], t)
+            assert t["top"] >= 0 and t["bottom"] <= frame["height"], (frame["id"], t)
+    shots = Path(os.environ.get("OCCLINT_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    png = shots / f"report-{width}.png"
+    _, console = browse(chromium, busy_report, tmp_path, f"--screenshot={png}",
+                        f"--window-size={width},2000")
+    assert console == []
+    _, height, rows = read_png(png)
+    assert height == 2000 and any(len(set(row)) > 3 for row in rows[:300])

@@ -85,7 +85,11 @@ def occlint_json(*args: str) -> dict:
 
 
 def figure_svgs(text: str) -> list[str]:
-    return re.findall(r'<figure class="chart chart-[a-z]+">\s*(<svg\b.*?</svg>)', text, re.S)
+    """Each chart's SVG, its shared drawing (``<use href="#c-N">`` of a ``<g id="c-N">``
+    defined once on the page) put in place."""
+    drawings = dict(re.findall(r'<g id="(c-\d+)">(.*?)</g>', text, re.S))
+    svgs = re.findall(r'<figure class="chart chart-[a-z]+">\s*(<svg\b.*?</svg>)', text, re.S)
+    return [re.sub(r'<use href="#(c-\d+)"/>', lambda m: drawings[m[1]], svg) for svg in svgs]
 
 
 @pytest.fixture(scope="module")
@@ -413,3 +417,51 @@ def test_user_device_file_keeps_charts_and_report_file_mode(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+# --- size: shared drawings and shared details (issue 22) ------------------------------------
+
+def test_identical_charts_are_drawn_once(suite):
+    """Every chart <use>s a drawing defined once on the page; no two definitions alike."""
+    text, _ = suite
+    drawings = re.findall(r'<g id="(c-\d+)">(.*?)</g>', text, re.S)
+    bodies = [body for _, body in drawings]
+    assert drawings and len(bodies) == len(set(bodies))
+    figures = re.findall(r'<figure class="chart chart-[a-z]+">\s*<svg\b[^>]*>\s*<use href="#'
+                         r'(c-\d+)"/>', text)
+    assert len(figures) == text.count('<figure class="chart ')
+    assert set(figures) == {i for i, _ in drawings}
+    assert len(drawings) < len(figures)  # the suites share resource profiles
+
+
+def test_one_kernel_in_two_inputs_shares_its_details(tmp_path):
+    """The same code object twice (a copy in another directory): two table rows, one details
+    section naming both files, each row's link landing in it."""
+    copy = tmp_path / "copy" / GAMMA.name
+    copy.parent.mkdir()
+    copy.write_bytes(GAMMA.read_bytes())
+    text = occlint_html(tmp_path, str(GAMMA), str(copy), "--device", "w7800", "--grid", "1000")
+    page = Page(text)
+    rows = [a for t, a in page.tags if t == "tr" and "data-worst" in a]
+    details = [a for t, a in page.tags if t == "details" and "kernel" in a["class"]]
+    assert len(rows) == 2 and len(details) == 1
+    hrefs = re.findall(r'<td class="kname"><a class="name" href="#(k-[^"]+)"', text)
+    assert len(set(hrefs)) == 2 and set(hrefs) <= set(page.ids)
+    start = text.index('<details id="k-')
+    section = text[start:text.index("</details>", start)]
+    assert str(GAMMA) in section and str(copy) in section
+    assert all(f'id="{h}"' in section for h in hrefs)
+
+
+def test_library_page_is_small(tmp_path):
+    """759 AMD kernels in 69 code objects and the containers (840 rows): 3.8 MB before
+    drawings and details were shared (issue 22), 2.6 MB after."""
+    fixtures = FIXTURES / "amd"
+    out = tmp_path / "library.html"
+    run = run_occlint(str(fixtures / "co"), str(fixtures / "containers"), "--format", "html",
+                      "-o", str(out), "--isolated")
+    assert run.code in (0, 1), run.err
+    text = out.read_text(encoding="utf-8")
+    rows = text.count("<tr data-worst")
+    assert rows > 800
+    assert out.stat().st_size < 3_300 * rows  # bytes per kernel row (4,550 before)

@@ -84,13 +84,16 @@ def calc(fmt: str, batch, device_files: tuple[str, ...], **options: Any) -> None
 
 
 def _run_batch(stream, db, evaluate, calc_error) -> None:
+    """One JSON result per input line, in order; a bad line gets an ``{"error"}`` result, one
+    error line on stderr naming it, and the run exits 2 after the other lines."""
     out = sys.stdout
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    name = getattr(stream, "name", "-")
+    bad = 0
     for number, line in enumerate(stream, 1):
-        if not line.strip():
-            out.write(dumps({"error": f"line {number}: empty line"}) + "\n")
-            continue
         try:
+            if not line.strip():
+                raise calc_error("empty line")
             request = json.loads(line)
             if not isinstance(request, dict):
                 raise calc_error("expected a JSON object")
@@ -99,8 +102,13 @@ def _run_batch(stream, db, evaluate, calc_error) -> None:
             result = {"error": f"line {number}: invalid JSON: {exc.msg}"}
         except calc_error as exc:
             result = {"error": f"line {number}: {exc}"}
+        if "error" in result:
+            bad += 1
+            click.echo(f"occlint: error: {name}: {result['error']}", err=True)
         out.write(dumps(result) + "\n")
     out.flush()
+    if bad:
+        raise click.exceptions.Exit(2)
 
 
 def _pct(x: float) -> str:

@@ -17,6 +17,8 @@ Examples:
   occlint gamma.hsaco --device w7800 --block 256 --grid 1000
   occlint build/ --device h100 --format sarif -o occlint.sarif
   occlint libkernels.so --device mi300x --select OCC,SPL --ignore SPL102
+  occlint trace.pt.trace.json.gz build/   # a profiler trace, joined to its binaries
+  occlint src/ --device w7800             # CUDA / HIP sources: their launch sites
 \b
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage, configuration or
 unreadable input (nothing analysed) or internal error.
@@ -114,8 +116,10 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
           write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
           isolated, color, quiet, jobs, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
-    executables or libraries that embed them; and CUDA / HIP sources (.cu .cuh .hip .cpp
-    .cc .cxx .h .hpp): their kernel launches. Report findings and launch advice."""
+    executables or libraries that embed them; profiler traces (PyTorch profiler / Kineto
+    JSON, rocprofv3 CSV / JSON / rocpd database, Nsight Systems SQLite export): every
+    launch on its real grid and block; and CUDA / HIP sources (.cu .cuh .hip .cpp .cc .cxx
+    .h .hpp): their kernel launches. Report findings and launch advice."""
     from occlint.pipeline.run import Options, execute
 
     opts = Options(

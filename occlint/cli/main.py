@@ -27,12 +27,24 @@ LAZY_COMMANDS = {
 }
 
 SHORT_HELP = {
-    "check": "Analyse GPU binaries (the default command).",
+    "check": "Analyse GPU binaries, profiler traces and CUDA / HIP sources (the default).",
     "calc": "What-if occupancy calculator (no binary needed).",
     "devices": "List the devices occlint knows.",
     "rule": "Explain a rule, or list all rules.",
     "validate": "Run a kernel on this machine's GPU and compare with the predictions.",
 }
+
+
+def _reject_mistyped_command(word: str) -> None:
+    """``occlint devcies``: a first argument that is no file but looks like a command."""
+    import difflib
+
+    if word.startswith("-") or os.path.lexists(word):
+        return
+    close = difflib.get_close_matches(word, LAZY_COMMANDS, n=1, cutoff=0.7)
+    if close:
+        raise click.UsageError(f"{word}: no such file, directory or command; "
+                               f"did you mean 'occlint {close[0]}'?")
 
 
 class OcclintGroup(click.Group):
@@ -43,6 +55,7 @@ class OcclintGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in LAZY_COMMANDS and args[0] not in ctx.help_option_names
                         and args[0] != "--version"):
+            _reject_mistyped_command(args[0] if args else "-")
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
@@ -70,12 +83,16 @@ class OcclintGroup(click.Group):
 @click.version_option(__version__, "--version", prog_name="occlint",
                       message="%(prog)s %(version)s")
 def cli() -> None:
-    """Static occupancy and launch-advice linter for AMD and NVIDIA GPU kernels.
+    """Static occupancy and launch-advice linter for AMD and NVIDIA GPU kernels: reads GPU
+    binaries, profiler traces (PyTorch profiler, rocprofv3, Nsight Systems) and CUDA / HIP
+    sources.
 
     \b
     Examples:
       occlint kernel.hsaco --device w7800
       occlint build/ --device h100 --format sarif -o occlint.sarif
+      occlint trace.pt.trace.json.gz                 # every launch of a profiled run
+      occlint src/kernels.cu --device h100           # the launches in a source file
       occlint calc --arch sm_90 --registers 32 --shared 4096 --block 256
       occlint devices
     """

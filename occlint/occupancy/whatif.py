@@ -59,6 +59,10 @@ def evaluate(req: dict[str, Any], db: DeviceDb) -> dict[str, Any]:
         raise CalcError(f"unknown key {unknown[0]!r}")
     device = resolve_target(req, db)
     block = _int(req, "block", minimum=1)
+    limit = _max_block(device)
+    if block > limit:
+        raise CalcError(f"block of {block} threads exceeds {limit}, the most a block can have "
+                        f"on {device.arch_name}")
     if isinstance(device.arch, NvArch):
         wrong = sorted(k for k in AMD_KEYS if req.get(k) is not None)
         if wrong:
@@ -68,6 +72,11 @@ def evaluate(req: dict[str, Any], db: DeviceDb) -> dict[str, Any]:
     if wrong:
         raise CalcError(f"'{wrong[0]}' applies to NVIDIA targets, not {device.arch_name}")
     return _amd(req, device, block)
+
+
+def _max_block(device: Device) -> int:
+    arch = device.arch
+    return arch.max_threads_per_block if isinstance(arch, NvArch) else arch.max_workgroup_size
 
 
 def _header(device: Device) -> dict[str, Any]:
@@ -82,6 +91,9 @@ def _nvidia(req: dict[str, Any], device: Device, block: int) -> dict[str, Any]:
     arch = device.arch
     assert isinstance(arch, NvArch)
     registers = _int(req, "registers")
+    if registers > arch.max_regs_per_thread:
+        raise CalcError(f"{registers} registers per thread exceed the "
+                        f"{arch.max_regs_per_thread} a thread can be allocated on {arch.name}")
     static = _int(req, "shared", 0)
     dynamic = _int(req, "dynamic_shared", 0)
     carveout = req.get("carveout", -1)

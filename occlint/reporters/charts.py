@@ -47,8 +47,10 @@ from occlint.model.kernel import AmdResources, Kernel, NvResources
 from occlint.occupancy import amd, nvidia, steps
 
 # Geometry of one chart (pixels): the SVG box and the plot area inside it.
-WIDTH, HEIGHT = 280, 160
-LEFT, RIGHT, TOP, BOTTOM = 34, 270, 22, 128
+# Room on the left for the y ticks and the y-axis title, on the right for half of the last
+# x tick's label ("128KiB"), below for the x ticks and the x-axis title.
+WIDTH, HEIGHT = 360, 186
+LEFT, RIGHT, TOP, BOTTOM = 48, 330, 22, 150
 
 # Colours (presentation attributes; they survive a CSP that blocks all CSS).
 CURVE = "#1c7ed6"
@@ -87,6 +89,7 @@ class Chart:
     limiter: bool  # the resource limits the kernel now (title drawn red)
     path: str  # the curve, as SVG path data in pixel coordinates
     caption: str  # the chart in one or two sentences (also the accessible description)
+    y_label: str = ""  # waves/SIMD, warps/SM, time vs best
     x_ticks: list[tuple[int, str]] = field(default_factory=list)
     y_ticks: list[tuple[int, str]] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
@@ -95,6 +98,7 @@ class Chart:
     shade_label: str = ""
     stroke_width: float = 2
     frame: str = ""  # id of the shared frame (axes, ticks, titles) the template draws once
+    body: str = ""  # id of the shared drawing (the page draws identical charts once)
     # The data behind the marks, in the chart's own units: (x, y) or None.
     current: tuple[float, float] | None = None
     gain: tuple[int, int] | None = None  # next step up: largest smaller x with a higher y
@@ -103,7 +107,7 @@ class Chart:
 
     def frame_key(self) -> tuple:
         """What the chart's frame is drawn from: equal keys share one ``<use>``d frame."""
-        return (self.title, self.limiter, self.x_label, tuple(self.x_ticks),
+        return (self.title, self.limiter, self.x_label, self.y_label, tuple(self.x_ticks),
                 tuple(self.y_ticks))
 
 
@@ -397,7 +401,7 @@ def _resource_chart(key: str, title: str, x_label: str, f: Callable[[int], int],
     markers.append(Marker("current", px(current), py(now),
                           f"current: {show(current)} {unit}, {now} {metric}"))
     caption = f"Now {show(current)} {unit}: {now} {metric}. " + " ".join(sentences)
-    return Chart(key=key, title=title, x_label=x_label, limiter=limiter,
+    return Chart(key=key, title=title, x_label=x_label, y_label=metric, limiter=limiter,
                  path=_step_path(list(levels), hi, px, py), caption=caption.strip(),
                  x_ticks=_x_ticks(0, hi, px, as_bytes), y_ticks=_y_ticks(ymax, py),
                  markers=markers, guides=guides, current=(current, now), gain=gain,
@@ -419,7 +423,7 @@ def _block_chart(sweep: list[tuple[int, int]], current: int, now: int, best: int
     markers.append(Marker("current", px(current), py(now), f"current: block {current}, "
                                                            f"{now} {metric}"))
     return Chart(key="block", title="Occupancy vs block size", x_label="threads per block",
-                 limiter=limiter, path=_poly_path(sweep, px, py),
+                 y_label=metric, limiter=limiter, path=_poly_path(sweep, px, py),
                  caption=(caption + (" " + note if note else "")).strip(),
                  x_ticks=_x_ticks(0, hi, px), y_ticks=_y_ticks(ymax, py), markers=markers,
                  current=(current, now), best=(best, value) if value is not None else None)
@@ -587,7 +591,8 @@ def grid_chart(k: dict[str, Any]) -> Chart | None:
                f"{target:,} ({factor:g}× the device's wave slots); the device holds "
                f"{concurrent:,} blocks at once.{tail_note}")
     return Chart(key="grid", title="Predicted time vs grid size", x_label="blocks per grid "
-                 "(log scale)", limiter=now > 1.1, path=_poly_path(points, px, py),
+                 "(log scale)", y_label="time vs best", limiter=now > 1.1,
+                 path=_poly_path(points, px, py),
                  caption=caption, x_ticks=ticks, y_ticks=y_ticks, markers=markers,
                  guides=guides, shade=(LEFT, px(target)),
                  shade_label=f"below {factor:g}× target", stroke_width=1.25,

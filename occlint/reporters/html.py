@@ -24,12 +24,16 @@ from typing import Any
 
 from markupsafe import Markup
 
+from occlint.model.demangle import demangle
 from occlint.reporters import charts as charts_mod
 from occlint.reporters import text as text_mod
 
 SEVERITIES = ("error", "warning", "info")
 # Kernel details are expanded by default in small reports only (big ones stay light).
 OPEN_DETAILS_UP_TO = 10
+# Names longer than this may be clamped (three lines in tables, two in closed details): the
+# element's title then holds the whole name.
+LONG_NAME = 60
 
 
 @cache
@@ -189,6 +193,9 @@ def _rule_docs(codes: list[str]) -> dict[str, Any]:
 
 SEVERITY_COLOR = {"error": "#c92a2a", "warning": "#e67700", "info": "#1971c2", "none": "#2f9e44"}
 CHART_KERNELS = 20  # bars in the GPU-time chart; the rest are summed in one bar
+# The GPU-time chart: 1200 px wide; the longest bar 380 px, its label after it in at most
+# GPU_LABEL_CHARS characters of 12 px text (at most about 7 px each in DejaVu Sans).
+GPU_CHART_WIDTH, GPU_BAR_WIDTH, GPU_LABEL_CHARS = 1200, 380, 110
 
 
 def _worst_severity(findings: list[dict[str, Any]]) -> str:
@@ -211,6 +218,7 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     for i, r in enumerate(records):
         occ = r["occupancy"]
         rows.append({"r": r, "id": f"launch-{i}", "worst": _worst_severity(r["findings"]),
+                     "name": demangle(r["kernel"]),
                      "shape": f"{launch_dims(r['grid'])} × {launch_dims(r['block'])}",
                      "occupancy": occ["occupancy"] if occ else None,
                      "total": _us(r["total_ns"]), "stake": _us(r["time_at_stake_ns"]),
@@ -228,14 +236,21 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
         kernels.append({"name": f"{len(rest)} other kernels", "trace": "",
                         "ns": sum(k["ns"] for k in rest), "findings": []})
     top = max((k["ns"] for k in kernels), default=0) or 1
+    several = len({r["trace"] for r in records}) > 1
     bars = []
     for i, k in enumerate(kernels):
         worst = _worst_severity(k["findings"])
-        bars.append({"y": 22 * i, "width": round(560 * k["ns"] / top, 1), "color":
-                     SEVERITY_COLOR[worst], "worst": worst, "label": k["name"][:90],
-                     "title": k["name"], "time": _us(k["ns"])})
+        where = f" — {k['trace'].rsplit('/', 1)[-1]}" if several and k["trace"] else ""
+        label = f"{_us(k['ns'])} · {demangle(k['name'])}"
+        room = GPU_LABEL_CHARS - len(where)  # the kernel name gives way to the trace's
+        label = (label if len(label) <= room else label[:room - 1] + "…") + where
+        bars.append({"y": 22 * i, "width": round(GPU_BAR_WIDTH * k["ns"] / top, 1),
+                     "color": SEVERITY_COLOR[worst], "worst": worst, "label": label,
+                     "title": demangle(k["name"]) + (f" ({k['trace']})" if several else ""),
+                     "time": _us(k["ns"])})
     summary = doc["summary"].get("launches") or {}
     return {"rows": rows, "bars": bars, "height": 22 * len(bars) + 4,
+            "width": GPU_CHART_WIDTH, "several_traces": several,
             "summary": summary, "kernel_time": _us(summary.get("kernel_time_ns", 0)),
             "stake": _us(summary.get("time_at_stake_ns", 0)),
             "with_findings": _us(summary.get("time_with_findings_ns", 0)),
@@ -265,6 +280,8 @@ def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
             if key not in frames:
                 frames[key] = (f"frame-{len(frames)}", c)
             c.frame = frames[key][0]
+    drawings = _shared_drawings([c for v in views for c in v["charts"]])
+    details = _identical_details(views)
     summary = doc["summary"]
     findings = summary.get("findings") or {"total": 0, "by_severity": {}, "by_rule": []}
     by_severity = {s: findings["by_severity"].get(s, 0) for s in SEVERITIES}
@@ -283,15 +300,47 @@ def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
         "doc": doc, "version": doc["tool"]["version"], "summary": summary,
         "by_severity": by_severity, "total_findings": total, "bar": bar, "by_rule": by_rule,
         "rules": _rule_docs([r["rule"] for r in by_rule]),
-        "kernels": views, "open": len(views) <= OPEN_DETAILS_UP_TO,
-        "frames": list(frames.values()),
+        "kernels": views, "details": details, "open": len(views) <= OPEN_DETAILS_UP_TO,
+        "frames": list(frames.values()), "drawings": drawings,
         "devices": devices, "vendors": sorted({k["vendor"] for k in doc["kernels"]}),
         "input_findings": doc.get("findings", []), "errors": doc.get("errors", []),
         "artifacts": doc.get("artifacts", []), "baseline": doc.get("baseline"),
         "settings": doc.get("settings") or {},
         "launches": launch_views(doc),
-        "js": _asset("report.js"), **chart_style(),
+        "js": _asset("report.js"), "long_name": LONG_NAME, **chart_style(),
     }
+
+
+def _identical_details(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The kernels whose details would read the same but for the file — one kernel built
+    into several containers or libraries — share one section: the first one's, listing the
+    others' files (each with its own anchor). Sets ``also`` on the views shown."""
+    shown: dict[tuple, dict[str, Any]] = {}
+    for v in views:
+        k = v["k"]
+        key = (v["title"], v["where"], k["name"], tuple(v["resources"]), v["occupancy_line"],
+               v["advice_line"], tuple(v["steps"]), tuple(k["notes"]), v["chart_note"],
+               tuple((f["rule"], f["severity"], f["message"], f.get("advice"))
+                     for f in k["findings"]),
+               tuple((c.key, c.frame, c.body, c.caption) for c in v["charts"]))
+        first = shown.setdefault(key, v)
+        first.setdefault("also", [])
+        if first is not v:
+            first["also"].append(v)
+    return list(shown.values())
+
+
+def _shared_drawings(charts: list[charts_mod.Chart]) -> list[tuple[str, Markup]]:
+    """Identical chart drawings (curve, marks, guides: kernels of one resource profile on one
+    device) drawn once as ``<g id>`` and ``<use>``d by each chart (``Chart.body``): the
+    page of a library of thousands of kernels holds each distinct chart once."""
+    macro = environment().get_template("chart.svg.j2").make_module().drawing
+    style = chart_style()
+    ids: dict[str, str] = {}
+    for c in charts:
+        drawing = str(macro(c, style["geometry"], style["colors"]))
+        c.body = ids.setdefault(drawing, f"c-{len(ids)}")
+    return [(i, Markup(d)) for d, i in ids.items()]
 
 
 def chart_style() -> dict[str, Any]:

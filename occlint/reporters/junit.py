@@ -4,17 +4,22 @@ Layout::
 
     <testsuites name="occlint" tests= failures= errors=>
       <testsuite name="build/k.hsaco" tests= failures= errors=>    one per input file
-        <testcase classname="build/k.hsaco" name="k(float*) [gfx942] @ MI300X">
-          <failure type="OCC101" message="...">details</failure>  per finding >= fail_on
-          <system-out>findings below fail_on</system-out>
+        <testcase classname="build/k.hsaco"
+                  name="k(float*) [gfx942] @ MI300X: OCC101 vgpr-limited">
+          <failure type="OCC101" message="...">details</failure>  one per finding >= fail_on
+          <system-out>findings below fail_on</system-out>           (on the kernel's first)
         </testcase>
+        <testcase name="k2(int) [gfx942] @ MI300X"/>               a kernel without failures
         <testcase name="BIN103 llvm-bitcode [entry]"/>            input-level findings
         <testcase name="read [entry]"><error message="..."/></testcase>
                                                  input errors with no IO101 finding
 
-One testcase per kernel record (kernel x device); it fails with one ``failure`` per finding
-at or above the run's ``fail_on`` (none when it is ``never``) and passes otherwise. The
-``failures`` attributes count failed testcases (the JUnit convention), not findings.
+Per kernel record (kernel x device) and per launch group of a trace: one testcase for each
+finding at or above the run's ``fail_on`` (none when it is ``never``), named after the
+kernel and the rule, with its one ``failure``; one passing testcase when there is none. A
+testcase never holds two failures (test viewers show one per case). The ``failures``
+attributes count failed testcases (the JUnit convention), which here equals the failing
+findings.
 Built with xml.etree (escaping for free); characters XML 1.0 cannot carry are replaced.
 No timestamps or durations: the output is deterministic.
 """
@@ -63,19 +68,27 @@ class _Suite:
         return ET.SubElement(self.element, "testcase",
                              {"classname": _x(classname), "name": _x(name)})
 
-    def add_findings(self, case: ET.Element, findings: list[dict[str, Any]],
+    def add_findings(self, classname: str, name: str, findings: list[dict[str, Any]],
                      fail_on: str) -> None:
+        """One testcase per finding at or above ``fail_on``, each with its one ``failure``
+        (named ``NAME: RULE rule-name``), or one passing testcase ``NAME`` when none is; the
+        findings below ``fail_on`` go to the first testcase's ``system-out``."""
         failing = [f for f in findings if _fails(f["severity"], fail_on)]
+        cases = [self.failed_case(classname, f"{name}: {f['rule']} {f['name']}", f)
+                 for f in failing]
+        first = cases[0] if cases else self.case(classname, name)
         passing = [f for f in findings if not _fails(f["severity"], fail_on)]
-        for f in failing:
-            failure = ET.SubElement(case, "failure", {"type": _x(f["rule"]),
-                                                      "message": _x(f["message"])})
-            failure.text = _x(_details(f))
-        if failing:
-            self.failures += 1
         if passing:
-            out = ET.SubElement(case, "system-out")
+            out = ET.SubElement(first, "system-out")
             out.text = _x("\n".join(_details(f) for f in passing))
+
+    def failed_case(self, classname: str, name: str, f: dict[str, Any]) -> ET.Element:
+        case = self.case(classname, name)
+        failure = ET.SubElement(case, "failure", {"type": _x(f["rule"]),
+                                                  "message": _x(f["message"])})
+        failure.text = _x(_details(f))
+        self.failures += 1
+        return case
 
     def finish(self) -> ET.Element:
         self.element.set("tests", str(self.tests))
@@ -106,16 +119,14 @@ def junit_tree(doc: dict[str, Any]) -> ET.Element:
     for i in doc.get("inputs") or []:
         suite(i["path"])
     for k in doc.get("kernels") or []:
-        s = suite(k["file"])
-        case = s.case(repo_path(k["file"]), _kernel_case_name(k))
-        s.add_findings(case, k.get("findings") or [], fail_on)
+        suite(k["file"]).add_findings(repo_path(k["file"]), _kernel_case_name(k),
+                                      k.get("findings") or [], fail_on)
     for launch in doc.get("launches") or []:
         s = suite(launch["trace"])
         name = (f"{launch['kernel']} <<<{launch_dims(launch['grid'])}, "
                 f"{launch_dims(launch['block'])}>>> x{launch['count']}"
                 + (f" @ {launch['device']}" if launch.get("device") else ""))
-        case = s.case(repo_path(launch["trace"]), name)
-        s.add_findings(case, launch.get("findings") or [], fail_on)
+        s.add_findings(repo_path(launch["trace"]), name, launch.get("findings") or [], fail_on)
     io_reported = set()
     for f in doc.get("findings") or []:
         s = suite(f["file"])
@@ -123,11 +134,14 @@ def junit_tree(doc: dict[str, Any]) -> ET.Element:
         if f.get("line") is not None:  # a source launch site: where it is
             name = f"{f['rule']} {f['name']} at {f['line']}:{f['column']}" + (
                 f" ({f['kernel']})" if f.get("kernel") else "")
-        case = s.case(repo_path(f["file"]), name)
+        if _fails(f["severity"], fail_on):
+            case = s.failed_case(repo_path(f["file"]), name, f)
+        else:
+            case = s.case(repo_path(f["file"]), name)
+            ET.SubElement(case, "system-out").text = _x(_details(f))
         if f.get("line") is not None:
             case.set("file", _x(repo_path(f["file"])))
             case.set("line", str(f["line"]))
-        s.add_findings(case, [f], fail_on)
         if f["rule"] == "IO101":
             io_reported.add((f["file"], f.get("entry"), f["message"]))
     for e in doc.get("errors") or []:

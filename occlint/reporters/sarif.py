@@ -1,7 +1,8 @@
 """``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF consumers.
 
-One run, ``tool.driver`` carrying every enabled or firing rule with its documentation, one
-result per finding. The choices GitHub code scanning needs:
+One run, ``tool.driver`` listing every enabled or firing rule — the firing ones with their
+documentation (``fullDescription``, ``help``), the others by name and summary, which keeps
+the log small — and one result per finding. The choices GitHub code scanning needs:
 
 * ``locations[0].physicalLocation.artifactLocation.uri`` is the input file as a
   repo-relative POSIX path (relative to the working directory when the file is inside
@@ -174,8 +175,10 @@ def _help_text(rule) -> str:
 
 
 def rule_descriptor(code: str, rule, fallback: dict[str, Any] | None = None,
-                    severity: str | None = None) -> dict[str, Any]:
-    """A ``reportingDescriptor``; ``severity`` is a configured override of the default."""
+                    severity: str | None = None, full: bool = True) -> dict[str, Any]:
+    """A ``reportingDescriptor``; ``severity`` is a configured override of the default.
+    ``full``: with the rule's documentation (``fullDescription``, ``help``) — for the rules
+    that fire; the others enabled in the run are listed by name and summary only."""
     if rule is None:  # a finding of a rule this version does not register
         name = (fallback or {}).get("name") or code
         severity = (fallback or {}).get("severity", "warning")
@@ -193,16 +196,18 @@ def rule_descriptor(code: str, rule, fallback: dict[str, Any] | None = None,
     tags = ["gpu", "performance" if family not in ("BIN", "IO") else "correctness",
             *FAMILY_TAGS.get(family, [])]
     what = rule.docs.get("What it does", "")
-    return {
+    out: dict[str, Any] = {
         "id": code,
         "name": rule.name,
         "shortDescription": {"text": _one_line(rule.summary)},
-        "fullDescription": {"text": _one_line(f"{rule.summary} {what}".strip())},
-        "help": {"text": _help_text(rule), "markdown": rule.markdown()},
-        "defaultConfiguration": {"level": LEVEL[severity]},
-        "properties": {"tags": tags, "precision": PRECISION,
-                       "problem.severity": PROBLEM_SEVERITY[severity]},
     }
+    if full:
+        out["fullDescription"] = {"text": _one_line(f"{rule.summary} {what}".strip())}
+        out["help"] = {"text": _help_text(rule), "markdown": rule.markdown()}
+    out["defaultConfiguration"] = {"level": LEVEL[severity]}
+    out["properties"] = {"tags": tags, "precision": PRECISION,
+                         "problem.severity": PROBLEM_SEVERITY[severity]}
+    return out
 
 
 def region(f: dict[str, Any]) -> dict[str, int]:
@@ -274,7 +279,8 @@ def sarif_log(doc: dict[str, Any], max_results: int = MAX_RESULTS,
     firing = {f["rule"]: f for f in reversed(findings)}
     codes = sorted(enabled_rules(doc) | set(firing))
     overrides = (doc.get("settings") or {}).get("severity") or {}
-    rules = [rule_descriptor(c, registry.get(c), firing.get(c), overrides.get(c)) for c in codes]
+    rules = [rule_descriptor(c, registry.get(c), firing.get(c), overrides.get(c),
+                             full=c in firing) for c in codes]
     index = {c: i for i, c in enumerate(codes)}
 
     kept = most_severe(findings, max_results)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from occlint.model.demangle import demangle
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
 from occlint.reporters.units import duration as _us
 from occlint.reporters.units import launch_dims as _dims
@@ -43,7 +44,7 @@ BLOCK_SOURCES = {
     "max_flat_workgroup_size": "max flat workgroup size",
     "reqntid": "required block size",
     "launch_bounds": "launch bound",
-    "max_potential_block_size": "best block size; pass --block",
+    "max_potential_block_size": "CUDA's max-potential block size; pass --block",
 }
 
 
@@ -91,12 +92,18 @@ def occupancy_line(k: dict[str, Any]) -> str:
     return f"{block}: {core}; limited by {', '.join(o['limiters'])}"
 
 
+def _kernel_name(f: dict[str, Any], name: str | None = None) -> str:
+    """The kernel as the tables show it, demangled: ``name`` where the caller knows it (a
+    launch group's kernel: the trace's demangled name)."""
+    return _safe(demangle(name or f["demangled"] or f["kernel"]))
+
+
 def finding_line(f: dict[str, Any], color: bool, show_device: bool,
-                 suppressed: bool = False) -> str:
+                 suppressed: bool = False, name: str | None = None) -> str:
     fg, bold = SEVERITY_STYLE.get(f["severity"], (None, False))
     if f.get("line") is not None:  # a source location: ruff's path:line:col: CODE
         where = _safe(f"{f['file']}:{f['line']}:{f['column']}")
-        who = f"{_safe(f['demangled'] or f['kernel'])}" if f.get("kernel") else ""
+        who = _kernel_name(f) if f.get("kernel") else ""
         if who and show_device and f.get("device"):
             who += f" @ {_safe(f['device'])}"
         help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
@@ -105,7 +112,7 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
                 f"{_style(label, color, fg, bold)}: {who + ': ' if who else ''}"
                 f"{_safe(f['message'])}{help_text}")
     where = _safe(f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else ""))
-    kernel = f": {_safe(f['demangled'] or f['kernel'])}" if f["kernel"] else ""
+    kernel = f": {_kernel_name(f, name)}" if f["kernel"] else ""
     launch = f.get("launch")
     if launch:
         kernel += f" <<<{_dims(launch['grid'])}, {_dims(launch['block'])}>>>"
@@ -186,7 +193,7 @@ def _launch_row(r: dict[str, Any], total: float) -> str:
     share = (s["high_ns"] / total if s and total else 0.0)
     codes = ",".join(r["finding_codes"])
     return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
-            f"{occ_text:>9}  {waves:>5}  {_safe(r['kernel'])[:80]}"
+            f"{occ_text:>9}  {waves:>5}  {_safe(demangle(r['kernel']))[:80]}"
             + (f"  [{codes}]" if codes else ""))
 
 
@@ -219,8 +226,11 @@ def advice_line(k: dict[str, Any]) -> str | None:
     a = k.get("advice") or {}
     parts = []
     if a.get("recommended_block"):
+        why = ""
+        if a["recommended_block"] != (k["occupancy"] or {}).get("block_size"):
+            why = f": {_safe(a['recommended_reason'])}" if a.get("recommended_reason") else ""
         parts.append(f"block {a['recommended_block']} (best occupancy "
-                     f"{_pct(a['best_occupancy'])})")
+                     f"{_pct(a['best_occupancy'])}{why})")
     over = a.get("oversubscription")
     if (a.get("grid_stride") or {}).get("applies") is False:
         parts.append(f"no grid-stride grid: {a['grid_stride']['reason']}")
@@ -260,7 +270,8 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     show_device = len(doc["devices"]) > 1
     lines: list[str] = []
     for f in doc.get("findings", []):
-        lines.append(finding_line(f, color, show_device))
+        if f["rule"] != "IO101":  # unreadable inputs: one line each on stderr already
+            lines.append(finding_line(f, color, show_device))
     if options.get("show_suppressed"):
         for source in doc.get("sources") or []:
             for f in source.get("suppressed") or []:
@@ -269,7 +280,7 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
         for f in k["findings"]:
             lines.append(finding_line(f, color, show_device))
     for r in doc.get("launches", []):
-        lines.extend(finding_line(f, color, show_device) for f in r["findings"]
+        lines.extend(finding_line(f, color, show_device, name=r["kernel"]) for f in r["findings"]
                      if options.get("show_all") or (f["severity"] != "info"
                      and (yours(r) or f["rule"] == "LCH201")))
     if quiet:
@@ -300,11 +311,8 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     s = doc["summary"]
     counts = s.get("findings", {}).get("by_severity", {})
     found = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in counts.items() if n)
-    lines.append("")
-    sites = sum(len(x["launches"]) for x in doc.get("sources") or [])
-    if doc.get("sources"):
-        lines.append(f"{sites} launch site{'s' if sites != 1 else ''} in "
-                     f"{len(doc['sources'])} source file{'s' if len(doc['sources']) != 1 else ''}")
+    if lines:
+        lines.append("")
     traced = s.get("launches")
     if traced:
         idle = traced["launch_overhead_idle_ns"]
@@ -314,17 +322,39 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
             + (f" and {_us(idle)} idle between launches" if idle else "") + "), of which "
             f"{_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
             "yours to change (your kernels, launch overhead)")
-    launches = (f"{traced['launches']:,} launch{'es' if traced['launches'] != 1 else ''} "
-                "and " if traced else "")
-    lines.append(f"{launches}{s['kernels']} kernel{'s' if s['kernels'] != 1 else ''} in "
-                 f"{s['inputs']} input{'s' if s['inputs'] != 1 else ''}: "
-                 + (found or "no findings")
-                 + (f" ({doc['baseline']['suppressed']} in the baseline)"
-                    if doc.get("baseline") else ""))
+    lines.append(_summary_line(doc, found))
     skipped = s.get("skipped", 0)
     if skipped:
         lines.append(f"skipped: {skipped} file{'s' if skipped != 1 else ''} without GPU code")
     return "\n".join(lines) + "\n"
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def _summary_line(doc: dict[str, Any], found: str) -> str:
+    """What was read — launches of traces, launch sites of sources, kernels of binaries —
+    and what was found: "129 launches (8 launch groups) in 1 input: 5 warnings"."""
+    s = doc["summary"]
+    traced, sources = s.get("launches"), doc.get("sources") or []
+    sites = _count(sum(len(x["launches"]) for x in sources), "launch site")
+    files = _count(len(sources), "source file")
+    if sources and not traced and not s["kernels"] and s["inputs"] == len(sources):
+        read = f"{sites} in {files}"  # nothing but sources
+    else:
+        parts = []
+        if traced:
+            parts.append(f"{_count(traced['launches'], 'launch', 'launches')} "
+                         f"({_count(traced['groups'], 'launch group')})")
+        if sources:
+            parts.append(f"{sites} ({files})")
+        if s["kernels"] or not parts:
+            parts.append(_count(s["kernels"], "kernel"))
+        read = f"{' and '.join(parts)} in {_count(s['inputs'], 'input')}"
+    baseline = (f" ({doc['baseline']['suppressed']} in the baseline)"
+                if doc.get("baseline") else "")
+    return f"{read}: {found or 'no findings'}{baseline}"
 
 
 def _param(p: dict[str, Any] | None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from occlint.judgement.advice import balanced_block
 from occlint.model.kernel import AmdResources
 from occlint.occupancy import amd, nvidia
-from occlint.rules.registry import kernel_finding, rule
+from occlint.rules.registry import kernel_finding, plural, rule
 
 # On launches read from traces (every real grid, most not multiples of the unit count), the
 # unit tail is reported only from this estimated cost up.
@@ -190,7 +190,7 @@ def grid_tail(report, ctx):
     if report.block_source == "trace" and grid["cost"] < TRACE_MIN_TAIL_COST:
         return
     n, unit = grid["units"], ctx.advice["capacity"]["unit"]
-    most = grid["max_blocks_per_unit"]
+    most, busy = grid["max_blocks_per_unit"], grid["busy_units"]
     nearest = " or ".join(str(g) for g in grid["nearest_balanced"])
     advice = f"use a grid of {nearest} blocks"
     if report.launch.body != "grid-stride":  # a grid change alone would drop elements
@@ -205,9 +205,10 @@ def grid_tail(report, ctx):
     yield kernel_finding(
         "LCH101", report,
         f"grid of {report.launch.grid} blocks is not a multiple of the {n} {unit}s of "
-        f"{_device(report)}: {grid['busy_units']} {unit}s run {most} blocks while "
-        f"{n - grid['busy_units']} run {most - 1}: an estimated {_pct(grid['cost'])} longer "
-        "than a balanced grid (tail effect)", advice=advice,
+        f"{_device(report)}: {busy} {plural(busy, unit)} {'runs' if busy == 1 else 'run'} "
+        f"{most} {plural(most, 'block')} while {n - busy} "
+        f"{'runs' if n - busy == 1 else 'run'} {most - 1}: an estimated {_pct(grid['cost'])} "
+        "longer than a balanced grid (tail effect)", advice=advice,
         grid=report.launch.grid, units=n, cost=grid["cost"],
         nearest_balanced=grid["nearest_balanced"])
 
@@ -237,7 +238,8 @@ def grid_too_small(report, ctx):
     recommended = ctx.advice["oversubscription"]["recommended_grid"]
     yield kernel_finding(
         "LCH102", report,
-        f"grid of {grid} blocks leaves {n - grid} of {n} {unit}s of {_device(report)} idle "
+        f"grid of {grid} {plural(grid, 'block')} leaves {n - grid} of {n} {unit}s of "
+        f"{_device(report)} idle "
         f"(up to {_pct((n - grid) / n)} of the device unused)",
         advice=f"launch at least {n} blocks" + (f"; a grid-stride kernel: {recommended}"
                                                  if recommended else ""),
@@ -280,7 +282,8 @@ def grid_below_oversubscription(report, ctx):
     recommended = over["recommended_grid"]
     yield kernel_finding(
         "LCH103", report,
-        f"grid of {grid} blocks ({waves:,} {word}) is below the oversubscription target of "
+        f"grid of {grid} {plural(grid, 'block')} ({waves:,} {plural(waves, word[:-1])}) is "
+        "below the oversubscription target of "
         f"{over['factor']:g}x the {slots:,} {word[:-1]} slots of {_device(report)} "
         f"({over['target_waves']:,} {word}) that memory-bound grid-stride kernels need",
         advice=("if this kernel is a grid-stride loop, " if traced else "")
@@ -315,6 +318,6 @@ def problem_tail(report, ctx):
     yield kernel_finding(
         "LCH104", report,
         f"{problem['size']:,} elements at one per thread: grid of {problem['grid']} blocks "
-        f"= {problem['device_waves']:g} full-device waves of blocks on {_device(report)}; "
+        f"= {problem['device_waves']:.2f} full-device waves of blocks on {_device(report)}; "
         f"tail efficiency {_pct(problem['tail_efficiency'])}", **problem)
 

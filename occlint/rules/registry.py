@@ -84,6 +84,11 @@ def _parse_docs(doc: str) -> tuple[str, dict[str, str]]:
     return summary, docs
 
 
+def plural(n: int, noun: str) -> str:
+    """``noun`` for one, ``noun + "s"`` otherwise: "1 SM", "2 SMs"."""
+    return noun if n == 1 else noun + "s"
+
+
 def rule(code: str, name: str, severity: Severity,
          scope: Literal["kernel", "input", "stream", "source"] = "kernel"):
     def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from occlint.occupancy import amd
-from occlint.rules.registry import RULES, Finding, kernel_finding, rule
+from occlint.rules.registry import RULES, Finding, kernel_finding, plural, rule
 
 # Nsight Compute's tail-effect rule reports a partial last wave from this share up.
 PARTIAL_WAVE_MIN_SHARE = 0.2
@@ -59,8 +59,8 @@ def partial_wave(report, ctx):
         "LCH105", report,
         f"grid of {report.launch.grid} blocks is {waves:.2f} waves of the {capacity} blocks "
         f"{report.device.name} runs at once: {full} full wave{'s' if full > 1 else ''} and a "
-        f"partial wave of {partial} blocks, which may account for up to {100 * share:.1f}% "
-        "of the runtime (tail effect)",
+        f"partial wave of {partial} {plural(partial, 'block')}, which may account for up to "
+        f"{100 * share:.1f}% of the runtime (tail effect)",
         advice=f"use a grid of whole waves ({whole[0]} or {whole[1]} blocks), or more work "
                "per block", grid=report.launch.grid, waves=round(waves, 4), full_waves=full,
         partial_blocks=partial, blocks_per_wave=capacity, partial_share=round(share, 4),

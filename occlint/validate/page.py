@@ -67,7 +67,8 @@ def block_chart(r: dict[str, Any]) -> c.Chart | None:
                f"occlint recommends {rec['block']} ({100 * rec['ratio']:.1f}% of the best, "
                f"block {best['block']}).")
     return c.Chart(key="measured-block", title="Measured time vs block size",
-                   x_label="threads per block", limiter=False, path=path, caption=caption,
+                   x_label="threads per block", y_label="ms (median)", limiter=False,
+                   path=path, caption=caption,
                    x_ticks=c._x_ticks(min(xs), max(xs), px),
                    y_ticks=_ms_ticks(lo_ms, hi_ms, py), markers=markers, guides=guides,
                    stroke_width=1.5)
@@ -105,7 +106,8 @@ def grid_chart(r: dict[str, Any]) -> c.Chart | None:
                f"{rec:,} is {'on' if g['recommended_on_plateau'] else 'not on'} the plateau."
                if g.get("saturation_grid") else "")
     return c.Chart(key="measured-grid", title=f"Measured time vs grid (block {g['block']})",
-                   x_label="blocks per grid (log scale)", limiter=False, path=path,
+                   x_label="blocks per grid (log scale)", y_label="ms (median)",
+                   limiter=False, path=path,
                    caption=f"Teeth after multiples of the {g['units']} units.{jump}{plateau}",
                    x_ticks=ticks, y_ticks=_ms_ticks(lo_ms, hi_ms, py), markers=markers,
                    guides=guides, stroke_width=1.25)
