@@ -19,7 +19,7 @@ from occlint.analysis.sites import MAX_BLOCK_Z, SiteReport, Target
 from occlint.judgement.advice import balanced_block, grid_stride, site_oversubscription, tail
 from occlint.model.source import Param, SourceFile
 from occlint.rules import launch as _launch  # noqa: F401  (registers the LCH rules first)
-from occlint.rules.registry import RULES, Context, Finding, rule, site_rule
+from occlint.rules.registry import RULES, Context, Finding, plural, rule, site_rule
 
 
 def _pct(x: float) -> str:
@@ -149,8 +149,10 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
                          else "keep the grid"))
         yield site_finding(
             "LCH101", s, s.site.grid,
-            f"grid of {grid} blocks is not a multiple of the {n} {t.unit}s of {t.name}: "
-            f"{g['busy_units']} {t.unit}s run {most} blocks while {n - g['busy_units']} run "
+            f"grid of {grid} {plural(grid, 'block')} is not a multiple of the {n} {t.unit}s of "
+            f"{t.name}: {g['busy_units']} {plural(g['busy_units'], t.unit)} "
+            f"{'runs' if g['busy_units'] == 1 else 'run'} {most} {plural(most, 'block')} while "
+            f"{n - g['busy_units']} {'runs' if n - g['busy_units'] == 1 else 'run'} "
             f"{most - 1}: an estimated {_pct(g['cost'])} longer than a balanced grid (tail "
             "effect)", advice=advice, target=t,
             grid=grid, units=n, cost=g["cost"], nearest_balanced=g["nearest_balanced"])
@@ -167,7 +169,8 @@ def site_grid_too_small(s: SiteReport, ctx: Context) -> Iterator[Finding]:
         n = t.units
         yield site_finding(
             "LCH102", s, s.site.grid,
-            f"grid of {grid} blocks leaves {n - grid} of {n} {t.unit}s of {t.name} idle "
+            f"grid of {grid} {plural(grid, 'block')} leaves {n - grid} of {n} {t.unit}s of "
+            f"{t.name} idle "
             f"(up to {_pct((n - grid) / n)} of the device unused)",
             advice=f"launch at least {n} blocks", target=t, grid=grid, units=n)
 
@@ -189,7 +192,8 @@ def site_grid_below_oversubscription(s: SiteReport, ctx: Context
         recommended = over["recommended_grid"]
         yield site_finding(
             "LCH103", s, s.site.grid,
-            f"grid of {grid} blocks ({waves:,} {word}) is below the oversubscription target "
+            f"grid of {grid} {plural(grid, 'block')} ({waves:,} {word}) is below the "
+            "oversubscription target "
             f"of {ctx.settings.oversubscription:g}x the {t.wave_slots:,} {word[:-1]} slots "
             f"of {t.name} ({over['target_waves']:,} {word}) that the memory-bound "
             f"grid-stride kernel {s.site.kernel} needs",
