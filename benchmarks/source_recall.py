@@ -165,7 +165,7 @@ def scan(text: str) -> list[tuple[int, str | None, int | None]]:
 
 def occlint_sites(path: Path) -> dict[str, list[dict]]:
     sys.path.insert(0, str(REPO))
-    from occlint.run import Options, execute
+    from occlint.pipeline.run import Options, execute
 
     doc = execute(Options(paths=[str(path)], jobs=1, isolated=True, exit_zero=True)).doc
     return {s["path"]: s["launches"] for s in doc.get("sources") or []}
