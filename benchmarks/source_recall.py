@@ -126,10 +126,69 @@ class Names:
         return None
 
 
+_CONDITION = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[ \t]*(.*)$")
+_GUARDED = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]*(\S*)[ \t]*$")
+
+
+def dead_lines(code: str) -> set[int]:
+    """1-based lines in branches the file itself rules out, by a line-by-line reading of
+    its own: ``#if 0``, and ``#if N`` / ``#ifdef N`` / ``#ifndef N`` / ``#if defined(N)``
+    where N was #defined (to nothing or an integer) outside every conditional group but
+    include guards (``#ifndef G`` then ``#define G``); every other condition is unknown
+    and all of its branches are live."""
+    fixed: dict[str, int] = {}
+    stack: list[dict] = []  # per group: state of the branch (True/False/None), taken, guard
+    dead: set[int] = set()
+    for number, line in enumerate(code.split("\n"), 1):
+        m = _CONDITION.match(line)
+        if m:
+            kind, arg = m[1], m[2].strip()
+            if kind in ("if", "ifdef", "ifndef"):
+                value = _condition(kind, arg, fixed)
+                stack.append({"state": value, "taken": value is True, "guard": None,
+                              "name": arg if kind == "ifndef" and value is None else None})
+            elif stack and kind in ("elif", "else"):
+                group = stack[-1]
+                group["state"] = False if group["taken"] else (
+                    None if kind == "elif" or group["state"] is None else True)
+                group["taken"] = group["taken"] or group["state"] is True
+                group["name"] = None
+            elif stack and kind == "endif":
+                stack.pop()
+            continue
+        if any(g["state"] is False for g in stack):
+            dead.add(number)
+            continue
+        d = _GUARDED.match(line)
+        if not d:
+            continue
+        if stack and stack[-1]["name"] == d[1] and not d[2]:
+            stack[-1]["guard"] = True  # `#ifndef G` / `#define G`: an include guard
+        elif all(g["guard"] for g in stack) and re.fullmatch(r"\(?\d*\)?", d[2]):
+            fixed[d[1]] = int(d[2].strip("()") or 1)
+    return dead
+
+
+def _condition(kind: str, arg: str, fixed: dict[str, int]) -> bool | None:
+    if kind == "if" and re.fullmatch(r"\(?0\)?", arg):
+        return False
+    m = re.fullmatch(r"(!?)\s*(?:defined\s*\(\s*(\w+)\s*\)|(\w+))", arg) if kind == "if" \
+        else re.fullmatch(r"()(\w+)()", arg)
+    name = (m[2] or m[3]) if m else None
+    if name is None or name not in fixed:
+        return None
+    if kind == "if":
+        value = True if m[2] else bool(fixed[name])
+        return not value if m[1] else value
+    return kind == "ifdef"
+
+
 def scan(text: str) -> list[tuple[int, str | None, int | None]]:
-    """(line, block text, block value) of every launch site the simple scan sees."""
+    """(line, block text, block value) of every launch site the simple scan sees, but
+    those in branches the file rules out (:func:`dead_lines`)."""
     code = blank(text)
     names = Names(code)
+    dead = dead_lines(code)
     wrappers = []  # spans of #define bodies whose launch is of a macro parameter
     for m in _DEFINE.finditer(code):
         params = set(re.findall(r"\w+", m[2] or ""))
@@ -160,7 +219,7 @@ def scan(text: str) -> list[tuple[int, str | None, int | None]]:
             else None
         out.append((code.count("\n", 0, m.start()) + 1, block,
                     names.value(block) if block else None))
-    return sorted(out)
+    return sorted(site for site in out if site[0] not in dead)
 
 
 def occlint_sites(path: Path) -> dict[str, list[dict]]:

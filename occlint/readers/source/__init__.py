@@ -19,6 +19,7 @@ from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel, Sp
 from occlint.readers.source.evaluate import Evaluator
 from occlint.readers.source.lexical import LAUNCH_MARKERS, Layout, blank_ranges
 from occlint.readers.source.parse import Text, captures, parser
+from occlint.readers.source.vendor import includes_hip, vendor_hint
 
 SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
 MAX_SOURCE_BYTES = 4 << 20
@@ -27,7 +28,6 @@ MAX_ERROR_REGIONS = 100
 _MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)")
 _SUPPRESS = re.compile(r"occlint:\s*ignore(?:\[([^\]]*)\])?")
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
-HIP_MARKERS = re.compile(rb"hipLaunch|hip/hip_runtime|__HIP_PLATFORM_AMD__|hipStream_t")
 
 
 def may_launch(data: bytes) -> bool:
@@ -38,15 +38,6 @@ def may_launch(data: bytes) -> bool:
 
 def is_source(path: str | Path) -> bool:
     return str(path).lower().endswith(SUFFIXES)
-
-
-def vendor_hint(path: str, data: bytes) -> str | None:
-    lower = path.lower()
-    if lower.endswith(".hip") or HIP_MARKERS.search(data):
-        return "amd"
-    if lower.endswith((".cu", ".cuh")):
-        return "nvidia"
-    return None
 
 
 def suppressions(text: Text, layout: Layout) -> list[Suppression]:
@@ -272,7 +263,11 @@ def read_source(path: str | Path, display: str) -> SourceFile:
                             vendor_hint=vendor_hint(display, b""))
     else:
         with open(path, "rb") as fh:
-            result = parse_source(fh.read(MAX_SOURCE_BYTES + 1), display)
+            data = fh.read(MAX_SOURCE_BYTES + 1)
+        result = parse_source(data, display)
+        if result.vendor_hint != "amd" and (result.launches or result.kernels) and \
+                includes_hip(str(path), data):
+            result.vendor_hint = "amd"  # through a local header (occlint.readers.source.vendor)
     if len(_CACHE) >= MAX_CACHED:
         _CACHE.clear()
     _CACHE[key] = (stamp, result)

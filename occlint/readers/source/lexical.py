@@ -156,9 +156,11 @@ class Layout:
         for i, d in enumerate(self.directives):
             if d.name == "ifndef" and i + 1 < len(self.directives):
                 after = self.directives[i + 1]
+                # `#ifndef X` / `#define X` with no value; `#define X 1` there is a default
+                # that the command line may override (-DX=0): not known
                 self.groups[d.group].guard = after.name == "define" and \
                     len(self.groups[d.group].branches) == 1 and \
-                    after.arg.split(b"(")[0].split()[:1] == d.arg.split()[:1]
+                    after.arg.split() == d.arg.split()[:1]
 
     def _define(self, d: Directive) -> None:
         m = _WORD.match(d.arg)
