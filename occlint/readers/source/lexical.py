@@ -20,6 +20,7 @@ Nothing here is a preprocessor: no file is included and no macro is expanded.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,10 +28,11 @@ from typing import Any
 _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'', re.S)
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)", re.M)
 _BRACES = re.compile(rb"[{}]")
-LAUNCH_MARKERS = re.compile(rb"<<<|\b(?:hipLaunchKernelGGL|(?:cuda|hip)Launch(?:Cooperative)?"
-                            rb"Kernel(?:ExC?)?)\b")
-KERNEL_MARKER = re.compile(rb"\b__global__\b")
-_FUNCTION_END = re.compile(rb"(?:\)|\bconst|\bnoexcept|\boverride|\bfinal|\bmutable)\s*$")
+# each branch starts with a literal character (no leading \\b): re skips ahead to "<", "h", "c"
+LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
+                            rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?)\b")
+KERNEL_MARKER = re.compile(rb"__global__\b")
+_QUALIFIERS = ([b"const"], [b"noexcept"], [b"override"], [b"final"], [b"mutable"])
 _TRAILING_RETURN = re.compile(rb"\)\s*(?:const\s*)?->\s*[\w:<>,\s*&]+$")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _BLANK = bytes.maketrans(bytes(range(256)), b" " * 10 + b"\n" + b" " * 245)
@@ -184,8 +186,6 @@ class Layout:
 
     def directive_at(self, position: int) -> Directive | None:
         """The directive whose lines hold ``position``, if any."""
-        import bisect
-
         i = bisect.bisect_right(self._starts(), position) - 1
         if i >= 0 and self.directives[i].start <= position <= self.directives[i].end:
             return self.directives[i]
@@ -312,6 +312,7 @@ class Layout:
         keep.sort()
         out: list[tuple[int, int]] = []
         stack: list[int] = []
+        enclosing: dict[int, bool] = {}  # brace -> whether it opens a body
         boundary = 0  # the end of the last top-level item
         for m in _BRACES.finditer(view):
             at = m.start()
@@ -321,7 +322,9 @@ class Layout:
             if not stack:
                 return []  # unbalanced: parse everything
             start = stack.pop()
-            outermost = not stack or not _is_body(view, stack[-1], 0)
+            if stack and stack[-1] not in enclosing:
+                enclosing[stack[-1]] = _is_body(view, stack[-1], 0)
+            outermost = not stack or not enclosing[stack[-1]]
             if outermost and _is_body(view, start, boundary) and \
                     not _holds(keep, start, at) and self._closed(start, at) and \
                     b"__global__" not in view[max(boundary, start - 2048):start]:
@@ -334,7 +337,9 @@ class Layout:
 
     def _closed(self, start: int, end: int) -> bool:
         """No conditional group starts or ends across the range."""
-        inside = {d.group for d in self.directives if d.group >= 0 and start <= d.start < end}
+        starts = self._starts()
+        first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+        inside = {d.group for d in self.directives[first:last] if d.group >= 0}
         if not inside:
             return True
         for g in inside:
@@ -360,12 +365,12 @@ def _is_body(view: bytes, brace: int, boundary: int) -> bool:
     """Whether the ``{`` at ``brace`` opens a function body (``) {``, ``) const {``,
     ``-> T {``); also a statement's block, which is only ever inside a function."""
     head = view[max(boundary, brace - 512):brace].rstrip()
-    return bool(_FUNCTION_END.search(head) or _TRAILING_RETURN.search(head[-200:]))
+    if head.endswith(b")") or head.rsplit(None, 1)[-1:] in _QUALIFIERS:
+        return True
+    return b"->" in head[-200:] and _TRAILING_RETURN.search(head[-200:]) is not None
 
 
 def _holds(sorted_positions: list[int], start: int, end: int) -> bool:
-    import bisect
-
     i = bisect.bisect_left(sorted_positions, start)
     return i < len(sorted_positions) and sorted_positions[i] < end
 
