@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'', re.S)
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)", re.M)
+# from a "#" (re skips ahead to it; a line-anchored pattern is tried at every byte): the
+# caller checks that only blanks precede it on its line
+_DIRECTIVE = re.compile(rb"#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)")
 _BRACES = re.compile(rb"[{}]")
 # each branch starts with a literal character (no leading \\b): re skips ahead to "<", "h", "c"
 LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
@@ -132,10 +134,11 @@ class Layout:
         if b"#" not in code:
             return
         stack: list[int] = []
-        for m in _DIRECTIVE.finditer(code):
+        for m in _directives(code):
             name = m[1].decode("ascii", "replace")
             arg = m[2].replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  ").replace(b"\n", b" ")
-            d = Directive(m.start(), m.end(), name, arg, m.start(2), enclosing=tuple(stack))
+            line_start = code.rfind(b"\n", 0, m.start()) + 1
+            d = Directive(line_start, m.end(), name, arg, m.start(2), enclosing=tuple(stack))
             index = len(self.directives)
             self.directives.append(d)
             if name in OPEN:
@@ -298,16 +301,13 @@ class Layout:
         return any(d.group >= 0 and start <= d.start < end for d in self.directives)
 
     # -- structure ----------------------------------------------------------------------------
-    def markers(self, pattern: re.Pattern[bytes] = LAUNCH_MARKERS) -> list[re.Match[bytes]]:
-        return list(pattern.finditer(self.code))
-
     def reducible_bodies(self) -> list[tuple[int, int]]:
         """Interiors of function bodies that hold no launch and no kernel marker, in the
         configuration where every unknown condition is true, and that no conditional group
         crosses: these can be blanked before parsing without changing what occlint reads."""
         view = blank_ranges(self.code, self.configuration(True) + [
             (d.start, d.end) for d in self.directives])
-        keep = [m.start() for m in LAUNCH_MARKERS.finditer(self.code)]
+        keep = launch_markers(self.code)
         keep += [m.start() for m in KERNEL_MARKER.finditer(self.code)]
         keep.sort()
         out: list[tuple[int, int]] = []
@@ -349,6 +349,40 @@ class Layout:
             if not (start <= first < end and start <= last < end):
                 return False
         return True
+
+
+def _directives(code: bytes) -> list[re.Match[bytes]]:
+    """The preprocessor lines: a ``#`` with only blanks before it on its line."""
+    out = []
+    at = code.find(b"#")
+    while at >= 0:
+        line_start = code.rfind(b"\n", 0, at) + 1
+        if code[line_start:at].strip(b" \t\r\f\v"):
+            at = code.find(b"#", at + 1)  # in a line of code (`a # b` is no directive)
+            continue
+        m = _DIRECTIVE.match(code, at)
+        assert m is not None  # the pattern matches any "#"
+        out.append(m)
+        at = code.find(b"#", m.end())
+    return out
+
+
+def launch_markers(code: bytes) -> list[int]:
+    """Positions of ``<<<`` and of the launch APIs' names (:data:`LAUNCH_MARKERS`), found with
+    ``bytes.find``: the regex alone, tried at every "c" and "h", is slower."""
+    out = []
+    at = code.find(b"<<<")
+    while at >= 0:
+        out.append(at)
+        at = code.find(b"<<<", at + 3)
+    at = code.find(b"Launch")
+    while at >= 0:
+        for start in (at - 4, at - 3):  # cudaLaunch..., hipLaunch...
+            if start >= 0 and LAUNCH_MARKERS.match(code, start):
+                out.append(start)
+                break
+        at = code.find(b"Launch", at + 6)
+    return sorted(out)
 
 
 def _matching(code: bytes, open_at: int, limit: int = 8192) -> int:
