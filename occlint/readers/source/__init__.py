@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel, Span, Suppression
+from occlint.readers.source import kernels as kernels_mod
+from occlint.readers.source import launches as launches_mod
 from occlint.readers.source.evaluate import Evaluator
 from occlint.readers.source.lexical import LAUNCH_MARKERS, Layout, blank_ranges
 from occlint.readers.source.parse import Text, captures, parser
@@ -70,9 +72,6 @@ class _Read:
 
 
 def _read(parse: bytes, text: Text, layout: Layout, display: str) -> _Read:
-    from occlint.readers.source import kernels as kernels_mod
-    from occlint.readers.source import launches as launches_mod
-
     root = parser().parse(parse).root_node
     evaluator = Evaluator(text, root, layout)
     # one walk of the tree for every query (tree-sitter runs them together)
@@ -165,8 +164,6 @@ def _macro_launches(layout: Layout, text: Text, evaluator: Evaluator) -> list[La
     """Launches written in ``#define`` bodies, each read where it is defined. A launch of a
     kernel that is a parameter of the macro is a wrapper (``#define hipLaunchKernelGGL(F,
     G, B, M, S, ...) F<<<G, B, M, S>>>(__VA_ARGS__)``): its uses are the launch sites."""
-    from occlint.readers.source import launches as launches_mod
-
     out: list[LaunchSite] = []
     for defines in layout.defines.values():
         for define in defines:
@@ -222,8 +219,8 @@ def parse_source(data: bytes, display: str) -> SourceFile:
         sites = [s for s in sites if not _inside(dead, s.span.line)]
         read.kernels = [k for k in read.kernels if not _inside(dead, k.span.line)]
     result.kernels = read.kernels
-    result.launches = sites[:launches_mod_max()]
-    result.truncated = read.cut or len(sites) > launches_mod_max()
+    result.launches = sites[:launches_mod.MAX_SITES]
+    result.truncated = read.cut or len(sites) > launches_mod.MAX_SITES
     result.error_regions = [e[2] for e in read.errors[:MAX_ERROR_REGIONS]]
     result.suppressions = suppressions(text, layout)
     return result
@@ -237,12 +234,6 @@ def _lines(data: bytes, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _inside(lines: list[tuple[int, int]], line: int) -> bool:
     return any(first < line < last or first == line == last for first, last in lines)
-
-
-def launches_mod_max() -> int:
-    from occlint.readers.source.launches import MAX_SITES
-
-    return MAX_SITES
 
 
 _CACHE: dict[tuple[str, str], tuple[tuple[int, int], SourceFile]] = {}
