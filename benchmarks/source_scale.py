@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
-"""Source-linting speed over a real project: the CUDA / HIP sources of CuPy's sdist.
+"""Source-linting speed through the CLI, on public trees and on CuPy's sdist.
 
-    python3 benchmarks/source_scale.py [--sdist cupy-13.6.0.tar.gz] [--repeat 3]
+    python3 benchmarks/source_scale.py [--sdist cupy-13.6.0.tar.gz] [NAME=PATH ...]
+                                       [--repeat 3] [--jobs auto,1]
 
-Downloads the pinned sdist with pip (``pip download --no-binary :all: --no-deps``) unless
-given, unpacks it into a temporary directory and runs occlint over the unpacked tree, in
-this process (``jobs=1``: one core), for the NVIDIA H100: every ``.cu .cuh .hip .cpp .cc
-.cxx .h .hpp`` file is read; files that cannot hold a kernel or a launch (no
-``__global__``, ``<<<`` or launch API) are not parsed. Reports:
+Inputs: the CUDA / HIP sources of CuPy's pinned sdist (downloaded with ``pip download
+--no-binary :all: --no-deps`` unless given), and each ``NAME=PATH``: a checkout of a public
+tree pinned by commit in ``benchmarks.source_recall.TREES`` (the kernel-heavy trees of
+issue 20; nothing is downloaded for them: bring one with ``git archive COMMIT``). ``all``
+as a NAME runs the PATHs given before it together, as one input list.
 
-* end-to-end MB/s: source bytes / wall time of the whole run (best of ``--repeat``);
-* parse MB/s: the bytes of the files that were parsed / the time parse_source took on
-  them (tree-sitter plus occlint's queries and evaluation);
-* peak RSS of the process, the numbers of files, kernels, launch sites and findings.
+occlint runs as users run it: ``python -m occlint PATH --device h100 -q --isolated
+--exit-zero --format json -o FILE`` in a new process (this checkout first on PYTHONPATH),
+with each ``--jobs`` setting (``auto``: occlint's default, one worker per core for runs of
+256 files or more). For each: the best wall time of ``--repeat`` runs, start-up and imports
+included, as MB/s of the ``.cu .cuh .hip .cpp .cc .cxx .h .hpp`` bytes of the input; and the
+CPU seconds of that run (``os.wait4``: the process and the workers it waited for). Then, in
+this process, the parse-only rate of the files that can hold a kernel or a launch (the
+others are read and tested with ``bytes.find``, not parsed). The machine's load average is
+recorded with the figures (other work on a shared machine slows every figure).
 
 Results are printed as JSON (docs/performance.md quotes them).
 """
@@ -22,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tarfile
@@ -42,60 +47,94 @@ def download(directory: Path) -> Path:
     return sdist
 
 
+def source_files(paths: list[Path]) -> list[Path]:
+    from occlint.readers.source import SUFFIXES
+
+    return sorted(p for root in paths for p in root.rglob("*")
+                  if p.is_file() and p.name.lower().endswith(SUFFIXES))
+
+
+def cli_run(paths: list[Path], jobs: str, out: Path) -> tuple[float, float, dict]:
+    """(wall seconds, CPU seconds, document) of one run of the CLI."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "occlint", *map(str, paths), "--device", "h100", "-q",
+               "--isolated", "--exit-zero", "--format", "json", "-o", str(out)]
+    if jobs != "auto":
+        command += ["-j", jobs]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"occlint failed on {paths}")
+    return wall, usage.ru_utime + usage.ru_stime, json.loads(out.read_text())
+
+
+def parse_only(files: list[Path], repeat: int) -> dict:
+    from occlint.readers.source import may_launch, parse_source
+
+    parsed = [(p, p.read_bytes()) for p in files]
+    parsed = [(p, data) for p, data in parsed if may_launch(data)]
+    size = sum(len(data) for _, data in parsed)
+    parse_source(b"__global__ void k() { for (;;) {} }", "warm.cu")  # queries compiled
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        for p, data in parsed:
+            parse_source(data, str(p))
+        best = min(best, time.process_time() - start)
+    return {"parsed_files": len(parsed), "parsed_bytes": size,
+            "parse_cpu_seconds": round(best, 3),
+            "parse_mb_per_cpu_s": round(size / best / 1e6, 1) if best else None}
+
+
+def measure(name: str, paths: list[Path], jobs: list[str], repeat: int) -> dict:
+    files = source_files(paths)
+    size = sum(p.stat().st_size for p in files)
+    result: dict = {"input": name, "files": len(files), "bytes": size}
+    with tempfile.TemporaryDirectory(prefix="occlint-src-out-") as tmp:
+        for setting in jobs:
+            runs = [cli_run(paths, setting, Path(tmp) / "out.json") for _ in range(repeat)]
+            wall, cpu, doc = min(runs, key=lambda r: r[0])
+            sources = doc.get("sources") or []
+            result[f"cli_jobs_{setting}"] = {
+                "seconds": round(wall, 3), "mb_per_s": round(size / wall / 1e6, 1),
+                "cpu_seconds": round(cpu, 3), "load_average": os.getloadavg()[0]}
+            result.update({"sources_in_report": len(sources),
+                           "kernels": sum(len(s["kernels"]) for s in sources),
+                           "launch_sites": sum(len(s["launches"]) for s in sources)})
+    result.update(parse_only(files, repeat))
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sdist", type=Path)
+    parser.add_argument("trees", nargs="*", help="NAME=PATH of a pinned tree; all=: together")
+    parser.add_argument("--sdist", type=Path, help=f"{PACKAGE}-{VERSION}.tar.gz")
+    parser.add_argument("--no-sdist", action="store_true", help="only the trees")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", default="auto,1", help="comma-separated -j settings")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
-    from occlint.pipeline.run import Options, execute
-    from occlint.readers.source import SUFFIXES, may_launch, parse_source
-
-    with tempfile.TemporaryDirectory(prefix="occlint-src-bench-") as tmp:
-        tmpdir = Path(tmp)
-        sdist = args.sdist or download(tmpdir)
-        with tarfile.open(sdist) as tar:
-            tar.extractall(tmpdir / "src", filter="data")
-        tree = tmpdir / "src"
-        files = sorted(p for p in tree.rglob("*") if p.is_file()
-                       and p.name.lower().endswith(SUFFIXES))
-        total = sum(p.stat().st_size for p in files)
-        wall = []
-        outcome = None
-        from occlint.readers import source as source_reader
-
-        for _ in range(args.repeat):
-            source_reader._CACHE.clear()  # every repetition reads and parses everything
-            start = time.perf_counter()
-            outcome = execute(Options(paths=[str(tree)], devices=["h100"], jobs=1,
-                                      isolated=True, exit_zero=True))
-            wall.append(time.perf_counter() - start)
-        doc = outcome.doc
-        sources = doc.get("sources") or []
-        parsed = [p for p in files if may_launch(p.read_bytes())]
-        parsed_bytes = sum(p.stat().st_size for p in parsed)
-        parse_times = []
-        for _ in range(args.repeat):
-            start = time.perf_counter()
-            for p in parsed:
-                parse_source(p.read_bytes(), str(p))
-            parse_times.append(time.perf_counter() - start)
-        best, parse_best = min(wall), min(parse_times)
-        result = {
-            "project": f"{PACKAGE} {VERSION} (sdist)",
-            "files": len(files), "bytes": total,
-            "sources_in_report": len(sources),
-            "kernels": sum(len(s["kernels"]) for s in sources),
-            "launch_sites": sum(len(s["launches"]) for s in sources),
-            "findings": doc["summary"]["findings"]["total"],
-            "seconds": round(best, 3), "mb_per_s": round(total / best / 1e6, 1),
-            "parsed_files": len(parsed), "parsed_bytes": parsed_bytes,
-            "parse_seconds": round(parse_best, 3),
-            "parse_mb_per_s": round(parsed_bytes / parse_best / 1e6, 1),
-            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-            "cpus": os.cpu_count(),
-        }
-        print(json.dumps(result, indent=2))
+    jobs = args.jobs.split(",")
+    rows = []
+    given: list[Path] = []
+    for spec in args.trees:
+        name, _, path = spec.partition("=")
+        if name == "all":
+            rows.append(measure("+".join(r["input"] for r in rows), given, jobs, args.repeat))
+            continue
+        given.append(Path(path))
+        rows.append(measure(name, [Path(path)], jobs, args.repeat))
+    if not args.no_sdist:
+        with tempfile.TemporaryDirectory(prefix="occlint-src-bench-") as tmp:
+            tmpdir = Path(tmp)
+            sdist = args.sdist or download(tmpdir)
+            with tarfile.open(sdist) as tar:
+                tar.extractall(tmpdir / "src", filter="data")
+            rows.append(measure(f"{PACKAGE} {VERSION} (sdist)", [tmpdir / "src"], jobs,
+                                args.repeat))
+    print(json.dumps({"cpus": os.cpu_count(), "results": rows}, indent=2))
 
 
 if __name__ == "__main__":

@@ -9,12 +9,19 @@ is read from regions with syntax errors, expressions deeper than
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from occlint.model.source import SourceFile, Suppression
+from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel, Span, Suppression
+from occlint.readers.source import kernels as kernels_mod
+from occlint.readers.source import launches as launches_mod
+from occlint.readers.source.evaluate import Evaluator
+from occlint.readers.source.lexical import LAUNCH_MARKERS, Layout, blank_ranges
 from occlint.readers.source.parse import Text, captures, parser
+from occlint.readers.source.vendor import includes_hip, vendor_hint
 
 SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
 MAX_SOURCE_BYTES = 4 << 20
@@ -23,7 +30,6 @@ MAX_ERROR_REGIONS = 100
 _MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)")
 _SUPPRESS = re.compile(r"occlint:\s*ignore(?:\[([^\]]*)\])?")
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
-HIP_MARKERS = re.compile(rb"hipLaunch|hip/hip_runtime|__HIP_PLATFORM_AMD__|hipStream_t")
 
 
 def may_launch(data: bytes) -> bool:
@@ -36,45 +42,155 @@ def is_source(path: str | Path) -> bool:
     return str(path).lower().endswith(SUFFIXES)
 
 
-def vendor_hint(path: str, data: bytes) -> str | None:
-    lower = path.lower()
-    if lower.endswith(".hip") or HIP_MARKERS.search(data):
-        return "amd"
-    if lower.endswith((".cu", ".cuh")):
-        return "nvidia"
-    return None
-
-
-_COMMENTS = '((comment) @c (#match? @c "occlint"))'
-
-
-def suppressions(root, text: Text, found: list | None = None) -> list[Suppression]:
+def suppressions(text: Text, layout: Layout) -> list[Suppression]:
+    """``// occlint: ignore[...]`` comments (found by the lexical pass)."""
     out = []
-    if b"occlint" not in text.data:
-        return []
-    if found is None:
-        found = captures(_COMMENTS, root).get("c", [])
-    for node in found:
-        match = _SUPPRESS.search(text.of(node, 400))
-        if not match:
+    data = text.data
+    for start, end in layout.comments:
+        match = _SUPPRESS.search(data[start:start + 1600].decode("utf-8", "replace"))
+        if not match or match.start() > end - start:
             continue
         codes = tuple(c.strip().upper() for c in (match[1] or "").split(",") if c.strip())
         if match[1] is not None and not codes:
             continue
         codes = tuple(c for c in codes if _CODE.match(c))
-        row, col = node.start_point
-        line_start = node.start_byte - col
-        own = not text.data[line_start:node.start_byte].strip()
-        out.append(Suppression(row + 1, codes, own))
+        line_start = data.rfind(b"\n", 0, start) + 1
+        own = not data[line_start:start].strip()
+        out.append(Suppression(data.count(b"\n", 0, start) + 1, codes, own))
+    return out
+
+
+@dataclass(slots=True)
+class _Read:
+    """What one parse of the file gives: kernels, launches and syntax-error regions."""
+
+    kernels: list[SourceKernel]
+    launches: list[LaunchSite]
+    cut: bool
+    errors: list[tuple[int, int, Span]]  # byte range and span of each region
+    evaluator: Evaluator
+
+
+def _read(parse: bytes, text: Text, layout: Layout, display: str) -> _Read:
+    root = parser().parse(parse).root_node
+    evaluator = Evaluator(text, root, layout)
+    # one walk of the tree for every query (tree-sitter runs them together)
+    patterns = [kernels_mod._KERNELS, launches_mod._TRIPLE, launches_mod._APIS]
+    if root.has_error:
+        patterns.append("(ERROR) @e")
+    found = captures("\n".join(patterns), root)
+    errors: list[tuple[int, int, Span]] = []
+    end = -1
+    for node in found.get("e", []):
+        if node.start_byte < end:
+            continue  # inside the region before
+        end = node.end_byte
+        errors.append((node.start_byte, node.end_byte, text.span(node)))
+    kernels = kernels_mod.kernels(root, text, evaluator, display, found.get("kernel", []))
+    sites, cut = launches_mod.launches(
+        root, text, evaluator, {k: found.get(k, []) for k in ("config", "call")})
+    if errors:  # nothing from a line a syntax error touches
+        starts = [e[2].line for e in errors]
+        ends = [e[2].end_line for e in errors]
+
+        def clean(first: int, last: int) -> bool:
+            i = bisect.bisect_right(starts, last)
+            return i == 0 or ends[i - 1] < first  # regions: disjoint, in order
+
+        sites = [s for s in sites if clean(s.span.line, s.span.end_line)]
+        kernels = [k for k in kernels if clean(k.span.line, k.span.end_line)]
+    return _Read(kernels, sites, cut, errors, evaluator)
+
+
+def _overlaps(errors: list[tuple[int, int, Span]], start: int, end: int) -> bool:
+    return any(s < end and start < e for s, e, _ in errors)
+
+
+def _with_configurations(main: _Read, parse: bytes, text: Text, layout: Layout,
+                         display: str) -> _Read:
+    """Launches and kernels that a preprocessor conditional hides from the parse (a
+    ``#if`` between a launch's arguments, in the middle of a condition): read again in
+    the configurations of the file (every unknown condition true, then false), values
+    reported where they agree; error regions kept only where no configuration parses."""
+    reads = [_read(blank_ranges(parse, layout.configuration(unknown)), text, layout, display)
+             for unknown in (True, False)]
+    spans = {(s.span.line, s.span.column) for s in main.launches}
+    sites = list(main.launches)
+    extra: dict[tuple[int, int], list[LaunchSite]] = {}
+    for read in reads:
+        for site in read.launches:
+            key = (site.span.line, site.span.column)
+            if key not in spans:
+                extra.setdefault(key, []).append(site)
+    for found in extra.values():
+        sites.append(merge_sites(found))
+    sites.sort(key=lambda s: (s.span.line, s.span.column))
+    names = {(k.name, k.span.line) for k in main.kernels}
+    kernels = list(main.kernels)
+    for read in reads:
+        for k in read.kernels:
+            if (k.name, k.span.line) not in names:
+                names.add((k.name, k.span.line))
+                kernels.append(k)
+    kernels.sort(key=lambda k: (k.span.line, k.span.column))
+    errors = [e for e in main.errors if all(_overlaps(r.errors, e[0], e[1]) for r in reads)]
+    return _Read(kernels, sites, main.cut or any(r.cut for r in reads), errors,
+                 main.evaluator)
+
+
+def merge_sites(found: list[LaunchSite]) -> LaunchSite:
+    """One launch read in several configurations: each value where they agree."""
+    first = found[0]
+    if len(found) == 1:
+        return first
+
+    def param(values: list[Param | None]) -> Param | None:
+        present = [v for v in values if v is not None]
+        if not present:
+            return None
+        if len(present) == len(values) and \
+                len({(v.dims, v.ceil_div_block) for v in present}) == 1:
+            return present[0]
+        return Param(present[0].text, present[0].span, (None, None, None), None,
+                     "it differs between the branches of a preprocessor conditional")
+
+    return LaunchSite(first.kernel, first.kernel_text, first.api, first.span,
+                      param([s.grid for s in found]), param([s.block for s in found]),
+                      param([s.shared for s in found]),
+                      first.stream if len({s.stream for s in found}) == 1 else None)
+
+
+def _macro_launches(layout: Layout, text: Text, evaluator: Evaluator) -> list[LaunchSite]:
+    """Launches written in ``#define`` bodies, each read where it is defined. A launch of a
+    kernel that is a parameter of the macro is a wrapper (``#define hipLaunchKernelGGL(F,
+    G, B, M, S, ...) F<<<G, B, M, S>>>(__VA_ARGS__)``): its uses are the launch sites."""
+    out: list[LaunchSite] = []
+    for defines in layout.defines.values():
+        for define in defines:
+            if not LAUNCH_MARKERS.search(define.value):
+                continue
+            start = define.value_start
+            raw = layout.code[start:start + len(define.value)]
+            row = layout.data.count(b"\n", 0, start)
+            column = start - (layout.data.rfind(b"\n", 0, start) + 1)
+            snippet = b"\n" * row + b" " * column + raw + b"\n;"
+            root = parser().parse(snippet).root_node
+            found = captures("\n".join([launches_mod._TRIPLE, launches_mod._APIS]), root)
+            context = None
+            node = evaluator.root.descendant_for_byte_range(define.start, define.start)
+            while node is not None and node.type != "function_definition":
+                node = node.parent
+            if node is not None:
+                context = (node, define.start)
+            params = frozenset(define.params or ())
+            sub = evaluator.for_macro(Text(snippet), root, params, context)
+            sites, _ = launches_mod.launches(root, sub.text, sub, found)
+            out.extend(s for s in sites if s.kernel not in params)
     return out
 
 
 def parse_source(data: bytes, display: str) -> SourceFile:
     """The source model of ``data`` (the bytes of the file shown as ``display``)."""
-    from occlint.readers.source import kernels as kernels_mod
-    from occlint.readers.source import launches as launches_mod
-    from occlint.readers.source.evaluate import Evaluator
-
     result = SourceFile(display, size=len(data))
     if len(data) > MAX_SOURCE_BYTES:
         result.truncated = True
@@ -87,45 +203,37 @@ def parse_source(data: bytes, display: str) -> SourceFile:
         data.decode("utf-8")
     except UnicodeDecodeError:  # invalid bytes become U+FFFD (lines stay where they are)
         data = data.decode("utf-8", "replace").encode("utf-8")
-    tree = parser().parse(data)
-    root = tree.root_node
     text = Text(data)
-    evaluator = Evaluator(text, root)
-    # one walk of the tree for every query (tree-sitter runs them together)
-    patterns = [kernels_mod._KERNELS, launches_mod._TRIPLE, launches_mod._APIS]
-    if b"occlint" in data:
-        patterns.append(_COMMENTS)
-    if root.has_error:
-        patterns.append("(ERROR) @e")
-    found = captures("\n".join(patterns), root)
-    broken: list[tuple[int, int]] = []  # lines of the regions with syntax errors
-    if root.has_error:
-        end = -1
-        for node in found.get("e", []):
-            if node.start_byte < end:
-                continue  # inside the region before
-            end = node.end_byte
-            broken.append((node.start_point[0] + 1, node.end_point[0] + 1))
-            if len(result.error_regions) < MAX_ERROR_REGIONS:
-                result.error_regions.append(text.span(node))
-    result.kernels = kernels_mod.kernels(root, text, evaluator, display,
-                                         found.get("kernel", []))
-    result.launches, cut = launches_mod.launches(
-        root, text, evaluator, {k: found.get(k, []) for k in ("config", "call")})
-    if broken:  # nothing from a line a syntax error touches
-        import bisect
-
-        starts = [b[0] for b in broken]
-        ends = [b[1] for b in broken]
-
-        def clean(first: int, last: int) -> bool:
-            i = bisect.bisect_right(starts, last)
-            return i == 0 or ends[i - 1] < first  # regions: disjoint, in order
-
-        result.launches = [s for s in result.launches if clean(s.span.line, s.span.end_line)]
-    result.truncated = result.truncated or cut
-    result.suppressions = suppressions(root, text, found.get("c", []))
+    layout = Layout(data)
+    # the bodies of functions that hold no launch and no kernel are not parsed
+    parse = blank_ranges(layout.code, layout.reducible_bodies() + layout.macro_arguments())
+    read = _read(parse, text, layout, display)
+    if read.errors and any(layout.has_conditionals(s, e) for s, e, _ in read.errors):
+        read = _with_configurations(read, parse, text, layout, display)
+    macro = _macro_launches(layout, text, read.evaluator)
+    sites = read.launches + macro
+    if macro:
+        sites.sort(key=lambda s: (s.span.line, s.span.column))
+    dead = _lines(data, layout.inactive())
+    if dead:  # code the file's own #if excludes is not compiled: nothing is read from it
+        sites = [s for s in sites if not _inside(dead, s.span.line)]
+        read.kernels = [k for k in read.kernels if not _inside(dead, k.span.line)]
+    result.kernels = read.kernels
+    result.launches = sites[:launches_mod.MAX_SITES]
+    result.truncated = read.cut or len(sites) > launches_mod.MAX_SITES
+    result.error_regions = [e[2] for e in read.errors[:MAX_ERROR_REGIONS]]
+    result.suppressions = suppressions(text, layout)
     return result
+
+
+def _lines(data: bytes, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte ranges as (first, last) 1-based lines."""
+    return [(data.count(b"\n", 0, start) + 1, data.count(b"\n", 0, end) + 1)
+            for start, end in ranges]
+
+
+def _inside(lines: list[tuple[int, int]], line: int) -> bool:
+    return any(first < line < last or first == line == last for first, last in lines)
 
 
 _CACHE: dict[tuple[str, str], tuple[tuple[int, int], SourceFile]] = {}
@@ -146,7 +254,11 @@ def read_source(path: str | Path, display: str) -> SourceFile:
                             vendor_hint=vendor_hint(display, b""))
     else:
         with open(path, "rb") as fh:
-            result = parse_source(fh.read(MAX_SOURCE_BYTES + 1), display)
+            data = fh.read(MAX_SOURCE_BYTES + 1)
+        result = parse_source(data, display)
+        if result.vendor_hint != "amd" and (result.launches or result.kernels) and \
+                includes_hip(str(path), data):
+            result.vendor_hint = "amd"  # through a local header (occlint.readers.source.vendor)
     if len(_CACHE) >= MAX_CACHED:
         _CACHE.clear()
     _CACHE[key] = (stamp, result)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from occlint.readers.source.lexical import Define, Layout
 from occlint.readers.source.parse import MAX_DEPTH, Text, ancestors, captures, parser, unwrap
 
 MAX_VALUE = 1 << 63  # larger (or negative) values are treated as unknown
@@ -68,6 +69,7 @@ CONTAINERS = ("translation_unit", "declaration_list", "linkage_specification",
 _LOCALS = """
 (init_declarator declarator: (identifier) @decl)
 (declaration declarator: (identifier) @bare)
+(declaration declarator: (function_declarator declarator: (identifier) @dim3))
 (parameter_declaration declarator: (_) @param)
 (optional_parameter_declaration declarator: (_) @param)
 (assignment_expression left: (identifier) @write)
@@ -75,14 +77,6 @@ _LOCALS = """
 (update_expression argument: (identifier) @write)
 (pointer_expression operator: "&" argument: (identifier) @write)
 """
-_WRITES = """
-(assignment_expression left: (identifier) @write)
-(assignment_expression left: (field_expression argument: (identifier) @write))
-(update_expression argument: (identifier) @write)
-(pointer_expression operator: "&" argument: (identifier) @write)
-"""
-
-
 def parse_int(text: str) -> int | None:
     """A C/C++ integer literal (``0x10``, ``1'000``, ``256u``, ``0b11``, ``017``)."""
     t = text.replace("'", "").rstrip("uUlLzZ")
@@ -134,6 +128,61 @@ def _declaration_of(node: Any) -> Any:
     return None
 
 
+def dim3_arguments(declaration: Any, declarator: Any) -> list[Any] | None:
+    """``dim3 t(ROWS, COLS);``: C++ reads it as the declaration of a function returning
+    dim3 whose parameters are of the types ROWS and COLS; the arguments (the type names), or
+    None when it is not of that form (a prototype names its parameters or has other types)."""
+    type_node = declaration.child_by_field_name("type")
+    params = declarator.child_by_field_name("parameters")
+    if type_node is None or params is None or type_node.type != "type_identifier" or \
+            type_node.text not in (b"dim3", b"::dim3") or not params.named_children:
+        return None
+    out = []
+    for p in params.named_children:
+        kind = p.child_by_field_name("type")
+        if p.type != "parameter_declaration" or p.named_child_count != 1 or kind is None \
+                or kind.type != "type_identifier":
+            return None
+        out.append(kind)
+    return out
+
+
+_WRITE_OPERATOR = re.compile(rb"\s*(?:\.\s*\w+\s*)?(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
+_NOT_A_TYPE = (b"return", b"case", b"else", b"do", b"throw", b"sizeof", b"co_return")
+
+
+def lexical_writes(code: bytes, name: str, declared_at: int) -> int:
+    """Writes of ``name`` in the file, found lexically (comments blanked): assignments
+    (``x =``, ``x +=``, ``x.f =``), ``++``/``--`` and ``&x``, never the declaration at
+    ``declared_at`` nor other declarations (``int x = 1`` in a function). Counts what
+    could be a write: a name that may be written is unknown, never guessed."""
+    word = name.encode()
+    count = 0
+    for m in re.finditer(rb"\b" + re.escape(word) + rb"\b", code):
+        start, end = m.span()
+        if start == declared_at:
+            continue
+        before = code[max(0, start - 64):start].rstrip()
+        if before.endswith((b"++", b"--")):
+            count += 1
+            continue
+        if before.endswith(b"&") and not before.endswith(b"&&"):
+            prev = before[:-1].rstrip()[-1:]
+            if not prev or not (prev.isalnum() or prev in b"_)]"):
+                count += 1  # &x (not a & x)
+            continue
+        if before.endswith((b".", b"->", b"::")):
+            continue  # a member or a qualified name of the same spelling
+        if not _WRITE_OPERATOR.match(code, end):
+            continue
+        token = re.search(rb"(\w+)\s*$", before)
+        if token and token[1] not in _NOT_A_TYPE and not before.endswith(b"=") and \
+                code[end:end + 64].lstrip()[:1] == b"=":
+            continue  # a declaration: `int x = 1`
+        count += 1
+    return count
+
+
 @dataclass(slots=True)
 class _Decl:
     name: str
@@ -141,30 +190,45 @@ class _Decl:
     init: Any  # the init_declarator, or None
     scope: Any
     parameter: bool = False
+    position: int = -1  # of the declared name
 
 
 class Evaluator:
     """Evaluates expressions of one parsed file (see the module docstring)."""
 
-    def __init__(self, text: Text, root: Any):
+    def __init__(self, text: Text, root: Any, layout: Layout | None = None):
         self.text = text
         self.root = root
-        self._defines: dict[str, list[Any]] | None = None
+        self.layout = layout if layout is not None else Layout(text.data)
+        self._defines: dict[str, list[Define]] | None = None
         self._globals: dict[str, list[_Decl]] | None = None
         self._functions: dict[int, tuple[dict[str, list[_Decl]], dict[str, list[int]]]] = {}
         self._file_writes: dict[str, int] | None = None
         self._define_values: dict[str, Value] = {}
         self._active: set[int] = set()
+        # a launch read from a #define body: its parameters are unknown, and names are looked
+        # up where the macro is defined (the function around it, at that position)
+        self.macro_params: frozenset[str] = frozenset()
+        self.context: tuple[Any, int] | None = None
+        self.parent: Evaluator = self
+
+    def for_macro(self, text: Text, root: Any, params: frozenset[str],
+                  context: tuple[Any, int] | None) -> Evaluator:
+        """An evaluator for a launch parsed from a ``#define`` body (``text``/``root``):
+        the macro's parameters are unknown; other names are looked up in this file, in the
+        function ``context[0]`` around the definition at its position ``context[1]``."""
+        sub = Evaluator(text, root, self.layout)
+        sub._defines, sub._globals = self.defines(), self.globals()
+        sub._file_writes, sub._define_values = self._file_writes, self._define_values
+        sub.macro_params, sub.context, sub.parent = params, context, self
+        return sub
 
     # -- file-level tables ------------------------------------------------------------------
-    def defines(self) -> dict[str, list[Any]]:
+    def defines(self) -> dict[str, list[Define]]:
+        """Object-like ``#define``s of the file (function-like macros are no values)."""
         if self._defines is None:
-            table: dict[str, list[Any]] = {}
-            for node in captures("(preproc_def name: (identifier) @name) @def",
-                                 self.root).get("def", []):
-                name = node.child_by_field_name("name")
-                table.setdefault(self.text.of(name), []).append(node)
-            self._defines = table
+            self._defines = {name: found for name, found in self.layout.defines.items()
+                             if all(d.params is None for d in found)}
         return self._defines
 
     def globals(self) -> dict[str, list[_Decl]]:
@@ -178,25 +242,27 @@ class Evaluator:
                         for init in child.children_by_field_name("declarator"):
                             target = init.child_by_field_name("declarator") \
                                 if init.type == "init_declarator" else init
+                            if target is not None and target.type == "function_declarator" \
+                                    and dim3_arguments(child, target) is not None:
+                                init, target = target, target.child_by_field_name("declarator")
                             if target is not None and target.type == "identifier":
                                 table.setdefault(self.text.of(target), []).append(
                                     _Decl(self.text.of(target), child,
-                                          init if init.type == "init_declarator" else None,
-                                          self.root))
+                                          init if init.type in ("init_declarator",
+                                                                "function_declarator")
+                                          else None, self.root, position=target.start_byte))
                     elif child.type in CONTAINERS or child.type == "declaration_list" or (
                             child.type == "namespace_definition"):
                         stack.append(child)
             self._globals = table
         return self._globals
 
-    def file_writes(self, name: str) -> int:
+    def file_writes(self, name: str, declared_at: int) -> int:
         if self._file_writes is None:
-            counts: dict[str, int] = {}
-            for node in captures(_WRITES, self.root).get("write", []):
-                key = self.text.of(node)
-                counts[key] = counts.get(key, 0) + 1
-            self._file_writes = counts
-        return self._file_writes.get(name, 0)
+            self._file_writes = {}
+        if name not in self._file_writes:
+            self._file_writes[name] = lexical_writes(self.layout.code, name, declared_at)
+        return self._file_writes[name]
 
     def _function_tables(self, function: Any):
         key = function.id
@@ -212,6 +278,14 @@ class Evaluator:
                     continue  # e.g. a condition declaration: treat as not a constant
                 decls.setdefault(self.text.of(node), []).append(
                     _Decl(self.text.of(node), declaration, init, _scope_of(declaration)))
+            for node in found.get("dim3", []):
+                declarator = node.parent
+                declaration = declarator.parent
+                if declaration is not None and declaration.type == "declaration" and \
+                        dim3_arguments(declaration, declarator) is not None:
+                    decls.setdefault(self.text.of(node), []).append(
+                        _Decl(self.text.of(node), declaration, declarator,
+                              _scope_of(declaration)))
             for node in found.get("bare", []):
                 decls.setdefault(self.text.of(node), []).append(
                     _Decl(self.text.of(node), node.parent, None, _scope_of(node.parent)))
@@ -235,6 +309,8 @@ class Evaluator:
 
     # -- lookup -------------------------------------------------------------------------------
     def lookup(self, name: str, at: Any, depth: int) -> Value:
+        if name in self.macro_params:
+            return Unknown(f"'{name}' is a parameter of the macro")
         function = None
         for parent in ancestors(at):
             if parent.type == "template_declaration":
@@ -246,24 +322,18 @@ class Evaluator:
                             return Unknown(f"'{name}' is a template parameter")
             if parent.type == "function_definition":
                 function = parent  # the outermost one, for lambdas inside functions
+        position = at.start_byte
+        evaluator = self
+        if function is None and self.context is not None:
+            function, position = self.context
+            evaluator = self.parent  # the file's evaluator: the function is in its tree
+            template = evaluator.lookup_template(name, function)
+            if template is not None:
+                return template
         if function is not None:
-            decls, writes = self._function_tables(function)
-            best = None
-            for d in decls.get(name, ()):
-                scope = d.scope
-                if scope is None or not (scope.start_byte <= at.start_byte < scope.end_byte):
-                    continue
-                if not d.parameter and d.declaration.start_byte >= at.start_byte:
-                    continue
-                if best is None or scope.start_byte >= best.scope.start_byte:
-                    best = d
-            if best is not None:
-                if best.parameter:
-                    return Unknown(f"'{name}' is a function parameter")
-                scope = best.scope
-                written = [b for b in writes.get(name, ())
-                           if scope.start_byte <= b < scope.end_byte]
-                return self._declared(best, written, depth)
+            local = evaluator._local(name, function, position, depth)
+            if local is not None:
+                return local
         found = self.globals().get(name)
         if found:
             if len(found) > 1:
@@ -273,15 +343,45 @@ class Evaluator:
             if not ({"const", "constexpr"} & qualifiers):
                 if "static" not in qualifiers and not self._anonymous(d.declaration):
                     return Unknown(f"'{name}' is a non-const global (other files may change it)")
-                if self.file_writes(name):
+                if self.file_writes(name, d.position):
                     return Unknown(f"'{name}' is assigned in the file")
             return self._declared(d, [], depth)
         defines = self.defines().get(name)
         if defines:
-            if len(defines) > 1:
-                return Unknown(f"'{name}' is #defined more than once")
+            if len({d.value for d in defines}) > 1:
+                return Unknown(f"'{name}' is #defined more than once, differently")
             return self._define(name, defines[0], depth)
         return Unknown(f"'{name}' is not determined by this file")
+
+    def lookup_template(self, name: str, node: Any) -> Value | None:
+        for parent in (node, *ancestors(node)):
+            if parent.type == "template_declaration":
+                params = parent.child_by_field_name("parameters")
+                for p in params.named_children if params is not None else ():
+                    if _identifier_name(p.child_by_field_name("declarator"), self.text) == name:
+                        return Unknown(f"'{name}' is a template parameter")
+        return None
+
+    def _local(self, name: str, function: Any, position: int, depth: int) -> Value | None:
+        """The value of a local or parameter of ``function`` visible at ``position``; None
+        when no such name is declared there."""
+        decls, writes = self._function_tables(function)
+        best = None
+        for d in decls.get(name, ()):
+            scope = d.scope
+            if scope is None or not (scope.start_byte <= position < scope.end_byte):
+                continue
+            if not d.parameter and d.declaration.start_byte >= position:
+                continue
+            if best is None or scope.start_byte >= best.scope.start_byte:
+                best = d
+        if best is None:
+            return None
+        if best.parameter:
+            return Unknown(f"'{name}' is a function parameter")
+        scope = best.scope
+        written = [b for b in writes.get(name, ()) if scope.start_byte <= b < scope.end_byte]
+        return self._declared(best, written, depth)
 
     def _anonymous(self, declaration: Any) -> bool:
         for parent in ancestors(declaration):
@@ -311,6 +411,8 @@ class Evaluator:
             return Unknown(f"'{d.name}' refers to itself")
         self._active.add(d.init.id)
         try:
+            if d.init.type == "function_declarator":  # dim3 b(ROWS, COLS)
+                return self._dim3(dim3_arguments(d.declaration, d.init) or [], d.init, depth)
             value_node = d.init.child_by_field_name("value")
             if value_node is None:  # dim3 b(16, 16)
                 args = [c for c in d.init.named_children if c.type == "argument_list"]
@@ -331,13 +433,12 @@ class Evaluator:
         finally:
             self._active.discard(d.init.id)
 
-    def _define(self, name: str, node: Any, depth: int) -> Value:
+    def _define(self, name: str, define: Define, depth: int) -> Value:
         if name in self._define_values:
             return self._define_values[name]
-        value_node = node.child_by_field_name("value")
-        if value_node is None:
+        body = define.value
+        if not body:
             return Unknown(f"'{name}' is #defined without a value")
-        body = self.text.data[value_node.start_byte:value_node.end_byte]
         if len(body) > 4096:
             return Unknown(f"'{name}' is #defined as a long text")
         self._define_values[name] = Unknown(f"'{name}' refers to itself")
@@ -347,7 +448,7 @@ class Evaluator:
         if not tree.root_node.has_error:
             found = captures("(init_declarator value: (_) @v)", tree.root_node).get("v", [])
             if found:
-                sub = Evaluator(Text(wrapped), tree.root_node)
+                sub = Evaluator(Text(wrapped), tree.root_node, self.layout)
                 sub._defines = self.defines()  # other #defines of the file, nothing else
                 sub._globals = {}
                 sub._define_values = self._define_values
@@ -375,7 +476,7 @@ class Evaluator:
             value = parse_int(self.text.of(node))
             return Unknown(f"{self.text.of(node)} is not an integer") if value is None \
                 else value
-        if kind == "identifier":
+        if kind in ("identifier", "type_identifier"):  # a type: `dim3 b(ROWS)` (above)
             return self.lookup(self.text.of(node), node, depth)
         if kind == "binary_expression":
             return self._binary(node, depth)

@@ -157,14 +157,12 @@ def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
     return out
 
 
+_LOOPS_QUERY = "[" + " ".join(f"({t})" for t in LOOPS) + "] @loop"
+
+
 def _loops(body: Any) -> list[Any]:
-    out, stack = [], list(body.named_children)
-    while stack:
-        n = stack.pop()
-        if n.type in LOOPS:
-            out.append(n)
-        stack.extend(n.named_children)
-    return out
+    """The loops inside ``body`` (found by a query: no Python walk of the body's tree)."""
+    return [n for n in captures(_LOOPS_QUERY, body).get("loop", []) if n.id != body.id]
 
 
 def work(body: Any, kind: Body, pointers: list[str], text: Text) -> Work:

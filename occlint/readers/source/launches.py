@@ -188,15 +188,18 @@ def launches(root: Any, text: Text, evaluator: Evaluator,
             config = unwrap(args[0])
             if config is not None and config.type == "pointer_expression":
                 config = config.child_by_field_name("argument")
-            if not name or config is None or config.type != "identifier":
+            if not name:
                 continue
-            fields = _Config(text.of(config), call, text)
-            values = []
-            for field in ("gridDim", "blockDim", "dynamicSmemBytes"):
-                node = fields.get(field)
-                values.append(None if node is None else
-                              to_param(node, evaluator.evaluate(node), text))
-            stream_node = fields.get("stream")
+            values: list[Param | None] = [None, None, None]
+            stream_node = None
+            if config is not None and config.type == "identifier":
+                fields = _Config(text.of(config), call, text)
+                for i, field in enumerate(("gridDim", "blockDim", "dynamicSmemBytes")):
+                    node = fields.get(field)
+                    if node is not None:
+                        values[i] = to_param(node, evaluator.evaluate(node), text)
+                stream_node = fields.get("stream")
+            # else a configuration not set in this function (`&p.cfg`): values unknown
             sites.append(LaunchSite(name, written, api, text.span(call), values[0], values[1],
                                     values[2], text.of(stream_node) if stream_node else None))
     sites.sort(key=lambda s: (s.span.line, s.span.column))

@@ -1,0 +1,501 @@
+"""The lexical layout of a CUDA / HIP source, found with regular expressions (C speed).
+
+Before tree-sitter sees a file, occlint finds with ``re`` what needs no grammar: comments
+and string literals (blanked in :attr:`Layout.code`, offsets kept), preprocessor lines and
+their conditional groups, ``#define``s, the markers of launches and kernels, and the
+brace structure of one preprocessor configuration. With these it
+
+* gives tree-sitter only what it must parse: the bodies of functions that hold no launch
+  and no kernel are blanked (spaces, newlines kept, so every line and column stays where
+  it is) — in kernel-heavy files most of the bytes are device and host code occlint never
+  reads;
+* builds *configurations* of the preprocessor (:meth:`Layout.configuration`): directive
+  lines blanked, and of each ``#if`` group only the branch a condition known in the file
+  selects, else the first (every unknown condition true) or the last (every one false).
+  A launch whose arguments a ``#if`` splits parses in each, and its values are reported
+  where the configurations agree.
+
+Nothing here is a preprocessor: no file is included and no macro is expanded.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'', re.S)
+# from a "#" (re skips ahead to it; a line-anchored pattern is tried at every byte): the
+# caller checks that only blanks precede it on its line
+_DIRECTIVE = re.compile(rb"#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)")
+_BRACES = re.compile(rb"[{}]")
+# each branch starts with a literal character (no leading \\b): re skips ahead to "<", "h", "c"
+LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
+                            rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?)\b")
+KERNEL_MARKER = re.compile(rb"__global__\b")
+_QUALIFIERS = ([b"const"], [b"noexcept"], [b"override"], [b"final"], [b"mutable"])
+_TRAILING_RETURN = re.compile(rb"\)\s*(?:const\s*)?->\s*[\w:<>,\s*&]+$")
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_BLANK = bytes.maketrans(bytes(range(256)), b" " * 10 + b"\n" + b" " * 245)
+OPEN, BRANCH, CLOSE = ("if", "ifdef", "ifndef"), ("elif", "else", "elifdef", "elifndef"), \
+    ("endif",)
+MAX_CONFIGURATIONS_GROUPS = 4096
+
+
+def blank(data: bytes) -> bytes:
+    """Every byte but newlines as a space: lines and columns stay where they are."""
+    return data.translate(_BLANK)
+
+
+def blank_ranges(data: bytes, ranges: list[tuple[int, int]]) -> bytes:
+    if not ranges:
+        return data
+    pieces, last = [], 0
+    for start, end in sorted(ranges):
+        if start < last:
+            start = last
+        if end <= start:
+            continue
+        pieces.append(data[last:start])
+        pieces.append(data[start:end].translate(_BLANK))
+        last = end
+    pieces.append(data[last:])
+    return b"".join(pieces)
+
+
+@dataclass(slots=True)
+class Directive:
+    """One preprocessor line (with its continuation lines)."""
+
+    start: int
+    end: int  # the end of its last line (before the newline)
+    name: str  # "define", "if", "else", ...
+    arg: bytes  # the rest of the line, comments blanked, continuations joined by spaces
+    arg_start: int
+    group: int = -1  # index into Layout.groups for conditional directives
+    enclosing: tuple[int, ...] = ()  # the groups it is inside, outermost first
+
+
+@dataclass(slots=True)
+class Group:
+    """One ``#if`` ... ``#endif``: its branch directives in order, then the ``#endif``."""
+
+    branches: list[int] = field(default_factory=list)  # directive indices (#if, #elif, #else)
+    end: int = -1  # directive index of #endif
+    guard: bool = False  # an include guard: `#ifndef X` then `#define X`
+
+
+@dataclass(slots=True)
+class Define:
+    name: str
+    start: int  # of the directive
+    value: bytes  # comments blanked, continuations joined
+    value_start: int
+    params: tuple[str, ...] | None  # function-like macros: the parameter names
+    conditional: bool = False  # inside a #if group (not an include guard)
+
+
+class Layout:
+    """Comments, strings, directives, markers and blocks of one file (see the module)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        pieces, last = [], 0
+        self.comments: list[tuple[int, int]] = []  # comments that mention occlint
+        for m in _NOISE.finditer(data):
+            start, end = m.span()
+            pieces.append(data[last:start])
+            if data[start] in b"\"'":  # keep the quotes: `extern "C"` stays a linkage
+                pieces.append(data[start:start + 1] + blank(data[start + 1:end - 1]) +
+                              data[end - 1:end])
+            else:
+                pieces.append(blank(data[start:end]))
+                if b"occlint" in data[start:end]:
+                    self.comments.append((start, end))
+            last = end
+        pieces.append(data[last:])
+        self.code = b"".join(pieces) if pieces[1:] else data
+        self.directives: list[Directive] = []
+        self.groups: list[Group] = []
+        self.balanced = True  # every #if has its #endif
+        self._read_directives()
+        self.defines: dict[str, list[Define]] = {}
+        self.undefined: set[str] = set()
+        for d in self.directives:
+            if d.name == "define":
+                self._define(d)
+            elif d.name == "undef":
+                self.undefined.add(d.arg.strip().decode("ascii", "replace"))
+
+    # -- directives ---------------------------------------------------------------------------
+    def _read_directives(self) -> None:
+        code = self.code
+        if b"#" not in code:
+            return
+        stack: list[int] = []
+        for m in _directives(code):
+            name = m[1].decode("ascii", "replace")
+            arg = m[2].replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  ").replace(b"\n", b" ")
+            line_start = code.rfind(b"\n", 0, m.start()) + 1
+            d = Directive(line_start, m.end(), name, arg, m.start(2), enclosing=tuple(stack))
+            index = len(self.directives)
+            self.directives.append(d)
+            if name in OPEN:
+                stack.append(len(self.groups))
+                self.groups.append(Group([index]))
+                d.group = stack[-1]
+            elif name in BRANCH or name in CLOSE:
+                if not stack:
+                    self.balanced = False
+                    continue
+                group = self.groups[stack[-1]]
+                d.group = stack[-1]
+                if name in CLOSE:
+                    group.end = index
+                    stack.pop()
+                else:
+                    group.branches.append(index)
+        if stack:
+            self.balanced = False
+        for i, d in enumerate(self.directives):
+            if d.name == "ifndef" and i + 1 < len(self.directives):
+                after = self.directives[i + 1]
+                # `#ifndef X` / `#define X` with no value; `#define X 1` there is a default
+                # that the command line may override (-DX=0): not known
+                self.groups[d.group].guard = after.name == "define" and \
+                    len(self.groups[d.group].branches) == 1 and \
+                    after.arg.split() == d.arg.split()[:1]
+
+    def _define(self, d: Directive) -> None:
+        m = _WORD.match(d.arg)
+        if not m:
+            return
+        name = m[0].decode("ascii", "replace")
+        rest = d.arg[m.end():]
+        params = None
+        value_start = d.arg_start + m.end()
+        if rest.startswith(b"("):
+            close = rest.find(b")")
+            if close < 0:
+                return
+            params = tuple(p.strip().decode("ascii", "replace")
+                           for p in rest[1:close].split(b",") if p.strip())
+            rest = rest[close + 1:]
+            value_start += close + 1
+        self.defines.setdefault(name, []).append(
+            Define(name, d.start, rest.strip(), value_start + len(rest) - len(rest.lstrip()),
+                   params, conditional=any(not self.groups[g].guard for g in d.enclosing)))
+
+    def directive_at(self, position: int) -> Directive | None:
+        """The directive whose lines hold ``position``, if any."""
+        i = bisect.bisect_right(self._starts(), position) - 1
+        if i >= 0 and self.directives[i].start <= position <= self.directives[i].end:
+            return self.directives[i]
+        return None
+
+    def _starts(self) -> list[int]:
+        starts = getattr(self, "_starts_cache", None)
+        if starts is None:
+            starts = [d.start for d in self.directives]
+            self._starts_cache = starts
+        return starts
+
+    # -- conditions ---------------------------------------------------------------------------
+    def defined_before(self, name: str, position: int) -> bool | None:
+        """True when the file #defines ``name`` before ``position`` (and never #undefs it);
+        None when that is not known here (another file or the command line may)."""
+        if name in self.undefined:
+            return None
+        if any(d.start < position and not d.conditional for d in self.defines.get(name, ())):
+            return True
+        return None
+
+    def condition(self, d: Directive) -> bool | None:
+        """The value of a conditional directive when the file determines it."""
+        arg = d.arg.strip()
+        if d.name in ("ifdef", "ifndef", "elifdef", "elifndef"):
+            m = _WORD.match(arg)
+            if not m:
+                return None
+            name = m[0].decode("ascii", "replace")
+            known = self.defined_before(name, d.start)
+            if d.name.endswith("ndef"):
+                if known is None and self.groups[d.group].guard:
+                    return True  # an include guard: #ifndef X / #define X
+                return None if known is None else not known
+            return known
+        if d.name in ("if", "elif"):
+            return _evaluate_condition(arg, self, d.start)
+        return None
+
+    def configuration(self, unknown: bool) -> list[tuple[int, int]]:
+        """The byte ranges to blank for one configuration: every conditional directive line,
+        and the branches not taken (a known condition decides; else ``unknown``)."""
+        ranges: list[tuple[int, int]] = []
+        if not self.balanced:
+            return [(d.start, d.end) for d in self.directives if d.group >= 0]
+        for d in self.directives:
+            if d.group >= 0:
+                ranges.append((d.start, d.end))
+        for group in self.groups[:MAX_CONFIGURATIONS_GROUPS]:
+            taken = False
+            bounds = [*group.branches, group.end]
+            for i, index in enumerate(group.branches):
+                d = self.directives[index]
+                value = True if d.name == "else" else self.condition(d)
+                active = not taken and (unknown if value is None else value)
+                if not active:
+                    end = self.directives[bounds[i + 1]].start
+                    ranges.append((d.end, end))
+                taken = taken or active
+        return ranges
+
+    def inactive(self) -> list[tuple[int, int]]:
+        """Byte ranges of the branches the file itself excludes (``#if 0``; ``#if USE_X``
+        after ``#define USE_X 0``; the ``#else`` of a ``#ifdef X`` after ``#define X``):
+        code the compiler never sees. A condition on a name the file does not define is
+        not known (the command line or a header may define it)."""
+        out: list[tuple[int, int]] = []
+        if not self.balanced:
+            return out
+        for group in self.groups:
+            bounds = [*group.branches, group.end]
+            taken = False
+            for i, index in enumerate(group.branches):
+                d = self.directives[index]
+                value = True if d.name == "else" else self.condition(d)
+                if taken or value is False:
+                    out.append((d.end, self.directives[bounds[i + 1]].start))
+                taken = taken or value is True
+        return _outermost(out)
+
+    def macro_arguments(self) -> list[tuple[int, int]]:
+        """The arguments of statement-level uses of the file's function-like macros that
+        hold no launch (``LAUNCH_AT(float, 96);``): types as arguments throw tree-sitter's
+        recovery off for the lines after them; occlint reads such a launch from the
+        ``#define`` itself, so the arguments are blanked (the parentheses kept)."""
+        names = [n for n, found in self.defines.items()
+                 if any(d.params is not None for d in found)
+                 and not LAUNCH_MARKERS.fullmatch(n.encode())]
+        if not names:
+            return []
+        code = self.code
+        out: list[tuple[int, int]] = []
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) +
+                             rb")\s*\(")
+        for m in pattern.finditer(code):
+            if self.directive_at(m.start()) is not None:
+                continue
+            before = code[max(0, m.start() - 16):m.start()].rstrip()
+            if before and before[-1:] not in b";{})" and not before.endswith((b"else", b"do")):
+                continue
+            close = _matching(code, m.end() - 1)
+            if close < 0 or code[close + 1:close + 64].lstrip()[:1] not in (b";", b"", b"}"):
+                continue
+            if not LAUNCH_MARKERS.search(code, m.end(), close):
+                out.append((m.end(), close))
+        return out
+
+    def has_conditionals(self, start: int, end: int) -> bool:
+        return any(d.group >= 0 and start <= d.start < end for d in self.directives)
+
+    # -- structure ----------------------------------------------------------------------------
+    def reducible_bodies(self) -> list[tuple[int, int]]:
+        """Interiors of function bodies that hold no launch and no kernel marker, in the
+        configuration where every unknown condition is true, and that no conditional group
+        crosses: these can be blanked before parsing without changing what occlint reads."""
+        view = blank_ranges(self.code, self.configuration(True) + [
+            (d.start, d.end) for d in self.directives])
+        keep = launch_markers(self.code)
+        keep += [m.start() for m in KERNEL_MARKER.finditer(self.code)]
+        keep.sort()
+        out: list[tuple[int, int]] = []
+        stack: list[int] = []
+        enclosing: dict[int, bool] = {}  # brace -> whether it opens a body
+        boundary = 0  # the end of the last top-level item
+        for m in _BRACES.finditer(view):
+            at = m.start()
+            if view[at] == 0x7B:  # {
+                stack.append(at)
+                continue
+            if not stack:
+                return []  # unbalanced: parse everything
+            start = stack.pop()
+            if stack and stack[-1] not in enclosing:
+                enclosing[stack[-1]] = _is_body(view, stack[-1], 0)
+            outermost = not stack or not enclosing[stack[-1]]
+            if outermost and _is_body(view, start, boundary) and \
+                    not _holds(keep, start, at) and self._closed(start, at) and \
+                    b"__global__" not in view[max(boundary, start - 2048):start]:
+                out.append((start + 1, at))
+            if not stack:
+                boundary = at + 1
+        if stack:
+            return []
+        return _outermost(out)
+
+    def _closed(self, start: int, end: int) -> bool:
+        """No conditional group starts or ends across the range."""
+        starts = self._starts()
+        first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+        inside = {d.group for d in self.directives[first:last] if d.group >= 0}
+        if not inside:
+            return True
+        for g in inside:
+            group = self.groups[g]
+            first = self.directives[group.branches[0]].start
+            last = self.directives[group.end].start if group.end >= 0 else -1
+            if not (start <= first < end and start <= last < end):
+                return False
+        return True
+
+
+def _directives(code: bytes) -> list[re.Match[bytes]]:
+    """The preprocessor lines: a ``#`` with only blanks before it on its line."""
+    out = []
+    at = code.find(b"#")
+    while at >= 0:
+        line_start = code.rfind(b"\n", 0, at) + 1
+        if code[line_start:at].strip(b" \t\r\f\v"):
+            at = code.find(b"#", at + 1)  # in a line of code (`a # b` is no directive)
+            continue
+        m = _DIRECTIVE.match(code, at)
+        assert m is not None  # the pattern matches any "#"
+        out.append(m)
+        at = code.find(b"#", m.end())
+    return out
+
+
+def launch_markers(code: bytes) -> list[int]:
+    """Positions of ``<<<`` and of the launch APIs' names (:data:`LAUNCH_MARKERS`), found with
+    ``bytes.find``: the regex alone, tried at every "c" and "h", is slower."""
+    out = []
+    at = code.find(b"<<<")
+    while at >= 0:
+        out.append(at)
+        at = code.find(b"<<<", at + 3)
+    at = code.find(b"Launch")
+    while at >= 0:
+        for start in (at - 4, at - 3):  # cudaLaunch..., hipLaunch...
+            if start >= 0 and LAUNCH_MARKERS.match(code, start):
+                out.append(start)
+                break
+        at = code.find(b"Launch", at + 6)
+    return sorted(out)
+
+
+def _matching(code: bytes, open_at: int, limit: int = 8192) -> int:
+    """The position of the ``)`` closing the ``(`` at ``open_at``; -1 if not found soon."""
+    depth = 0
+    for m in re.compile(rb"[()]").finditer(code, open_at, open_at + limit):
+        depth += 1 if code[m.start()] == 0x28 else -1
+        if depth == 0:
+            return m.start()
+    return -1
+
+
+def _is_body(view: bytes, brace: int, boundary: int) -> bool:
+    """Whether the ``{`` at ``brace`` opens a function body (``) {``, ``) const {``,
+    ``-> T {``); also a statement's block, which is only ever inside a function."""
+    head = view[max(boundary, brace - 512):brace].rstrip()
+    if head.endswith(b")") or head.rsplit(None, 1)[-1:] in _QUALIFIERS:
+        return True
+    return b"->" in head[-200:] and _TRAILING_RETURN.search(head[-200:]) is not None
+
+
+def _holds(sorted_positions: list[int], start: int, end: int) -> bool:
+    i = bisect.bisect_left(sorted_positions, start)
+    return i < len(sorted_positions) and sorted_positions[i] < end
+
+
+def _outermost(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if out and start < out[-1][1]:
+            continue
+        out.append((start, end))
+    return out
+
+
+_CONDITION_TOKENS = re.compile(rb"\s*(?:(\d+)[uUlL]*|defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)|"
+                               rb"([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|[!<>()+\-*]))")
+
+
+def _evaluate_condition(arg: bytes, layout: Layout, position: int) -> bool | None:
+    """``#if`` expressions of integers, ``defined``, names #defined earlier in the file to
+    integers and ``! && || == != < > <= >= + - *``; None for anything else or unknown."""
+    if len(arg) > 200:
+        return None
+    out: list[str] = []
+    pos = 0
+    text = arg.rstrip()
+    while pos < len(text):
+        m = _CONDITION_TOKENS.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        pos = m.end()
+        if m[1] is not None:
+            out.append(str(int(m[1])))
+        elif m[2] is not None or m[3] is not None:
+            name = (m[2] or m[3]).decode("ascii", "replace")
+            known = layout.defined_before(name, position)
+            if known is None:
+                return None
+            out.append("1")
+        elif m[4] is not None:
+            value = _define_int(layout, m[4].decode("ascii", "replace"), position)
+            if value is None:
+                return None
+            out.append(str(value))
+        else:
+            op = m[5].decode()
+            out.append({"&&": " and ", "||": " or ", "!": " not "}.get(op, op))
+    return _arithmetic("".join(out))
+
+
+def _arithmetic(expression: str) -> bool | None:
+    """The truth of an expression of integers, ``not and or``, ``+ - *`` and comparisons
+    (read with ``ast``, evaluated node by node: nothing is executed)."""
+    import ast
+    import operator
+
+    ops: dict[type, Any] = {ast.Add: operator.add, ast.Sub: operator.sub,
+                            ast.Mult: operator.mul, ast.Eq: operator.eq, ast.NotEq: operator.ne,
+                            ast.Lt: operator.lt, ast.Gt: operator.gt, ast.LtE: operator.le,
+                            ast.GtE: operator.ge}
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return int(not value(node.operand))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = value(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BoolOp):
+            parts = [value(v) for v in node.values]
+            return int(all(parts) if isinstance(node.op, ast.And) else any(parts))
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            result = ops[type(node.op)](value(node.left), value(node.right))
+            if abs(result) > 1 << 64:
+                raise ValueError("out of range")
+            return result
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in ops:
+            return int(ops[type(node.ops[0])](value(node.left), value(node.comparators[0])))
+        raise ValueError("not a preprocessor expression")
+
+    try:
+        return bool(value(ast.parse(expression, mode="eval").body))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _define_int(layout: Layout, name: str, position: int) -> int | None:
+    found = [d for d in layout.defines.get(name, ()) if d.start < position]
+    if len(found) != 1 or name in layout.undefined or found[0].params is not None:
+        return None
+    if found[0].conditional:
+        return None
+    m = re.fullmatch(rb"\(?\s*(\d+)[uUlL]*\s*\)?", found[0].value)
+    return int(m[1]) if m else None

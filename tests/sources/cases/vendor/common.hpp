@@ -1,0 +1,3 @@
+// A project's own header: the HIP runtime comes in through it.
+#pragma once
+#include "detail/runtime.hpp"

@@ -1,0 +1,8 @@
+// A .cpp with a kernel and no HIP header: its vendor is not known.
+#include "missing.hpp"
+
+__global__ void scale(float *x) { }
+
+void run(float *x) {
+    scale<<<1, 16>>>(x);
+}

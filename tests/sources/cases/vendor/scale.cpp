@@ -1,0 +1,11 @@
+// A .cpp that includes HIP only through a local header (common.hpp, then
+// detail/runtime.hpp): HIP code, built by hipcc for AMD's 64-lane wavefronts.
+// Seen in the wild: amd/HPCTrainingExamples aaaa72d, rocm-blogs-codes/jacobi/Norm.cpp
+// (includes "Jacobi.hpp", which includes <hip/hip_runtime.h>).
+#include "common.hpp"
+
+__global__ void scale(float *x) { }
+
+void run(float *x) {
+    scale<<<1, 16>>>(x);
+}

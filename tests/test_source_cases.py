@@ -1,0 +1,153 @@
+"""CUDA / HIP sources as real trees write them (issue 20): one small fixture per case.
+
+Each fixture in tests/sources/cases/ names the public tree and line it was seen in. The
+expected values are read by hand from the fixture's text (the literals, the #defines and
+the declarations each launch uses); the line of a launch is found in the test's own copy of
+the text (``line_of``), never taken from occlint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+CASES = REPO / "tests" / "sources" / "cases"
+n = None  # an unknown dimension
+
+
+def read(name: str):
+    from occlint.readers.source import read_source
+
+    return read_source(CASES / name, name)
+
+
+def line_of(name: str, needle: str, nth: int = 0) -> int:
+    """1-based line of the ``nth`` line of the fixture that contains ``needle``."""
+    lines = [i for i, text in enumerate((CASES / name).read_text().splitlines(), 1)
+             if needle in text]
+    return lines[nth]
+
+
+def by_line(source) -> dict[int, tuple]:
+    return {s.span.line: (s.kernel, s.grid.dims if s.grid else None,
+                          s.block.dims if s.block else None) for s in source.launches}
+
+
+def test_preprocessor_directives_inside_a_launch():
+    name = "preprocessor_arguments.cu"
+    source = read(name)
+    assert source.error_regions == []
+    sites = by_line(source)
+    # a #if among the kernel's arguments: the block is the dim3 threads(32, 8) before it
+    assert sites[line_of(name, "pad<<<n, threads>>>")] == ("pad", (n, n, n), (32, 8, 1))
+    # a #ifdef around the shared memory and stream: the block is 256 in both configurations
+    assert sites[line_of(name, "pad<<<n, 256")] == ("pad", (n, n, n), (256, 1, 1))
+    # a #if choosing the block: 512 or 128, so not known; the site is kept
+    chosen = source.launches[2]
+    assert chosen.span.line == line_of(name, "pad<<<n,", 2)
+    assert chosen.block.dims == (n, n, n) and "preprocessor" in chosen.block.reason
+    # `#define USE_TEXTURE 0`: the #if USE_TEXTURE branch is not compiled, its #else is
+    assert line_of(name, "pad<<<n, 64>>>") not in sites
+    assert sites[line_of(name, "pad<<<n, 96>>>")] == ("pad", (n, n, n), (96, 1, 1))
+    assert len(sites) == 4
+
+
+def test_launches_in_branches_and_split_conditions():
+    name = "preprocessor_condition.cu"
+    source = read(name)
+    assert source.error_regions == []
+    sites = by_line(source)
+    assert sites == {
+        line_of(name, "divide<<<1, 1,"): ("divide", (1, 1, 1), (1, 1, 1)),
+        line_of(name, "rows<<<"): ("rows", (n, n, n), (512, 1, 1)),
+        # WITH_GRAPH is 1 unless the build says otherwise: the #else is read too
+        line_of(name, "divide<<<1, 32,"): ("divide", (1, 1, 1), (32, 1, 1)),
+    }
+
+
+def test_launches_in_define_bodies():
+    name = "macro_launches.cu"
+    source = read(name)
+    assert source.error_regions == []
+    sites = by_line(source)
+    assert sites == {
+        # #define LAUNCH_REDUCE(T) reduce<T><<<dim3(AR_BLOCKS), dim3(256), ...>>>
+        line_of(name, "reduce<T><<<dim3(AR_BLOCKS)"): ("reduce", (8, 1, 1), (256, 1, 1)),
+        # the block is the macro's parameter THREADS: not known where it is defined
+        line_of(name, "#define LAUNCH_AT"): ("reduce", (8, 1, 1), (n, n, n)),
+        # through the file's own hipLaunchKernelGGL wrapper, whose body is no site
+        line_of(name, "hipLaunchKernelGGL(reduce<float>"): ("reduce", (8, 1, 1),
+                                                            (128, 1, 1)),
+    }
+    assert "parameter of the macro" in source.launches[1].block.reason
+
+
+def test_comments_among_launch_arguments():
+    name = "comments.hip"
+    source = read(name)
+    ggl, chevrons = source.launches
+    assert (ggl.kernel, ggl.grid.dims, ggl.block.dims) == ("sgemm", (64, 64, 1), (16, 16, 1))
+    assert ggl.shared.dims == (0, 1, 1) and ggl.stream == "stream"
+    assert ggl.block.span.line == line_of(name, "dim3(16, 16)")
+    assert (chevrons.kernel, chevrons.grid.dims, chevrons.block.dims) == \
+        ("hello", (1, 1, 1), (2, 1, 1))
+    assert chevrons.block.text == "dim3(2)" and chevrons.stream == "hipStreamDefault"
+
+
+def test_defines_in_expressions_and_with_comments():
+    source = read("defines.cu")
+    blocks = [(s.block.text, s.block.dims) for s in source.launches]
+    assert blocks == [
+        ("THREADS_PER_BLOCK", (256, 1, 1)),  # (WARP_SIZE * WARPS_PER_BLOCK) = 32 * 8
+        ("BLOCK", (256, 1, 1)),  # #define BLOCK THREADS_PER_BLOCK
+        ("NUM_THREADS", (64, 1, 1)),  # 64 /* per block */
+        ("LONG_BLOCK", (128, 1, 1)),  # (2 * NUM_THREADS), continued on the next line
+        ("TWICE", (128, 1, 1)),  # #defined twice, the same
+    ]
+
+
+def test_dim3_of_names():
+    source = read("dim3_names.cu")
+    blocks = [(s.block.text, s.block.dims) for s in source.launches]
+    assert blocks == [
+        ("threads", (16, 4, 1)),  # dim3 threads(ROWS_X, ROWS_Y)
+        ("block_dim", (16, 16, 1)),  # const dim3 block_dim(block_size, block_size)
+        ("b", (32, 1, 1)),  # dim3 b(once), int once = 32 never assigned again
+        ("tiny", (16, 1, 1)),  # dim3 tiny(block_size)
+        ("open", (n, 4, 1)),  # dim3 open(unknown, ROWS_Y): x is a parameter
+    ]
+
+
+def test_a_sixteen_thread_dim3_of_a_constexpr_gets_lch001(occlint):
+    run = occlint(str(CASES / "dim3_names.cu"), "--device", "h100", "--select", "LCH001")
+    line = line_of("dim3_names.cu", "stencil<<<1, tiny>>>")
+    column = (CASES / "dim3_names.cu").read_text().splitlines()[line - 1].index("tiny") + 1
+    assert run.code == 1, run.err
+    hits = [x for x in run.out.splitlines() if " LCH001 " in x]
+    # 16 threads: half of an H100's 32-lane warp idles
+    assert len(hits) == 1 and f"dim3_names.cu:{line}:{column}: LCH001" in hits[0], run.out
+    assert "16 idle" in hits[0]
+
+
+@pytest.mark.parametrize("name, vendor, wave", [
+    ("scale.cpp", "amd", "64-lane wavefront"),  # HIP through common.hpp, then runtime.hpp
+    ("plain.cpp", None, "32-lane warp"),  # no HIP header: NVIDIA's warp, as before
+])
+def test_vendor_through_local_headers(occlint, name, vendor, wave):
+    path = CASES / "vendor" / name
+    doc = occlint(str(path), "--format", "json").json()
+    assert doc["sources"][0]["vendor_hint"] == vendor
+    run = occlint(str(path))
+    assert run.code == 1 and wave in run.out, run.out
+
+
+def test_vendor_of_a_header_that_cannot_be_read(tmp_path: Path):
+    from occlint.readers.source import read_source
+
+    (tmp_path / "k.cpp").write_text('#include "gone.hpp"\n#include "loop.hpp"\n'
+                                    "__global__ void k() {}\n")
+    (tmp_path / "loop.hpp").write_text('#include "loop.hpp"\n')  # includes itself
+    assert read_source(tmp_path / "k.cpp", "k.cpp").vendor_hint is None
