@@ -96,6 +96,12 @@ def launch_problem(grid: Dim3, block: Dim3, sizes: dict[str, int | None],
     return None
 
 
+NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # .nsys-rep / .qdrep (binary, not SQLite)
+HEAD_BYTES = 4096
+MAX_HEAD_BYTES = 1 << 20  # a JSON object's keys before traceEvents are looked for this far
+TRACE_NAMES = (".pt.trace.json", ".pt.trace.json.gz")  # tensorboard_trace_handler's names
+
+
 def sniff(head: bytes, path: Path) -> str | None:
     """The trace format of a file from its first bytes (gzip already undone), or None."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -103,12 +109,10 @@ def sniff(head: bytes, path: Path) -> str | None:
         from occlint.readers.traces import sqlite_kind
 
         return sqlite_kind(path)
+    if head.startswith(NSYS_REP_MAGIC):
+        return "nsys-rep"
     if text.startswith(b"{"):
-        if b'"traceEvents"' in head or b'"deviceProperties"' in head or b'"schemaVersion"' in head:
-            return "kineto"
-        if b'"rocprofiler-sdk-tool"' in head or b'"kernel_dispatch"' in head:
-            return "rocprofv3-json"
-        return None
+        return _json_kind(head, path)
     first_line = text.split(b"\n", 1)[0]
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
@@ -116,17 +120,42 @@ def sniff(head: bytes, path: Path) -> str | None:
     return None
 
 
-def decoded_head(path: Path, size: int = 4096) -> bytes:
-    """The first ``size`` bytes of a file, decompressed when it is gzip'd."""
+def _json_kind(head: bytes, path: Path) -> str | None:
+    if b'"traceEvents"' in head or b'"deviceProperties"' in head or b'"schemaVersion"' in head:
+        return "kineto"
+    if b'"rocprofiler-sdk-tool"' in head or b'"kernel_dispatch"' in head:
+        return "rocprofv3-json"
+    if b'"schema"' in head and b'"nodes"' in head:
+        return "pytorch-et"
+    if path.name.lower().endswith(TRACE_NAMES):
+        return "kineto"  # named as the profiler names its traces: read, and told what is wrong
+    return None
+
+
+def _undecided_json(head: bytes) -> bool:
+    """A JSON object whose first bytes do not say which format it is: look further."""
+    return (head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+            and _json_kind(head, Path("")) is None)
+
+
+def decoded_head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    """The first ``size`` bytes of a file, decompressed when it is gzip'd; for a JSON
+    object whose keys before its event list are longer (a 25 KB ``metadata`` object),
+    up to MAX_HEAD_BYTES."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
         head = os.read(fd, size)
+        packed = head.startswith(GZIP_MAGIC)
+        if not packed and len(head) == size and _undecided_json(head):
+            head += os.read(fd, MAX_HEAD_BYTES - size)
     finally:
         os.close(fd)
-    if head.startswith(GZIP_MAGIC):
+    if packed:
         try:
             with gzip.open(path, "rb") as fh:
-                return fh.read(size)
+                head = fh.read(size)
+                if len(head) == size and _undecided_json(head):
+                    head += fh.read(MAX_HEAD_BYTES - size)
         except (OSError, EOFError, gzip.BadGzipFile):
             return b""
     return head
@@ -208,6 +237,16 @@ def trace_kind(path: Path) -> str | None:
     return sniff(head, path)
 
 
+# Profiler outputs occlint recognises but that hold no launches to read: one line says why.
+NOT_LAUNCH_TRACES = {
+    "nsys-rep": "an Nsight Systems report (.nsys-rep): export it with 'nsys export --type "
+                "sqlite FILE.nsys-rep' and pass the .sqlite file",
+    "pytorch-et": "a PyTorch execution trace (schema/nodes: the operator graph, no GPU "
+                  "kernels): pass the profiler's trace (export_chrome_trace / "
+                  "tensorboard_trace_handler) instead",
+}
+
+
 def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
     """Read a trace of format ``kind`` (from :func:`trace_kind`); ``jobs``: processes a
     large trace may be split over (Kineto JSON only)."""
@@ -231,6 +270,8 @@ def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
         from occlint.readers.traces.nsys import read_nsys
 
         return read_nsys(path, display)
+    if kind in NOT_LAUNCH_TRACES:
+        raise TraceError(NOT_LAUNCH_TRACES[kind])
     raise TraceError(f"not a trace occlint reads ({kind})")
 
 
@@ -270,8 +311,7 @@ def zip_trace_members(path: Path) -> list[tuple[str, str]]:
                         or info.flag_bits & 0x1:
                     continue
                 with archive.open(info) as stream:
-                    head = stream.read(4096)
-                kind = _member_kind(head, archive, info)
+                    kind = _member_kind(stream, info)
                 if kind:
                     found.append((info.filename, kind))
             return sorted(found)
@@ -279,14 +319,23 @@ def zip_trace_members(path: Path) -> list[tuple[str, str]]:
         return []
 
 
-def _member_kind(head: bytes, archive, info) -> str | None:
+def _member_kind(stream, info) -> str | None:
+    """The format of an archive member from its first bytes, inflated when gzip'd."""
+    head = stream.read(HEAD_BYTES)
     if head.startswith(GZIP_MAGIC):
         import zlib
 
+        inflate = zlib.decompressobj(31)
         try:
-            head = zlib.decompressobj(31).decompress(head, 4096)
+            head = inflate.decompress(head, HEAD_BYTES)
+            while len(head) < MAX_HEAD_BYTES and _undecided_json(head) \
+                    and (more := stream.read(HEAD_BYTES)):
+                head += inflate.decompress(inflate.unconsumed_tail + more,
+                                           MAX_HEAD_BYTES - len(head))
         except zlib.error:
             return None
+    elif len(head) == HEAD_BYTES and _undecided_json(head):
+        head += stream.read(MAX_HEAD_BYTES - HEAD_BYTES)
     if head.startswith(SQLITE_MAGIC):
         return "sqlite"  # decided once extracted (nsys or rocpd)
     return sniff(head, Path(info.filename))

@@ -48,9 +48,17 @@ from occlint.model.launch import (
     integral,
 )
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+from occlint.readers.traces.kineto_scan import (
+    KEEP_TAIL,
+    MAX_EVENT,
+    Unanchored,
+    check_tail,
+    events_start,
+    parse_head,
+    scan_events,
+)
 
 CHUNK = 8 << 20
-MAX_EVENT = 1 << 20  # one kernel event larger than this is not a real one
 EVENTS_KEY = b'"traceEvents": ['
 KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
 EVENT_END = b"\n  }"
@@ -179,6 +187,9 @@ class _Reader:
         except msgspec.DecodeError:
             raise ValueError("invalid JSON") from None
         a = e.args
+        if a.grid is None or a.block is None:  # ROCm: dimensions on the runtime call
+            self.kernel(json.loads(text))
+            return
         shape = (e.name, a.device, a.stream, a.grid, a.block, a.registers, a.shared)
         handle = self.shapes.get(shape, self)
         if handle is self:  # a new shape: validate it once
@@ -322,17 +333,9 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
     reader = _Reader(display)
     errors: list[InputError] = []
     try:
-        with _open(path) as fh:
-            first = fh.read(CHUNK)
-            layout = _kineto_layout(first)
-            if layout and jobs > 1 and isinstance(fh, io.BufferedReader):
-                split = _split_plan(fh, first, jobs)
-                if split is not None:
-                    return _read_split(path, display, split, jobs)
-            if layout:
-                head = _scan_layout(fh, first, reader)
-        if not layout:
-            head = _scan_generic(path, reader)
+        head, reader = _read_events(path, display, jobs, reader)
+        if isinstance(head, TraceRead):
+            return head
     except TraceError as exc:
         errors.append(InputError(display, str(exc)))
         head = {}
@@ -340,9 +343,37 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
         errors.append(InputError(display, f"cannot read the trace: {exc} (after "
                                  f"{reader.events} kernel events)"))
         head = {}
+    if not reader.events and not errors:
+        raise TraceError(no_kernels_reason(path))
     _devices(reader, head)
     errors = reader.finish() + errors
     return TraceRead(reader.collector, errors)
+
+
+def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[Any, _Reader]:
+    """Scan the events by the fastest way the layout allows: (head, reader), or a whole
+    TraceRead from the split scan. Kernel events without dimensions (a ROCm trace whose
+    devices are not described before its events) make a second scan that reads the
+    runtime calls too; a layout the byte scanners cannot delimit goes to ijson."""
+    runtime = False
+    while True:
+        try:
+            with _open(path) as fh:
+                first = fh.read(CHUNK)
+                if _kineto_layout(first):
+                    if jobs > 1 and isinstance(fh, io.BufferedReader):
+                        split = _split_plan(fh, first, jobs)
+                        if split is not None:
+                            return _read_split(path, display, split, jobs), reader
+                    head = _scan_layout(fh, first, reader)
+                else:
+                    head = _scan_any_layout(fh, first, reader, runtime)
+        except Unanchored:
+            reader = _Reader(display)
+            return _scan_generic(path, reader), reader
+        if runtime or not reader.pending:
+            return head, reader
+        runtime, reader = True, _Reader(display)
 
 
 # -- a large plain trace, scanned by several processes -----------------------------------------
@@ -448,8 +479,42 @@ def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
 
 
 def _kineto_layout(first: bytes) -> bool:
+    """libkineto's own layout (since 2022): lower-case categories, NVIDIA devices described
+    before the events. Anything else is read by the layout-free scanner."""
     at = first.find(EVENTS_KEY)
-    return at >= 0 and first[at + len(EVENTS_KEY):].startswith((b"\n  {\n    \"", b"\n  ]"))
+    return (at >= 0 and first[at + len(EVENTS_KEY):].startswith((b"\n  {\n    \"", b"\n  ]"))
+            and b'"cat": "Kernel"' not in first and not _head_is_amd(first[:at]))
+
+
+def _head_is_amd(head: bytes) -> bool:
+    try:
+        parsed = json.loads(head + b'"traceEvents": []}')
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and _devices_are_amd(parsed)
+
+
+def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
+                     runtime: bool) -> dict[str, Any]:
+    """Any layout (kineto_scan): kernel events (and ROCm runtime calls) found by their
+    category; Unanchored when the layout defeats it."""
+    found = events_start(first)
+    head = parse_head(first, found[0]) if found else None
+    if found is None or head is None:
+        raise Unanchored(0)
+    runtime = runtime or _devices_are_amd(head)
+    data, pos, consumed = first, found[1], 0
+    while True:
+        chunk = fh.read(CHUNK)
+        resume = scan_events(data, pos, reader, consumed, not chunk, runtime)
+        if not chunk:
+            return check_tail(data, head, consumed, reader.events)
+        if len(data) - resume > MAX_EVENT:
+            raise TraceError(f"an event at byte {consumed + resume} is larger than "
+                             f"{MAX_EVENT} bytes")
+        cut = min(resume, max(len(data) - KEEP_TAIL, 0))
+        consumed += cut
+        data, pos = data[cut:] + chunk, resume - cut
 
 
 def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
@@ -461,11 +526,10 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
         raise TraceError(f"the trace's header is not valid JSON: {exc}") from None
     if not isinstance(head, dict):
         raise TraceError("not a Kineto trace: the document is not a JSON object")
-    scan = _scan_rocm if _devices_are_amd(head) else _scan_kernels
     pos = at + len(EVENTS_KEY)
     consumed = 0  # bytes of the file before `data`
     while True:
-        resume = scan(data, pos, reader, consumed)
+        resume = _scan_kernels(data, pos, reader, consumed)
         chunk = fh.read(CHUNK)
         if not chunk:
             break
@@ -519,30 +583,6 @@ def _devices_are_amd(head: dict[str, Any]) -> bool:
     return isinstance(props, list) and any(isinstance(p, dict) and _is_amd(p) for p in props)
 
 
-ROCM_EVENT = b"\n  {\n    "
-
-
-def _scan_rocm(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
-    """ROCm traces: kernel events and the runtime calls that carry their dimensions."""
-    find = data.find
-    while True:
-        i = find(ROCM_EVENT, pos)
-        if i < 0:
-            return max(pos, len(data) - len(ROCM_EVENT))
-        end = find(EVENT_END, i)
-        if end < 0:
-            return i
-        line = data[i:i + 200]
-        if b'"cat": "kernel"' in line or b'"cat": "cuda_runtime"' in line:
-            try:
-                event = json.loads(data[i + 1:end + 4])
-            except ValueError:
-                raise TraceError(f"invalid event at byte {consumed + i + 1}: stopped after "
-                                 f"{reader.events} kernel events") from None
-            _dispatch(reader, event)
-        pos = end + 4
-
-
 def _dispatch(reader: _Reader, event: Any) -> None:
     if not isinstance(event, dict):
         return
@@ -580,3 +620,34 @@ def _scan_generic(path: Path, reader: _Reader) -> dict[str, Any]:
 
 def _first_line(exc: Exception) -> str:
     return str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+
+
+# What a trace without kernel events holds instead, by the category values it contains
+# (a byte string no JSON string can hold: quotes in strings are escaped).
+_NO_KERNEL_SIGNS = (
+    (b"kernel_details", "a JAX/XLA profile (its events carry kernel_details), not a PyTorch "
+                        "profiler trace: no Kineto kernel events"),
+    (b'"mtia_runtime"', "no GPU kernel events: an MTIA accelerator trace (occlint reads "
+                        "NVIDIA and AMD GPU launches)"),
+    (b'"cuda_runtime"', "no GPU kernel events, though the CPU called the GPU runtime: the "
+                        "profiler did not record GPU activity (record with activities="
+                        "[ProfilerActivity.CPU, ProfilerActivity.CUDA]; a CUPTI range-"
+                        "profiler run keeps no kernel events)"),
+    (b'"Runtime"', "no GPU kernel events, though the CPU called the GPU runtime: the "
+                   "profiler did not record GPU activity"),
+)
+_CPU_ONLY = ("a CPU-only profile: no GPU events (record with activities="
+             "[ProfilerActivity.CPU, ProfilerActivity.CUDA])")
+
+
+def no_kernels_reason(path: Path) -> str:
+    """Why a Kineto trace that parsed gave no kernel event, from what it holds instead."""
+    seen: set[bytes] = set()
+    signs = [sign for sign, _ in _NO_KERNEL_SIGNS]
+    with _open(path) as fh:
+        tail = b""
+        while chunk := fh.read(CHUNK):
+            data = tail + chunk
+            seen.update(sign for sign in signs if sign in data)
+            tail = data[-32:]
+    return next((why for sign, why in _NO_KERNEL_SIGNS if sign in seen), _CPU_ONLY)

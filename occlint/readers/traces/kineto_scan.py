@@ -1,0 +1,191 @@
+"""Kineto trace events in any JSON layout, found by their category without decoding the rest.
+
+libkineto writes one layout (one event per ``\\n  {`` block: read by kineto.py's own fast
+path), but traces are also pretty-printed (``json.dump(indent=N)``), written on one line
+(``json.dump`` of the loaded dict, compact separators, minified), one event per line, or by
+the 2021-era libkineto (``"cat": "Kernel"``, the list closed by ``\\n]``). This scanner finds
+the events it needs in all of them by the *value* of their category (``"kernel"``,
+``"Kernel"``, and for ROCm builds ``"cuda_runtime"`` / ``"Runtime"``), a byte string that
+cannot occur inside a JSON string (a quote there is escaped), then:
+
+* the event's start: the nearest ``{`` before it, accepted only when the text between is
+  plain keys with plain values ending in ``"cat":`` (libkineto and every re-serialisation
+  of its traces put ``ph`` and ``cat`` first); any other key order raises
+  :class:`Unanchored` and the caller reads the file another way (ijson);
+* the event's end: the ``}`` closing its ``args`` object and the ``}`` right after it;
+  when that is not the end (a string holding ``}``, keys after ``args``), the standard
+  library's ``JSONDecoder.raw_decode`` delimits the event instead.
+
+Only the events found are decoded; the document's head (before ``traceEvents``) and tail
+(after it) are parsed as JSON so that a trace cut short is detected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from occlint.readers.traces import TraceError
+
+MAX_EVENT = 1 << 20  # one event larger than this is not a real one
+LOOKBACK = 512  # the most bytes between an event's "{" and its category value
+KEEP_TAIL = 256 << 10  # bytes kept at the end: the document's tail is checked in them
+
+KERNEL_CATEGORIES = (b'"kernel"', b'"Kernel"')
+RUNTIME_CATEGORIES = (b'"cuda_runtime"', b'"Runtime"')
+
+EVENTS_OPEN = re.compile(rb'"traceEvents"\s*:\s*\[')
+_CAT_KEY = re.compile(rb'"cat"\s*:\s*\Z')
+_PLAIN_PREFIX = re.compile(
+    rb'\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|[-+0-9.eE]+)\s*,\s*)*"cat"\s*:\s*')
+_EVENT_CLOSE = re.compile(rb'\s*\}')
+_ARGS_OPEN = re.compile(rb'"args"\s*:\s*\{')
+_DECODER = json.JSONDecoder()
+MORE = -1  # the data ends inside the event: read more
+
+
+class Unanchored(Exception):
+    """An event whose start cannot be told from its bytes (an unusual key order)."""
+
+
+class EventSink:
+    """What the scanner feeds: kernel events as JSON text (decoded by the sink), runtime
+    events as dicts. Kineto's reader implements it."""
+
+    def raw(self, text: bytes) -> None:
+        raise NotImplementedError
+
+    def kernel(self, event: dict) -> None:
+        raise NotImplementedError
+
+    def runtime(self, event: dict) -> None:
+        raise NotImplementedError
+
+
+def events_start(first: bytes) -> tuple[int, int] | None:
+    """(start of the ``"traceEvents"`` key, start of the list's content) in the document's
+    first bytes, or None."""
+    found = EVENTS_OPEN.search(first)
+    return (found.start(), found.end()) if found else None
+
+
+def parse_head(first: bytes, key_at: int) -> dict | None:
+    """The document's keys before ``traceEvents`` as a dict, or None when they do not parse
+    (a ``traceEvents`` key nested in another object, a damaged head)."""
+    try:
+        head = json.loads(first[:key_at] + b'"traceEvents": []}')
+    except ValueError:
+        return None
+    return head if isinstance(head, dict) else None
+
+
+def _delimit(data: bytes, cat: int, final: bool) -> tuple[int, int, bool]:
+    """(start, end, plain) of the event whose category value starts at ``cat``; end is
+    MORE when the data ends inside it; plain: its end was found by the args' braces."""
+    start = data.rfind(b"{", max(cat - LOOKBACK, 0), cat)
+    if start < 0 or _PLAIN_PREFIX.fullmatch(data, start, cat) is None:
+        raise Unanchored(cat)
+    args = _ARGS_OPEN.search(data, cat, min(cat + MAX_EVENT, len(data)))
+    if args is not None:
+        close = data.find(b"}", args.end())
+        if close >= 0:
+            end = _EVENT_CLOSE.match(data, close + 1)
+            if end is not None:
+                return start, end.end(), True
+            if not final and not data[close + 1:].strip():
+                return start, MORE, True
+    elif not final and len(data) - cat < MAX_EVENT:
+        return start, MORE, True
+    return start, _decoded_end(data, start, final), False
+
+
+def _decoded_end(data: bytes, start: int, final: bool) -> int:
+    """The event's end found by the standard library's decoder (any content, any keys)."""
+    text = data[start:start + MAX_EVENT].decode("utf-8", "surrogateescape")
+    try:
+        _, end = _DECODER.raw_decode(text)
+    except json.JSONDecodeError as exc:
+        if not final and start + len(text.encode("utf-8", "surrogateescape")) >= len(data) \
+                and exc.pos >= len(text) - 1:
+            return MORE
+        raise ValueError(exc.msg) from None
+    return start + len(text[:end].encode("utf-8", "surrogateescape"))
+
+
+def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bool,
+                runtime: bool) -> int:
+    """Feed the kernel events (and with ``runtime``, the runtime calls carrying launch
+    dimensions) of ``data`` from ``pos`` to ``sink``; where to go on from."""
+    markers = KERNEL_CATEGORIES + (RUNTIME_CATEGORIES if runtime else ())
+    find = data.find
+    ahead = [find(m, pos) for m in markers]
+    while True:
+        cat = min((i for i in ahead if i >= 0), default=-1)
+        if cat < 0:
+            return max(pos, len(data) - 2 * LOOKBACK)
+        which = ahead.index(cat)
+        step = cat + len(markers[which])
+        if _CAT_KEY.search(data, max(cat - 24, 0), cat) is None:  # a value of another key
+            ahead[which] = find(markers[which], step)
+            continue
+        try:
+            start, end, plain = _delimit(data, cat, final)
+        except ValueError:
+            raise TraceError(f"invalid event at byte {consumed + cat}: stopped after "
+                             f"{getattr(sink, 'events', 0)} kernel events") from None
+        if end == MORE:
+            return start
+        _feed(sink, data[start:end], which < len(KERNEL_CATEGORIES), plain, consumed + start)
+        pos = end
+        for k, at in enumerate(ahead):
+            if 0 <= at < end:
+                ahead[k] = find(markers[k], end)
+
+
+def _feed(sink: EventSink, text: bytes, kernel: bool, plain: bool, where: int) -> None:
+    if kernel:
+        try:
+            sink.raw(text)
+            return
+        except ValueError:
+            if plain:  # the args' braces cut it wrong: delimit it with the full decoder
+                raise Unanchored(where) from None
+            raise TraceError(f"invalid kernel event at byte {where}") from None
+    if b'"grid"' not in text:
+        return
+    try:
+        event = json.loads(text)
+    except ValueError:
+        raise TraceError(f"invalid runtime event at byte {where}") from None
+    if isinstance(event, dict):
+        sink.runtime(event)
+
+
+def check_tail(data: bytes, head: dict, consumed: int, events: int) -> dict:
+    """Check that the document ends after the event list (in the last bytes, ``data``) and
+    merge the keys after it into ``head``: the list's close is the leftmost ``]`` following
+    an event after which the rest parses as the end of the document."""
+    found: dict | None = None
+    close = len(data)
+    for _ in range(4096):
+        close = data.rfind(b"]", 0, close)
+        if close < 0:
+            break
+        if data[max(close - 64, 0):close].rstrip()[-1:] not in (b"}", b"["):
+            continue  # not after an event (or an empty list): a list inside an event
+        try:
+            rest = json.loads(b'{"traceEvents": [' + data[close:])
+        except ValueError:
+            continue
+        if isinstance(rest, dict):
+            found = rest
+    if found is None:
+        raise TraceError(f"the trace is cut short or damaged (the event list does not end "
+                         f"before byte {consumed + len(data)}): {events} kernel events read")
+    for key, value in found.items():
+        head.setdefault(key, value)
+    return head
+
+
+Scan = Callable[[bytes, int, EventSink, int, bool], int]
