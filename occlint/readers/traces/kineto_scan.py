@@ -106,9 +106,8 @@ def _decoded_end(data: bytes, start: int, final: bool) -> int:
     try:
         _, end = _DECODER.raw_decode(text)
     except json.JSONDecodeError as exc:
-        if not final and start + len(text.encode("utf-8", "surrogateescape")) >= len(data) \
-                and exc.pos >= len(text) - 1:
-            return MORE
+        if not final and len(data) - start < MAX_EVENT:
+            return MORE  # more data may complete it
         raise ValueError(exc.msg) from None
     return start + len(text[:end].encode("utf-8", "surrogateescape"))
 

@@ -1,0 +1,98 @@
+"""The layouts Kineto traces are found in, written from the events of a real trace.
+
+Used by benchmarks/traces_scale.py (the speed on each layout) and tests/test_traces_layouts.py
+(every layout reads the same launches as ``json.load``). Writers stream: a trace of millions
+of events is written without holding it as one document.
+
+* ``libkineto``: what ``export_chrome_trace`` writes (one event per ``\\n  {`` block, its
+  keys on the first line, ``args`` on lines of their own);
+* ``libkineto-2021``: the same layout as libkineto wrote it in 2021: capitalised categories
+  (``Kernel``, ``Runtime``, ``Memcpy``, ``Memset``), ``traceEvents`` first, the list closed
+  by ``\\n]``;
+* ``pretty``: ``json.dump(doc, f, indent=2)`` (what Python tools that edit traces write);
+* ``json-dump``: ``json.dump(doc, f)``: one line, ``", "`` and ``": "`` separators;
+* ``compact``: ``json.dump(doc, f, separators=(",", ":"))``: minified, one line;
+* ``per-line``: one event per line (JSON-lines style tools).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import IO, Any
+
+LAYOUTS = ("libkineto", "libkineto-2021", "pretty", "json-dump", "compact", "per-line")
+CAPITALISED = {"kernel": "Kernel", "cuda_runtime": "Runtime", "gpu_memcpy": "Memcpy",
+               "gpu_memset": "Memset"}
+
+
+def libkineto_event(e: dict[str, Any]) -> bytes:
+    """One event as libkineto writes it: keys on the first line, args on their own."""
+    args = e.get("args")
+    head = ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in e.items() if k != "args")
+    text = "\n  {\n    " + head
+    if args is not None:
+        text += ",\n    \"args\": {\n      " + ", ".join(
+            f"{json.dumps(k)}: {json.dumps(v)}" for k, v in args.items()) + "\n    }"
+    return (text + "\n  }").encode()
+
+
+def _capitalised(e: dict[str, Any]) -> dict[str, Any]:
+    cat = e.get("cat")
+    return {**e, "cat": CAPITALISED[cat]} if cat in CAPITALISED else e
+
+
+def _indented(e: dict[str, Any]) -> str:
+    return "\n    " + json.dumps(e, indent=2).replace("\n", "\n    ")
+
+
+def write_trace(out: IO[bytes], layout: str, head: dict[str, Any],
+                events: Iterable[dict[str, Any]], tail: dict[str, Any]) -> None:
+    """Write a trace: the keys of ``head``, then ``traceEvents``, then those of ``tail``."""
+    if layout in ("libkineto", "libkineto-2021"):
+        two_one = layout == "libkineto-2021"
+        if two_one:
+            out.write(b'{\n  "traceEvents": [')
+            tail = {**head, **tail}
+        else:
+            out.write(json.dumps(head, indent=2)[:-2].encode() + b',\n  "traceEvents": [')
+        sep = b""
+        for e in events:
+            out.write(sep + libkineto_event(_capitalised(e) if two_one else e))
+            sep = b","
+        rest = json.dumps(tail, indent=2)[1:]
+        out.write((b"\n]," if two_one else b"\n  ],") + rest.encode() + b"\n")
+        return
+    if layout == "pretty":
+        sep_events, pre, post, dump = ",", "", "\n  ]", _indented
+        keys = json.dumps(head, indent=2)[:-2] + ',\n  "traceEvents": ['
+        rest = json.dumps(tail, indent=2)[1:] if tail else "\n}"
+    else:
+        compact = layout == "compact"
+        item, key = (",", ":") if compact else (", ", ": ")
+        sep_events = item + ("\n" if layout == "per-line" else "")
+        pre = "\n" if layout == "per-line" else ""
+        post = "\n]" if layout == "per-line" else "]"
+
+        def dump(e: dict[str, Any]) -> str:
+            return json.dumps(e, separators=(item, key))
+        keys = json.dumps(head, separators=(item, key))[:-1]
+        keys += (item if head else "") + json.dumps("traceEvents") + key + "["
+        rest = (item + json.dumps(tail, separators=(item, key))[1:]) if tail else "}"
+    out.write((keys + pre).encode())
+    sep = ""
+    for e in events:
+        out.write((sep + dump(e)).encode())
+        sep = sep_events
+    if layout == "pretty" and tail:
+        out.write((post + "," + rest).encode())
+    else:
+        out.write((post + rest).encode())
+
+
+def split_document(doc: dict[str, Any]) -> tuple[dict, list, dict]:
+    """(keys before traceEvents, the events, keys after it) of a loaded trace."""
+    keys = list(doc)
+    at = keys.index("traceEvents")
+    return ({k: doc[k] for k in keys[:at]}, doc["traceEvents"],
+            {k: doc[k] for k in keys[at + 1:]})

@@ -1,0 +1,216 @@
+"""Kineto traces as found in the wild (issue 19): every layout, traces whose event list starts
+after a large head, and profiler outputs that hold no launches.
+
+The fixtures are real traces others recorded and published (fixtures/traces/public, cut by
+fixtures/cut_public_traces.py) and the H100 traces of fixtures/traces/kineto written in each
+layout by benchmarks/trace_layouts.py. The truth is each trace read with the standard
+library's ``json``: kernel events by category, their dimensions from their args, or for ROCm
+builds from the runtime call with the same correlation id.
+"""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from benchmarks.trace_layouts import LAYOUTS, split_document, write_trace
+from occlint.pipeline.run import Options, execute
+from occlint.readers.traces import trace_kind
+from occlint.readers.traces.kineto import read_kineto
+
+ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "traces"
+PUBLIC = ROOT / "public"
+TRAIN = ROOT / "kineto" / "resnet18_train.pt.trace.json.gz"
+METADATA_FIRST = PUBLIC / "tracelens_h100_bert_metadata_first.json.gz"
+
+
+def load(path: Path) -> dict:
+    with (gzip.open(path) if path.suffix == ".gz" else open(path, "rb")) as fh:
+        return json.load(fh)
+
+
+def expected_launches(doc: dict) -> collections.Counter:
+    """(kernel, grid, block, device, stream) -> launches, read with json: dimensions from
+    the kernel's args, or from the runtime call of the same correlation (ROCm builds)."""
+    events = doc["traceEvents"]
+    calls = {e["args"]["correlation"]: e["args"] for e in events
+             if e.get("cat") in ("cuda_runtime", "Runtime") and "grid" in e.get("args", {})}
+    out: collections.Counter = collections.Counter()
+    for e in events:
+        if e.get("cat") not in ("kernel", "Kernel"):
+            continue
+        a = e["args"]
+        dims = a if "grid" in a else calls[a["correlation"]]
+        out[(e["name"], tuple(dims["grid"]), tuple(dims["block"]), str(a["device"]),
+             str(a["stream"]))] += 1
+    return out
+
+
+def read_launches(path: Path) -> tuple[collections.Counter, list[str]]:
+    read = read_kineto(path, str(path))
+    got: collections.Counter = collections.Counter()
+    for g in read.collector.group_list:
+        for stream in g.streams:
+            got[(g.key.kernel, g.key.grid, g.key.block, g.key.device, stream)] += \
+                read.collector.streams[(g.key.device, stream)].groups.count(
+                    read.collector.group_list.index(g))
+    return got, [e.message for e in read.errors]
+
+
+# -- public traces in the layouts found in the wild --------------------------------------------
+@pytest.mark.parametrize("name", [
+    "hta_inference_rank_1_2021.json.gz",  # 2021 libkineto: "Kernel", list closed by "\n]"
+    "hta_trace_compare_one_line.json.gz",  # json.dump: one line
+    "hta_backward_thread_indent4.json",  # indent=4
+    "tracelens_h100_bert_metadata_first.json.gz",  # 26 KB metadata first, indent=2
+    "tracelens_mi300_bert_metadata_first.json.gz",  # the same on ROCm: dims on runtime calls
+    "tracelens_mi210_rocm.json.gz",  # ROCm, libkineto's layout
+])
+def test_public_traces_read_every_launch(name):
+    path = PUBLIC / name
+    want = expected_launches(load(path))
+    assert sum(want.values()) > 0
+    got, errors = read_launches(path)
+    assert errors == []
+    assert got == want
+
+
+def test_2021_layout_keeps_registers_and_shared_memory():
+    doc, _ = run(PUBLIC / "hta_inference_rank_1_2021.json.gz")
+    kernels = [e for e in load(PUBLIC / "hta_inference_rank_1_2021.json.gz")["traceEvents"]
+               if e.get("cat") == "Kernel"]
+    assert doc["errors"] == []
+    assert sorted((r["resources"]["trace"]["registers"], r["resources"]["trace"]["shared_total"])
+                  for r in doc["launches"] for _ in range(r["count"])) == sorted(
+        (e["args"]["registers per thread"], e["args"]["shared memory"]) for e in kernels)
+
+
+def run(*paths) -> tuple[dict, int]:
+    out = execute(Options(paths=[str(p) for p in paths], isolated=True))
+    return out.doc, out.exit_code
+
+
+# -- item 1: the event list after a large head -------------------------------------------------
+def test_metadata_first_is_recognised_everywhere(tmp_path):
+    raw = gzip.decompress(METADATA_FIRST.read_bytes())
+    assert raw.index(b'"traceEvents"') > 25_000  # the real trace's metadata object
+    launches = sum(expected_launches(json.loads(raw)).values())
+    plain = tmp_path / "walk" / "bert.json"  # no telling name, not gzip'd
+    plain.parent.mkdir()
+    plain.write_bytes(raw)
+    (tmp_path / "walk" / "bert.json.gz").write_bytes(METADATA_FIRST.read_bytes())
+    assert trace_kind(plain) == trace_kind(METADATA_FIRST) == "kineto"
+    archive = tmp_path / "traces.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.write(plain, "a/bert.json")
+        z.write(METADATA_FIRST, "b/bert.json.gz")
+    for target, inputs in ((plain, 1), (METADATA_FIRST, 1), (plain.parent, 2), (archive, 2)):
+        doc, code = run(target)
+        assert doc["errors"] == [], target
+        assert doc["summary"]["launches"]["launches"] == launches * inputs, target
+        assert code in (0, 1)
+
+
+def test_directory_walk_reads_a_trace_named_by_the_profiler(tmp_path):
+    """A head longer than occlint looks (1 MiB): a file named as the profiler names its
+    traces is still read, not dropped."""
+    doc = load(TRAIN)
+    head, events, tail = split_document(doc)
+    trace = tmp_path / "host_123.1700000000.pt.trace.json"
+    with open(trace, "wb") as out:
+        write_trace(out, "pretty", {"metadata": {"note": "x" * (2 << 20)}, **head}, events,
+                    tail)
+    got, _ = run(tmp_path)
+    assert got["summary"]["launches"]["launches"] == sum(expected_launches(doc).values())
+
+
+# -- item 5: profiler outputs without launches: one line, exit 2 -------------------------------
+@pytest.mark.parametrize(("path", "words"), [
+    (PUBLIC / "hta_simple_add_et.json.gz", "PyTorch execution trace"),
+    (PUBLIC / "hta_cpu_only.pt.trace.json.gz", "CPU-only profile: no GPU events"),
+    (PUBLIC / "hta_cupti_profiler_no_kernels.json.gz", "did not record GPU activity"),
+    (PUBLIC / "topk_report1.nsys-rep.head", "nsys export --type sqlite"),
+    (ROOT / "nsys" / "no_kernels.sqlite", "no CUPTI_ACTIVITY_KIND_KERNEL table"),
+])
+def test_no_launches_one_line_and_exit_2(path, words):
+    proc = subprocess.run([sys.executable, "-m", "occlint", str(path)], capture_output=True,
+                          text=True)
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2
+    assert len(lines) == 1 and lines[0].startswith(f"occlint: error: {path}: ")
+    assert words in lines[0]
+    assert "not a GPU binary" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_no_launches_beside_a_trace_is_one_error(tmp_path):
+    """With another trace analysed, the file without launches is an error, not a finding."""
+    doc, code = run(PUBLIC / "hta_cpu_only.pt.trace.json.gz", METADATA_FIRST)
+    assert [e["message"][:20] for e in doc["errors"]] == ["a CPU-only profile: "]
+    assert doc["summary"]["launches"]["launches"] == 60
+    assert code == 1
+
+
+# -- item 8: every layout of the same trace, the same launches ---------------------------------
+def layout_bytes(doc: dict, layout: str) -> bytes:
+    out = io.BytesIO()
+    write_trace(out, layout, *split_document(doc))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("source", [TRAIN, PUBLIC / "tracelens_mi210_rocm.json.gz"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_layout_reads_like_json(tmp_path, source, layout):
+    doc = load(source)
+    trace = tmp_path / f"{layout}.json"
+    trace.write_bytes(layout_bytes(doc, layout))
+    got, errors = read_launches(trace)
+    assert errors == []
+    assert got == expected_launches(doc)
+
+
+def test_layout_writers_are_what_json_writes():
+    doc = load(TRAIN)
+    assert layout_bytes(doc, "pretty") == json.dumps(doc, indent=2).encode()
+    assert layout_bytes(doc, "json-dump") == json.dumps(doc).encode()
+    assert layout_bytes(doc, "compact") == json.dumps(doc, separators=(",", ":")).encode()
+
+
+def test_hostile_names_and_key_orders(tmp_path):
+    """Kernel names holding braces, quotes and the category text; events whose name comes
+    before their category (ijson reads those): the same launches."""
+    doc = load(TRAIN)
+    for i, e in enumerate(doc["traceEvents"]):
+        if e.get("cat") == "kernel" and i % 3 == 0:
+            e["name"] += '::{lambda()#1}}, {"cat": "kernel", "args": {}}'
+    want = expected_launches(doc)
+    for layout in ("compact", "per-line", "pretty"):
+        trace = tmp_path / f"{layout}.json"
+        trace.write_bytes(layout_bytes(doc, layout))
+        assert read_launches(trace) == (want, [])
+    doc["traceEvents"] = [{"name": e.pop("name"), **e} if "name" in e else e
+                          for e in doc["traceEvents"]]
+    trace = tmp_path / "name-first.json"
+    trace.write_bytes(layout_bytes(doc, "compact"))
+    assert read_launches(trace) == (want, [])
+
+
+@pytest.mark.parametrize("layout", ["pretty", "compact", "libkineto-2021"])
+@pytest.mark.parametrize("cut", [0.4, 0.999])
+def test_cut_short_in_any_layout(tmp_path, layout, cut):
+    data = layout_bytes(load(TRAIN), layout)
+    trace = tmp_path / "crashed.json"
+    trace.write_bytes(data[:int(len(data) * cut)])
+    read = read_kineto(trace, "t")
+    assert len(read.errors) == 1
+    assert "cut short" in read.errors[0].message or "invalid event" in read.errors[0].message
+    before = data[:int(len(data) * cut)].count(b'"kernel"') + \
+        data[:int(len(data) * cut)].count(b'"Kernel"')
+    assert read.collector.launches in (before, before - 1)
