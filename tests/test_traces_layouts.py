@@ -214,3 +214,30 @@ def test_cut_short_in_any_layout(tmp_path, layout, cut):
     before = data[:int(len(data) * cut)].count(b'"kernel"') + \
         data[:int(len(data) * cut)].count(b'"Kernel"')
     assert read.collector.launches in (before, before - 1)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_split_over_processes_in_every_layout(tmp_path, monkeypatch, layout):
+    """A large plain trace split over processes at kernel events: what one process reads,
+    timelines included."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    doc = load(TRAIN)
+    trace = tmp_path / "t.json"
+    trace.write_bytes(layout_bytes(doc, layout))
+    monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)
+    one = kineto_mod.read_kineto(trace, "t", jobs=1)
+    splits = []
+    split = kineto_mod._read_split
+    monkeypatch.setattr(kineto_mod, "_read_split", lambda *a: splits.append(a[2]) or split(*a))
+    three = kineto_mod.read_kineto(trace, "t", jobs=3)
+    assert len(splits) == 1 and len(splits[0][1]) == 3  # three ranges
+    assert one.errors == three.errors == []
+    assert one.collector.launches == three.collector.launches == sum(
+        expected_launches(doc).values())
+    assert [(g.key, g.count, g.total_ns, g.max_ns) for g in one.collector.group_list] == \
+        [(g.key, g.count, g.total_ns, g.max_ns) for g in three.collector.group_list]
+    for key, t in one.collector.streams.items():
+        u = three.collector.streams[key]
+        assert (t.starts, t.durations, t.groups) == (u.starts, u.durations, u.groups)
+    assert one.collector.devices == three.collector.devices

@@ -52,8 +52,10 @@ from occlint.readers.traces.kineto_scan import (
     KEEP_TAIL,
     MAX_EVENT,
     Unanchored,
+    categories,
     check_tail,
     events_start,
+    kernel_event_start,
     parse_head,
     scan_events,
 )
@@ -360,11 +362,12 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
         try:
             with _open(path) as fh:
                 first = fh.read(CHUNK)
-                if _kineto_layout(first):
-                    if jobs > 1 and isinstance(fh, io.BufferedReader):
-                        split = _split_plan(fh, first, jobs)
-                        if split is not None:
-                            return _read_split(path, display, split, jobs), reader
+                own = _kineto_layout(first)
+                if jobs > 1 and not runtime and isinstance(fh, io.BufferedReader):
+                    split = _split_plan(fh, first, jobs, own)
+                    if split is not None:
+                        return _read_split(path, display, split, jobs), reader
+                if own:
                     head = _scan_layout(fh, first, reader)
                 else:
                     head = _scan_any_layout(fh, first, reader, runtime)
@@ -380,62 +383,82 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
 SPLIT_MIN_BYTES = 256 << 20
 
 
-def _split_plan(fh, first: bytes, jobs: int) -> tuple[dict, list[tuple[int, int]]] | None:
-    """(head, byte ranges of the event list, each starting at an event) for a large plain
-    trace whose head and tail are valid; None otherwise (one process reads it, and says
-    where it stops if it is damaged)."""
+def _split_plan(fh, first: bytes, jobs: int, own: bool) -> tuple | None:
+    """(head, byte ranges of the event list, each starting at an event, the layout's
+    markers or None for libkineto's own layout) for a large plain NVIDIA trace whose head
+    and tail are valid; None otherwise (one process reads it, and says where it stops if
+    it is damaged)."""
     size = fh.seek(0, os.SEEK_END)
-    if size < SPLIT_MIN_BYTES:
+    plan = _split_bounds(fh, first, size, own) if size >= SPLIT_MIN_BYTES else None
+    if plan is None:
         fh.seek(len(first))
         return None
-    at = first.find(EVENTS_KEY)
-    try:
-        head = json.loads(first[:at] + b'"traceEvents": []}')
-        fh.seek(max(size - (1 << 16), 0))
-        end = fh.read()
-        close = end.rfind(b"\n  ]")
-        rest = json.loads(b'{"traceEvents": [' + end[close:]) if close >= 0 else None
-    except ValueError:
-        rest = None
-    if not isinstance(head, dict) or not isinstance(rest, dict) or _devices_are_amd(head):
-        fh.seek(len(first))
-        return None
-    for key, value in rest.items():
-        head.setdefault(key, value)
-    start, stop = at + len(EVENTS_KEY), size - len(end) + close
+    head, start, stop = plan
     bounds = [start]
     for k in range(1, jobs):
         fh.seek(start + (stop - start) * k // jobs)
         window = fh.read(MAX_EVENT)
-        i = window.find(b"\n  {\n")
+        i = window.find(b"\n  {\n") if own else kernel_event_start(window)
         if i < 0:
             fh.seek(len(first))
             return None
         bounds.append(fh.tell() - len(window) + i)
     bounds.append(stop)
     fh.seek(len(first))
-    return head, [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+    markers = None if own else categories(first, False)
+    return head, [(a, b) for a, b in itertools.pairwise(bounds) if b > a], markers
 
 
-def _scan_range(path: str, display: str, start: int, stop: int) -> tuple:
+def _split_bounds(fh, first: bytes, size: int, own: bool) -> tuple | None:
+    """(head with the tail's keys, start, stop of the event list) when both parse."""
+    found = events_start(first)
+    head = parse_head(first, found[0]) if found else None
+    if head is None or _devices_are_amd(head):
+        return None
+    fh.seek(max(size - KEEP_TAIL, 0))
+    end = fh.read()
+    if own:
+        close = end.rfind(b"\n  ]")
+        try:
+            rest = json.loads(b'{"traceEvents": [' + end[close:]) if close >= 0 else None
+        except ValueError:
+            return None
+        if not isinstance(rest, dict):
+            return None
+        for key, value in rest.items():
+            head.setdefault(key, value)
+        return head, found[1], size - len(end) + close
+    try:
+        check_tail(end, head, size - len(end), 0)
+    except TraceError:
+        return None
+    return head, found[1], size  # the tail holds no event: scanned, it adds nothing
+
+
+def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tuple:
     """One process's part: the kernel events between two event boundaries."""
     reader = _Reader(display)
     with open(path, "rb") as fh:
         fh.seek(start)
         data, pos, consumed = b"", 0, start
         left = stop - start
-        while left > 0:
-            chunk = fh.read(min(CHUNK, left))
-            if not chunk:
-                break
+        while True:
+            chunk = fh.read(min(CHUNK, left)) if left > 0 else b""
             left -= len(chunk)
             data = data[pos:] + chunk
             consumed += pos
-            pos = _scan_kernels(data, 0, reader, consumed)
+            final = left <= 0 or not chunk
+            if markers is not None:
+                pos = scan_events(data, 0, reader, consumed, final, markers)
+            else:
+                pos = _scan_kernels(data, 0, reader, consumed)
+                if final:  # the range's last event
+                    _scan_kernels(data[pos:] + b"\n  }", 0, reader, consumed + pos)
+            if final:
+                break
             if len(data) - pos > MAX_EVENT:
                 raise TraceError(f"an event at byte {consumed + pos} is larger than "
                                  f"{MAX_EVENT} bytes")
-        _scan_kernels(data + b"\n  }", pos, reader, consumed)  # the range's last event
     c = reader.collector
     return (c.group_list, list(c.streams.values()), reader.events, reader.check.bad,
             reader.check.first)
@@ -445,12 +468,13 @@ def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    head, ranges = plan
+    head, ranges, markers = plan
     reader = _Reader(display)
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(ranges)), mp_context=context) as pool:
         parts = list(pool.map(_scan_range, [str(path)] * len(ranges), [display] * len(ranges),
-                              [a for a, _ in ranges], [b for _, b in ranges]))
+                              [a for a, _ in ranges], [b for _, b in ranges],
+                              [markers] * len(ranges)))
     c = reader.collector
     for groups, timelines, events, bad, first_bad in parts:  # in file order
         remap = array("l")
@@ -502,11 +526,11 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
     head = parse_head(first, found[0]) if found else None
     if found is None or head is None:
         raise Unanchored(0)
-    runtime = runtime or _devices_are_amd(head)
+    markers = categories(first, runtime or _devices_are_amd(head))
     data, pos, consumed = first, found[1], 0
     while True:
         chunk = fh.read(CHUNK)
-        resume = scan_events(data, pos, reader, consumed, not chunk, runtime)
+        resume = scan_events(data, pos, reader, consumed, not chunk, markers)
         if not chunk:
             return check_tail(data, head, consumed, reader.events)
         if len(data) - resume > MAX_EVENT:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 
 from occlint.readers.traces import TraceError
 
@@ -40,7 +39,6 @@ _CAT_KEY = re.compile(rb'"cat"\s*:\s*\Z')
 _PLAIN_PREFIX = re.compile(
     rb'\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|[-+0-9.eE]+)\s*,\s*)*"cat"\s*:\s*')
 _EVENT_CLOSE = re.compile(rb'\s*\}')
-_ARGS_OPEN = re.compile(rb'"args"\s*:\s*\{')
 _DECODER = json.JSONDecoder()
 MORE = -1  # the data ends inside the event: read more
 
@@ -82,25 +80,27 @@ def parse_head(first: bytes, key_at: int) -> dict | None:
 
 def _delimit(data: bytes, cat: int, final: bool) -> tuple[int, int, bool]:
     """(start, end, plain) of the event whose category value starts at ``cat``; end is
-    MORE when the data ends inside it; plain: its end was found by the args' braces."""
+    MORE when the data ends inside it; plain: its end was found by the args' braces (the
+    caller delimits it again with :func:`decoded_end` if that cut does not decode)."""
     start = data.rfind(b"{", max(cat - LOOKBACK, 0), cat)
     if start < 0 or _PLAIN_PREFIX.fullmatch(data, start, cat) is None:
         raise Unanchored(cat)
-    args = _ARGS_OPEN.search(data, cat, min(cat + MAX_EVENT, len(data)))
-    if args is not None:
-        close = data.find(b"}", args.end())
-        if close >= 0:
-            end = _EVENT_CLOSE.match(data, close + 1)
-            if end is not None:
-                return start, end.end(), True
-            if not final and not data[close + 1:].strip():
-                return start, MORE, True
+    args = data.find(b'"args"', cat, cat + MAX_EVENT)
+    close = data.find(b"}", args) if args >= 0 else -1
+    if close >= 0:
+        if data[close + 1:close + 2] == b"}":
+            return start, close + 2, True
+        end = _EVENT_CLOSE.match(data, close + 1)
+        if end is not None:
+            return start, end.end(), True
+        if not final and not data[close + 1:].strip():
+            return start, MORE, True
     elif not final and len(data) - cat < MAX_EVENT:
         return start, MORE, True
-    return start, _decoded_end(data, start, final), False
+    return start, decoded_end(data, start, final), False
 
 
-def _decoded_end(data: bytes, start: int, final: bool) -> int:
+def decoded_end(data: bytes, start: int, final: bool) -> int:
     """The event's end found by the standard library's decoder (any content, any keys)."""
     text = data[start:start + MAX_EVENT].decode("utf-8", "surrogateescape")
     try:
@@ -112,53 +112,91 @@ def _decoded_end(data: bytes, start: int, final: bool) -> int:
     return start + len(text[:end].encode("utf-8", "surrogateescape"))
 
 
-def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bool,
-                runtime: bool) -> int:
-    """Feed the kernel events (and with ``runtime``, the runtime calls carrying launch
-    dimensions) of ``data`` from ``pos`` to ``sink``; where to go on from."""
-    markers = KERNEL_CATEGORIES + (RUNTIME_CATEGORIES if runtime else ())
-    find = data.find
-    ahead = [find(m, pos) for m in markers]
+def categories(first: bytes, runtime: bool) -> tuple[tuple[bytes, bool], ...]:
+    """The (category value, is a kernel) markers to look for in a trace whose first bytes
+    are ``first``: the spellings it uses (both when it shows neither): a marker absent
+    from the file would cost a scan of every chunk."""
+    def used(spellings: tuple[bytes, ...]) -> tuple[bytes, ...]:
+        return tuple(m for m in spellings if m in first) or spellings
+
+    kernels = tuple((m, True) for m in used(KERNEL_CATEGORIES))
+    return kernels + (tuple((m, False) for m in used(RUNTIME_CATEGORIES)) if runtime else ())
+
+
+def kernel_event_start(window: bytes) -> int:
+    """Where the first kernel event that starts in ``window`` starts (a place to split a
+    trace at), or -1."""
+    at = 0
     while True:
-        cat = min((i for i in ahead if i >= 0), default=-1)
-        if cat < 0:
-            return max(pos, len(data) - 2 * LOOKBACK)
+        found = [i for i in (window.find(m, at) for m in KERNEL_CATEGORIES) if i >= 0]
+        if not found:
+            return -1
+        cat = min(found)
+        start = window.rfind(b"{", max(cat - LOOKBACK, 0), cat)
+        if start >= 0 and _PLAIN_PREFIX.fullmatch(window, start, cat) is not None:
+            return start
+        at = cat + 1
+
+
+def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bool,
+                markers: tuple[tuple[bytes, bool], ...]) -> int:
+    """Feed the events of ``data`` from ``pos`` whose category is one of ``markers`` (from
+    :func:`categories`) to ``sink``: kernel events, and runtime calls that carry launch
+    dimensions; where to go on from."""
+    find = data.find
+    ahead = [find(m, pos) for m, _ in markers]
+    markers = [m for m, at in zip(markers, ahead, strict=True) if at >= 0]  # type: ignore
+    ahead = [at for at in ahead if at >= 0]
+    while ahead:
+        cat = min(ahead)
         which = ahead.index(cat)
-        step = cat + len(markers[which])
-        if _CAT_KEY.search(data, max(cat - 24, 0), cat) is None:  # a value of another key
-            ahead[which] = find(markers[which], step)
-            continue
+        marker, kernel = markers[which]
         try:
             start, end, plain = _delimit(data, cat, final)
+            if end != MORE and not _feed(sink, data[start:end], kernel):
+                end = decoded_end(data, start, final) if plain else -2
+                if end >= 0 and not _feed(sink, data[start:end], kernel):
+                    end = -2
+        except Unanchored:
+            if _CAT_KEY.search(data, max(cat - 24, 0), cat) is not None:
+                raise
+            ahead[which] = find(marker, cat + len(marker))  # a value of another key
+            if ahead[which] < 0:
+                del ahead[which], markers[which]
+            continue
         except ValueError:
-            raise TraceError(f"invalid event at byte {consumed + cat}: stopped after "
-                             f"{getattr(sink, 'events', 0)} kernel events") from None
+            end = -2
         if end == MORE:
             return start
-        _feed(sink, data[start:end], which < len(KERNEL_CATEGORIES), plain, consumed + start)
+        if end < 0:
+            raise TraceError(f"invalid event at byte {consumed + cat}: stopped after "
+                             f"{getattr(sink, 'events', 0)} kernel events")
         pos = end
-        for k, at in enumerate(ahead):
-            if 0 <= at < end:
-                ahead[k] = find(markers[k], end)
+        for k in range(len(ahead) - 1, -1, -1):
+            if ahead[k] < end:
+                ahead[k] = find(markers[k][0], end)
+                if ahead[k] < 0:
+                    del ahead[k], markers[k]
+    return max(pos, len(data) - 2 * LOOKBACK)
 
 
-def _feed(sink: EventSink, text: bytes, kernel: bool, plain: bool, where: int) -> None:
+def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
+    """Give one event to the sink; False when its text is not JSON (cut wrong)."""
     if kernel:
         try:
             sink.raw(text)
-            return
         except ValueError:
-            if plain:  # the args' braces cut it wrong: delimit it with the full decoder
-                raise Unanchored(where) from None
-            raise TraceError(f"invalid kernel event at byte {where}") from None
+            return False
+        return True
     if b'"grid"' not in text:
-        return
+        return text.rstrip().endswith(b"}")
     try:
         event = json.loads(text)
     except ValueError:
-        raise TraceError(f"invalid runtime event at byte {where}") from None
+        return False
     if isinstance(event, dict):
         sink.runtime(event)
+    return True
 
 
 def check_tail(data: bytes, head: dict, consumed: int, events: int) -> dict:
@@ -185,6 +223,3 @@ def check_tail(data: bytes, head: dict, consumed: int, events: int) -> dict:
     for key, value in found.items():
         head.setdefault(key, value)
     return head
-
-
-Scan = Callable[[bytes, int, EventSink, int, bool], int]
