@@ -73,6 +73,7 @@ def read_launches(path: Path) -> tuple[collections.Counter, list[str]]:
     "tracelens_h100_bert_metadata_first.json.gz",  # 26 KB metadata first, indent=2
     "tracelens_mi300_bert_metadata_first.json.gz",  # the same on ROCm: dims on runtime calls
     "tracelens_mi210_rocm.json.gz",  # ROCm, libkineto's layout
+    "hta_mi250_rocm6_2.json.gz",  # ROCm 6.2: dimensions on the runtime calls only
 ])
 def test_public_traces_read_every_launch(name):
     path = PUBLIC / name
@@ -165,7 +166,8 @@ def layout_bytes(doc: dict, layout: str) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("source", [TRAIN, PUBLIC / "tracelens_mi210_rocm.json.gz"])
+@pytest.mark.parametrize("source", [TRAIN, PUBLIC / "tracelens_mi210_rocm.json.gz",
+                                    PUBLIC / "hta_mi250_rocm6_2.json.gz"])
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_every_layout_reads_like_json(tmp_path, source, layout):
     doc = load(source)
@@ -241,3 +243,16 @@ def test_split_over_processes_in_every_layout(tmp_path, monkeypatch, layout):
         u = three.collector.streams[key]
         assert (t.starts, t.durations, t.groups) == (u.starts, u.durations, u.groups)
     assert one.collector.devices == three.collector.devices
+
+
+def test_split_of_a_trace_whose_dimensions_are_on_runtime_calls(tmp_path, monkeypatch):
+    """Kernel events without dimensions met by a split scan: read again, runtime calls too."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    doc = load(PUBLIC / "hta_mi250_rocm6_2.json.gz")
+    trace = tmp_path / "t.json"
+    trace.write_bytes(layout_bytes(doc, "compact"))
+    monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)
+    read = kineto_mod.read_kineto(trace, "t", jobs=2)
+    assert read.errors == []
+    assert read.collector.launches == sum(expected_launches(doc).values()) == 14

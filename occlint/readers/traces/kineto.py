@@ -51,6 +51,7 @@ from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRea
 from occlint.readers.traces.kineto_scan import (
     KEEP_TAIL,
     MAX_EVENT,
+    NeedsRuntime,
     Unanchored,
     categories,
     check_tail,
@@ -163,6 +164,7 @@ class _Event(msgspec.Struct, frozen=True):
 
 
 _DECODE = msgspec.json.Decoder(_Event).decode
+_DECODE_ANY = msgspec.json.Decoder().decode
 
 
 class _Reader:
@@ -190,7 +192,7 @@ class _Reader:
             raise ValueError("invalid JSON") from None
         a = e.args
         if a.grid is None or a.block is None:  # ROCm: dimensions on the runtime call
-            self.kernel(json.loads(text))
+            self.kernel(_DECODE_ANY(text))
             return
         shape = (e.name, a.device, a.stream, a.grid, a.block, a.registers, a.shared)
         handle = self.shapes.get(shape, self)
@@ -354,15 +356,15 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
 
 def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[Any, _Reader]:
     """Scan the events by the fastest way the layout allows: (head, reader), or a whole
-    TraceRead from the split scan. Kernel events without dimensions (a ROCm trace whose
-    devices are not described before its events) make a second scan that reads the
-    runtime calls too; a layout the byte scanners cannot delimit goes to ijson."""
+    TraceRead from the split scan. Kernel events without dimensions (ROCm traces of
+    roctracer write them on the runtime call only) make a second scan that reads the runtime
+    calls too; a layout the byte scanners cannot delimit goes to ijson."""
     runtime = False
     while True:
         try:
             with _open(path) as fh:
                 first = fh.read(CHUNK)
-                own = _kineto_layout(first)
+                own = _kineto_layout(first) and not runtime
                 if jobs > 1 and not runtime and isinstance(fh, io.BufferedReader):
                     split = _split_plan(fh, first, jobs, own)
                     if split is not None:
@@ -374,9 +376,12 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
         except Unanchored:
             reader = _Reader(display)
             return _scan_generic(path, reader), reader
-        if runtime or not reader.pending:
-            return head, reader
-        runtime, reader = True, _Reader(display)
+        except NeedsRuntime:  # kernel events without dimensions: read the runtime calls
+            if runtime:
+                raise
+            runtime, reader = True, _Reader(display)
+            continue
+        return head, reader
 
 
 # -- a large plain trace, scanned by several processes -----------------------------------------
@@ -385,7 +390,7 @@ SPLIT_MIN_BYTES = 256 << 20
 
 def _split_plan(fh, first: bytes, jobs: int, own: bool) -> tuple | None:
     """(head, byte ranges of the event list, each starting at an event, the layout's
-    markers or None for libkineto's own layout) for a large plain NVIDIA trace whose head
+    markers or None for libkineto's own layout) for a large plain trace whose head
     and tail are valid; None otherwise (one process reads it, and says where it stops if
     it is damaged)."""
     size = fh.seek(0, os.SEEK_END)
@@ -413,7 +418,7 @@ def _split_bounds(fh, first: bytes, size: int, own: bool) -> tuple | None:
     """(head with the tail's keys, start, stop of the event list) when both parse."""
     found = events_start(first)
     head = parse_head(first, found[0]) if found else None
-    if head is None or _devices_are_amd(head):
+    if head is None:
         return None
     fh.seek(max(size - KEEP_TAIL, 0))
     end = fh.read()
@@ -454,6 +459,8 @@ def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tupl
                 pos = _scan_kernels(data, 0, reader, consumed)
                 if final:  # the range's last event
                     _scan_kernels(data[pos:] + b"\n  }", 0, reader, consumed + pos)
+            if reader.pending:
+                raise NeedsRuntime
             if final:
                 break
             if len(data) - pos > MAX_EVENT:
@@ -503,19 +510,11 @@ def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
 
 
 def _kineto_layout(first: bytes) -> bool:
-    """libkineto's own layout (since 2022): lower-case categories, NVIDIA devices described
-    before the events. Anything else is read by the layout-free scanner."""
+    """libkineto's own layout (since 2022): lower-case categories. Anything else is read
+    by the layout-free scanner."""
     at = first.find(EVENTS_KEY)
     return (at >= 0 and first[at + len(EVENTS_KEY):].startswith((b"\n  {\n    \"", b"\n  ]"))
-            and b'"cat": "Kernel"' not in first and not _head_is_amd(first[:at]))
-
-
-def _head_is_amd(head: bytes) -> bool:
-    try:
-        parsed = json.loads(head + b'"traceEvents": []}')
-    except ValueError:
-        return False
-    return isinstance(parsed, dict) and _devices_are_amd(parsed)
+            and b'"cat": "Kernel"' not in first)
 
 
 def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
@@ -526,11 +525,13 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
     head = parse_head(first, found[0]) if found else None
     if found is None or head is None:
         raise Unanchored(0)
-    markers = categories(first, runtime or _devices_are_amd(head))
+    markers = categories(first, runtime)
     data, pos, consumed = first, found[1], 0
     while True:
         chunk = fh.read(CHUNK)
         resume = scan_events(data, pos, reader, consumed, not chunk, markers)
+        if reader.pending and not runtime:
+            raise NeedsRuntime
         if not chunk:
             return check_tail(data, head, consumed, reader.events)
         if len(data) - resume > MAX_EVENT:
@@ -554,6 +555,8 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
     consumed = 0  # bytes of the file before `data`
     while True:
         resume = _scan_kernels(data, pos, reader, consumed)
+        if reader.pending:
+            raise NeedsRuntime
         chunk = fh.read(CHUNK)
         if not chunk:
             break
@@ -600,11 +603,6 @@ def _tail(data: bytes, head: dict[str, Any], reader: _Reader,
         for key, value in rest.items():
             head.setdefault(key, value)
     return head
-
-
-def _devices_are_amd(head: dict[str, Any]) -> bool:
-    props = head.get("deviceProperties")
-    return isinstance(props, list) and any(isinstance(p, dict) and _is_amd(p) for p in props)
 
 
 def _dispatch(reader: _Reader, event: Any) -> None:

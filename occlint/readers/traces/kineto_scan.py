@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import re
 
+import msgspec
+
 from occlint.readers.traces import TraceError
 
 MAX_EVENT = 1 << 20  # one event larger than this is not a real one
@@ -39,12 +41,19 @@ _CAT_KEY = re.compile(rb'"cat"\s*:\s*\Z')
 _PLAIN_PREFIX = re.compile(
     rb'\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|[-+0-9.eE]+)\s*,\s*)*"cat"\s*:\s*')
 _EVENT_CLOSE = re.compile(rb'\s*\}')
+_BLANK_TO_END = re.compile(rb'\s*\Z')
 _DECODER = json.JSONDecoder()
+_DECODE_ANY = msgspec.json.Decoder().decode  # untyped: dicts, lists, numbers, strings
 MORE = -1  # the data ends inside the event: read more
 
 
 class Unanchored(Exception):
     """An event whose start cannot be told from its bytes (an unusual key order)."""
+
+
+class NeedsRuntime(Exception):
+    """Kernel events without launch dimensions: the trace must be read again with its
+    runtime calls (ROCm traces of roctracer put the dimensions there only)."""
 
 
 class EventSink:
@@ -93,7 +102,7 @@ def _delimit(data: bytes, cat: int, final: bool) -> tuple[int, int, bool]:
         end = _EVENT_CLOSE.match(data, close + 1)
         if end is not None:
             return start, end.end(), True
-        if not final and not data[close + 1:].strip():
+        if not final and _BLANK_TO_END.match(data, close + 1):
             return start, MORE, True
     elif not final and len(data) - cat < MAX_EVENT:
         return start, MORE, True
@@ -101,15 +110,21 @@ def _delimit(data: bytes, cat: int, final: bool) -> tuple[int, int, bool]:
 
 
 def decoded_end(data: bytes, start: int, final: bool) -> int:
-    """The event's end found by the standard library's decoder (any content, any keys)."""
-    text = data[start:start + MAX_EVENT].decode("utf-8", "surrogateescape")
-    try:
-        _, end = _DECODER.raw_decode(text)
-    except json.JSONDecodeError as exc:
-        if not final and len(data) - start < MAX_EVENT:
-            return MORE  # more data may complete it
-        raise ValueError(exc.msg) from None
-    return start + len(text[:end].encode("utf-8", "surrogateescape"))
+    """The event's end found by the standard library's decoder (any content, any keys),
+    in a window grown until the event fits in it."""
+    size = 1 << 13
+    while True:
+        text = data[start:start + size].decode("utf-8", "surrogateescape")
+        try:
+            _, end = _DECODER.raw_decode(text)
+        except json.JSONDecodeError as exc:
+            if size < MAX_EVENT and start + size < len(data):
+                size <<= 3
+                continue
+            if not final and len(data) - start < MAX_EVENT:
+                return MORE  # more data may complete it
+            raise ValueError(exc.msg) from None
+        return start + len(text[:end].encode("utf-8", "surrogateescape"))
 
 
 def categories(first: bytes, runtime: bool) -> tuple[tuple[bytes, bool], ...]:
@@ -143,6 +158,8 @@ def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bo
     """Feed the events of ``data`` from ``pos`` whose category is one of ``markers`` (from
     :func:`categories`) to ``sink``: kernel events, and runtime calls that carry launch
     dimensions; where to go on from."""
+    if len(markers) == 1 and markers[0][1]:
+        pos = _scan_kernels(data, pos, sink, markers[0][0])
     find = data.find
     ahead = [find(m, pos) for m, _ in markers]
     markers = [m for m, at in zip(markers, ahead, strict=True) if at >= 0]  # type: ignore
@@ -180,20 +197,57 @@ def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bo
     return max(pos, len(data) - 2 * LOOKBACK)
 
 
+def _scan_kernels(data: bytes, pos: int, sink: EventSink, marker: bytes) -> int:
+    """The common case, one kernel category in the trace, without the general loop: feed
+    the kernel events that end plainly (their args' ``}`` then the event's ``}``); where
+    the general loop goes on from (the first event this one does not delimit)."""
+    find, rfind, raw = data.find, data.rfind, sink.raw
+    prefix, close_match = _PLAIN_PREFIX.fullmatch, _EVENT_CLOSE.match
+    while (cat := find(marker, pos)) >= 0:
+        start = rfind(b"{", max(cat - LOOKBACK, 0), cat)
+        if start < 0 or prefix(data, start, cat) is None:
+            return pos
+        args = find(b'"args"', cat, cat + MAX_EVENT)
+        close = find(b"}", args) if args >= 0 else -1
+        if close < 0:
+            return pos
+        if data[close + 1:close + 2] == b"}":
+            end = close + 2
+        else:
+            found = close_match(data, close + 1)
+            if found is None:
+                return pos
+            end = found.end()
+        try:
+            raw(data[start:end])
+        except ValueError:
+            return pos
+        pos = end
+    return pos
+
+
 def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
     """Give one event to the sink; False when its text is not JSON (cut wrong)."""
     if kernel:
         try:
             sink.raw(text)
         except ValueError:
-            return False
+            try:  # what msgspec refuses and json takes (NaN, Infinity): the careful path
+                event = json.loads(text)
+            except ValueError:
+                return False
+            if isinstance(event, dict):
+                sink.kernel(event)
         return True
     if b'"grid"' not in text:
         return text.rstrip().endswith(b"}")
     try:
-        event = json.loads(text)
-    except ValueError:
-        return False
+        event = _DECODE_ANY(text)
+    except msgspec.DecodeError:
+        try:
+            event = json.loads(text)
+        except ValueError:
+            return False
     if isinstance(event, dict):
         sink.runtime(event)
     return True
