@@ -180,6 +180,7 @@ class _Reader:
         self.shapes: dict[tuple, Any] = {}  # event shape -> collector handle, or None: bad
         self.pending: dict[Any, list[tuple]] = {}  # ROCm: correlation -> kernel events
         self.dims: dict[Any, tuple] = {}  # ROCm: correlation -> (grid, block, shared)
+        self.kinds: dict[tuple, Any] = {}  # launch kind -> collector handle, None: bad
 
     def raw(self, text: bytes) -> None:
         """One kernel event's JSON text (the Kineto-layout fast path)."""
@@ -264,7 +265,28 @@ class _Reader:
 
     def _add(self, name: str, device: str, stream: str, start: float, duration: float,
              grid: Any, block: Any, shared: Any, registers: Any) -> Any:
-        """Add one launch; the collector handle of its kind, or None when it is invalid."""
+        """Add one launch; the collector handle of its kind, or None when it is invalid.
+        Launches of a kind already added are counted without checking them again."""
+        try:
+            kind = (name, device, stream, _frozen(grid), _frozen(block), shared, registers)
+            handle = self.kinds.get(kind, self)
+        except TypeError:  # an unhashable value: a bad record, checked below
+            kind, handle = None, self
+        if handle is not self:
+            if handle is None:
+                self._bad("")  # counted; the first bad record of the kind is named
+            else:
+                self.collector.add_to(handle, start, duration)
+            return handle
+        handle = self._check_and_add(name, device, stream, start, duration, grid, block,
+                                     shared, registers)
+        if kind is not None:
+            self.kinds[kind] = handle
+        return handle
+
+    def _check_and_add(self, name: str, device: str, stream: str, start: float,
+                       duration: float, grid: Any, block: Any, shared: Any,
+                       registers: Any) -> Any:
         where = f"kernel event {self.events} ({name[:80]})"
         try:
             g, b = dim3(grid, "grid"), dim3(block, "block")
@@ -290,6 +312,11 @@ class _Reader:
                                      "dimensions (no runtime call with the same "
                                      "correlation id): skipped"))
         return errors
+
+
+def _frozen(value: Any) -> Any:
+    """A launch dimension as a hashable value (a JSON list as a tuple)."""
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _int_or_none(value: Any, what: str) -> int | None:
