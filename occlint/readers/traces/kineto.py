@@ -19,8 +19,10 @@ Two ways through the file, with the same result:
   inside a JSON string, so a match at a line start is always structure, never text from a
   kernel name. The document's head (before ``traceEvents``) and tail (after it) are parsed
   as JSON too, so a trace cut short is detected.
-* **Any other layout** (re-serialised, minified, other key order): ijson, streaming, with
-  its C backend.
+* **Any other layout** (2021-era libkineto, pretty-printed, one line, one event per line,
+  ROCm traces whose kernels need their runtime calls): kineto_scan.py finds the events by
+  their category value and decodes only those; a key order it cannot delimit goes to ijson,
+  streaming, with its C backend.
 """
 
 from __future__ import annotations
