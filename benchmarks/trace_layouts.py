@@ -18,7 +18,7 @@ of events is written without holding it as one document.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 LAYOUTS = ("libkineto", "libkineto-2021", "pretty", "json-dump", "compact", "per-line")
@@ -46,48 +46,42 @@ def _indented(e: dict[str, Any]) -> str:
     return "\n    " + json.dumps(e, indent=2).replace("\n", "\n    ")
 
 
+def layout_of(layout: str, head: dict[str, Any],
+              tail: dict[str, Any]) -> tuple[str, str, str, Callable[[dict[str, Any]], str]]:
+    """(text before the first event, text between events, text after the last, the
+    writer of one event) of a trace in ``layout``."""
+    if layout in ("libkineto", "libkineto-2021"):
+        if layout == "libkineto-2021":
+            return ('{\n  "traceEvents": [', ",", "\n]," + json.dumps({**head, **tail},
+                                                                    indent=2)[1:] + "\n",
+                    lambda e: libkineto_event(_capitalised(e)).decode())
+        return (json.dumps(head, indent=2)[:-2] + ',\n  "traceEvents": [', ",",
+                "\n  ]," + json.dumps(tail, indent=2)[1:] + "\n",
+                lambda e: libkineto_event(e).decode())
+    if layout == "pretty":
+        rest = ",\n" + json.dumps(tail, indent=2)[2:] if tail else "\n}"
+        return (json.dumps(head, indent=2)[:-2] + ',\n  "traceEvents": [', ",",
+                "\n  ]" + rest, _indented)
+    item, key = (",", ":") if layout == "compact" else (", ", ": ")
+    keys = json.dumps(head, separators=(item, key))[:-1]
+    keys += (item if head else "") + json.dumps("traceEvents") + key + "["
+    rest = (item + json.dumps(tail, separators=(item, key))[1:]) if tail else "}"
+    per_line = layout == "per-line"
+    return (keys + ("\n" if per_line else ""), item + ("\n" if per_line else ""),
+            ("\n]" if per_line else "]") + rest,
+            lambda e: json.dumps(e, separators=(item, key)))
+
+
 def write_trace(out: IO[bytes], layout: str, head: dict[str, Any],
                 events: Iterable[dict[str, Any]], tail: dict[str, Any]) -> None:
     """Write a trace: the keys of ``head``, then ``traceEvents``, then those of ``tail``."""
-    if layout in ("libkineto", "libkineto-2021"):
-        two_one = layout == "libkineto-2021"
-        if two_one:
-            out.write(b'{\n  "traceEvents": [')
-            tail = {**head, **tail}
-        else:
-            out.write(json.dumps(head, indent=2)[:-2].encode() + b',\n  "traceEvents": [')
-        sep = b""
-        for e in events:
-            out.write(sep + libkineto_event(_capitalised(e) if two_one else e))
-            sep = b","
-        rest = json.dumps(tail, indent=2)[1:]
-        out.write((b"\n]," if two_one else b"\n  ],") + rest.encode() + b"\n")
-        return
-    if layout == "pretty":
-        sep_events, pre, post, dump = ",", "", "\n  ]", _indented
-        keys = json.dumps(head, indent=2)[:-2] + ',\n  "traceEvents": ['
-        rest = json.dumps(tail, indent=2)[1:] if tail else "\n}"
-    else:
-        compact = layout == "compact"
-        item, key = (",", ":") if compact else (", ", ": ")
-        sep_events = item + ("\n" if layout == "per-line" else "")
-        pre = "\n" if layout == "per-line" else ""
-        post = "\n]" if layout == "per-line" else "]"
-
-        def dump(e: dict[str, Any]) -> str:
-            return json.dumps(e, separators=(item, key))
-        keys = json.dumps(head, separators=(item, key))[:-1]
-        keys += (item if head else "") + json.dumps("traceEvents") + key + "["
-        rest = (item + json.dumps(tail, separators=(item, key))[1:]) if tail else "}"
-    out.write((keys + pre).encode())
+    before, between, after, dump = layout_of(layout, head, tail)
+    out.write(before.encode())
     sep = ""
     for e in events:
         out.write((sep + dump(e)).encode())
-        sep = sep_events
-    if layout == "pretty" and tail:
-        out.write((post + "," + rest).encode())
-    else:
-        out.write((post + rest).encode())
+        sep = between
+    out.write(after.encode())
 
 
 def split_document(doc: dict[str, Any]) -> tuple[dict, list, dict]:

@@ -41,13 +41,12 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.trace_layouts import LAYOUTS, split_document, write_trace  # noqa: E402
+from benchmarks.trace_layouts import LAYOUTS, layout_of, split_document  # noqa: E402
 
 FIXTURES = REPO / "fixtures" / "traces"
 SOURCES = {
@@ -59,26 +58,50 @@ CACHE = REPO / ".cache" / "traces"
 QUIET_WAIT = 10.0  # seconds a run waits for a quiet machine before it starts anyway
 
 
-def replicated(events: list[dict], copies: int) -> Iterator[dict]:
+# Stand-ins rendered into each event's text once, then replaced copy by copy.
+_TS, _CORRELATION, _FLOW = 7e-301, 987654321987654321, 876543219876543219
+
+
+def _template(dump, e: dict) -> tuple[str, float | None, int | None, int | None]:
+    """An event's text as a str.format template of its time stamp, correlation id and flow
+    id, with their values."""
+    ts = e["ts"] if isinstance(e.get("ts"), (int, float)) else None
+    args = e.get("args")
+    correlation = args.get("correlation") if isinstance(args, dict) else None
+    correlation = correlation if isinstance(correlation, int) else None
+    flow = e["id"] if isinstance(e.get("id"), int) else None
+    marked = dict(e)
+    if ts is not None:
+        marked["ts"] = _TS
+    if correlation is not None:
+        marked["args"] = {**args, "correlation": _CORRELATION}
+    if flow is not None:
+        marked["id"] = _FLOW
+    text = dump(marked).replace("{", "{{").replace("}", "}}")
+    text = text.replace(repr(_TS), "{0}").replace(str(_CORRELATION), "{1}")
+    return text.replace(str(_FLOW), "{2}"), ts, correlation, flow
+
+
+def write_replicated(out, layout: str, head: dict, events: list[dict], tail: dict,
+                     copies: int) -> None:
     """The events ``copies`` times, each copy shifted by the trace's span in time and by
-    its largest correlation id (and flow id) in ids."""
-    times = [e["ts"] for e in events if isinstance(e.get("ts"), (int, float))]
+    its largest correlation / flow id in ids (what write_trace of the shifted events
+    writes, rendered once per event and formatted per copy)."""
+    before, between, after, dump = layout_of(layout, head, tail)
+    templates = [_template(dump, e) for e in events]
+    times = [t for _, t, _, _ in templates if t is not None]
     span = max(times) - min(times) + 1000.0
-    ids = 1 + max([e["args"]["correlation"] for e in events
-                   if isinstance(e.get("args"), dict)
-                   and isinstance(e["args"].get("correlation"), int)]
-                  + [e["id"] for e in events if isinstance(e.get("id"), int)] + [0])
+    ids = 1 + max([c for _, _, c, _ in templates if c is not None]
+                  + [f for _, _, _, f in templates if f is not None] + [0])
+    out.write(before.encode())
     for copy in range(copies):
-        shift = copy * span
-        for e in events:
-            if isinstance(e.get("ts"), (int, float)):
-                e = {**e, "ts": round(e["ts"] + shift, 3)}
-            if copy and isinstance(e.get("id"), int):
-                e = {**e, "id": e["id"] + copy * ids}
-            args = e.get("args")
-            if copy and isinstance(args, dict) and isinstance(args.get("correlation"), int):
-                e = {**e, "args": {**args, "correlation": args["correlation"] + copy * ids}}
-            yield e
+        shift, add = copy * span, copy * ids
+        texts = [text.format(repr(round(ts + shift, 3)) if ts is not None else "",
+                             correlation + add if correlation is not None else "",
+                             flow + add if flow is not None else "")
+                 for text, ts, correlation, flow in templates]
+        out.write(((between if copy else "") + between.join(texts)).encode())
+    out.write(after.encode())
 
 
 def build(source: str, layout: str, launches: int, packed: bool = False) -> tuple[Path, int]:
@@ -93,7 +116,7 @@ def build(source: str, layout: str, launches: int, packed: bool = False) -> tupl
         CACHE.mkdir(parents=True, exist_ok=True)
         tail = {**tail, "traceName": "replicated"}
         with open(plain.with_suffix(".part"), "wb") as out:
-            write_trace(out, layout, head, replicated(events, copies), tail)
+            write_replicated(out, layout, head, events, tail, copies)
         plain.with_suffix(".part").rename(plain)
     if not packed:
         return plain, total
