@@ -237,12 +237,14 @@ def test_split_over_processes_in_every_layout(tmp_path, monkeypatch, layout):
     assert one.errors == three.errors == []
     assert one.collector.launches == three.collector.launches == sum(
         expected_launches(doc).values())
-    assert [(g.key, g.count, g.total_ns, g.max_ns) for g in one.collector.group_list] == \
-        [(g.key, g.count, g.total_ns, g.max_ns) for g in three.collector.group_list]
-    for key, t in one.collector.streams.items():
-        u = three.collector.streams[key]
-        assert (t.starts, t.durations, t.groups) == (u.starts, u.durations, u.groups)
-    assert one.collector.devices == three.collector.devices
+    assert reading(one) == reading(three)
+
+
+def reading(read) -> tuple:
+    """Everything a read collected: groups, per-stream timelines, devices."""
+    c = read.collector
+    return ([(g.key, g.count, g.total_ns, g.max_ns) for g in c.group_list],
+            {k: (t.starts, t.durations, t.groups) for k, t in c.streams.items()}, c.devices)
 
 
 def test_split_of_a_trace_whose_dimensions_are_on_runtime_calls(tmp_path, monkeypatch):

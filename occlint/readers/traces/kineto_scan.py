@@ -231,26 +231,29 @@ def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
     if kernel:
         try:
             sink.raw(text)
+            return True
         except ValueError:
-            try:  # what msgspec refuses and json takes (NaN, Infinity): the careful path
-                event = json.loads(text)
-            except ValueError:
-                return False
-            if isinstance(event, dict):
-                sink.kernel(event)
-        return True
-    if b'"grid"' not in text:
+            pass  # the careful path below says why
+    elif b'"grid"' not in text:  # a runtime call that launched nothing
         return text.rstrip().endswith(b"}")
+    event = _decoded(text)
+    if event is None:
+        return False
+    if isinstance(event, dict):
+        (sink.kernel if kernel else sink.runtime)(event)
+    return True
+
+
+def _decoded(text: bytes) -> object | None:
+    """JSON text decoded by msgspec, or by json where msgspec refuses it (NaN, Infinity);
+    None when it is not JSON."""
     try:
-        event = _DECODE_ANY(text)
+        return _DECODE_ANY(text)
     except msgspec.DecodeError:
         try:
-            event = json.loads(text)
+            return json.loads(text)
         except ValueError:
-            return False
-    if isinstance(event, dict):
-        sink.runtime(event)
-    return True
+            return None
 
 
 def check_tail(data: bytes, head: dict, consumed: int, events: int) -> dict:
