@@ -258,3 +258,46 @@ def test_split_of_a_trace_whose_dimensions_are_on_runtime_calls(tmp_path, monkey
     read = kineto_mod.read_kineto(trace, "t", jobs=2)
     assert read.errors == []
     assert read.collector.launches == sum(expected_launches(doc).values()) == 14
+
+
+def test_a_damaged_trace_in_a_directory_is_reported_not_dropped(tmp_path):
+    """A file named as the profiler names its traces, whose gzip stream is damaged from the
+    start: one error in a directory walk."""
+    (tmp_path / "rank0.pt.trace.json.gz").write_bytes(METADATA_FIRST.read_bytes()[:10] + b"x" * 64)
+    doc, code = run(tmp_path)
+    assert len(doc["errors"]) == 1
+    assert doc["errors"][0]["file"].endswith("rank0.pt.trace.json.gz")
+    assert code == 2
+
+
+def test_an_xla_profile_is_told_apart(tmp_path):
+    """A chrome trace whose events carry kernel_details (the shape of the JAX/XLA profile
+    plugin's) is not called a PyTorch trace without kernels by the Kineto reader."""
+    from occlint.readers.traces import TraceError
+
+    trace = tmp_path / "host.trace.json"
+    trace.write_text(json.dumps({"displayTimeUnit": "ns", "traceEvents": [
+        {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 5, "name": "fusion",
+         "args": {"kernel_details": "regs:168 static_shared:0 grid:132,1,1 block:384,1,1"}}]}))
+    with pytest.raises(TraceError, match="JAX/XLA profile"):
+        read_kineto(trace, "t")
+
+
+@pytest.mark.parametrize("layout", ["libkineto", "compact"])
+def test_split_ranges_at_every_chunk_boundary(tmp_path, monkeypatch, layout):
+    """Each process reads its range in chunks: wherever a chunk ends (inside a kernel
+    event's first line, its category, its args), every kernel event is read once."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    doc = load(TRAIN)
+    trace = tmp_path / "t.json"
+    trace.write_bytes(layout_bytes(doc, layout))
+    with open(trace, "rb") as fh:
+        first = fh.read(kineto_mod.CHUNK)
+        monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)
+        _, ranges, markers = kineto_mod._split_plan(fh, first, 2, layout == "libkineto")
+    for chunk in range(4096, 4096 + 40):
+        monkeypatch.setattr(kineto_mod, "CHUNK", chunk)
+        parts = [kineto_mod._scan_range(str(trace), "t", a, b, markers) for a, b in ranges]
+        assert sum(part[2] for part in parts) == 363, chunk
+        assert sum(part[3] for part in parts) == 0, chunk

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import os
 import sqlite3
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,6 +118,8 @@ def sniff(head: bytes, path: Path) -> str | None:
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
         return "rocprofv3-csv"
+    if not head and path.name.lower().endswith(TRACE_NAMES):
+        return "kineto"  # named as the profiler names its traces, unreadable: told why
     return None
 
 
@@ -156,7 +159,7 @@ def decoded_head(path: Path, size: int = HEAD_BYTES) -> bytes:
                 head = fh.read(size)
                 if len(head) == size and _undecided_json(head):
                     head += fh.read(MAX_HEAD_BYTES - size)
-        except (OSError, EOFError, gzip.BadGzipFile):
+        except (OSError, EOFError, zlib.error):  # gzip.BadGzipFile is an OSError
             return b""
     return head
 
@@ -323,8 +326,6 @@ def _member_kind(stream, info) -> str | None:
     """The format of an archive member from its first bytes, inflated when gzip'd."""
     head = stream.read(HEAD_BYTES)
     if head.startswith(GZIP_MAGIC):
-        import zlib
-
         inflate = zlib.decompressobj(31)
         try:
             head = inflate.decompress(head, HEAD_BYTES)

@@ -33,6 +33,7 @@ import itertools
 import json
 import math
 import os
+import zlib
 from array import array
 from pathlib import Path
 from typing import IO, Any
@@ -69,6 +70,17 @@ KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
 EVENT_END = b"\n  }"
 
 
+def _inflate_errors() -> tuple[type[BaseException], ...]:
+    """What reading a damaged gzip stream raises: gzip.BadGzipFile is an OSError, a bad
+    deflate block zlib.error, or ISA-L's IsalError (no OSError either)."""
+    try:
+        from isal.igzip_lib import IsalError
+    except ImportError:
+        return OSError, EOFError, zlib.error
+    return OSError, EOFError, zlib.error, IsalError
+
+
+INFLATE_ERRORS = _inflate_errors()
 THREADED_MIN_BYTES = 32 << 20  # a gzip'd trace this large is inflated by a second thread
 
 
@@ -89,7 +101,7 @@ class _Salvaging:
         read1 = getattr(self.stream, "read1", None)
         try:
             return read1(size) if read1 else self.stream.read(size)
-        except (OSError, EOFError):  # gzip.BadGzipFile is an OSError
+        except INFLATE_ERRORS:
             if self.reopen is None:
                 raise
             self.stream.close()  # salvage from the same point with a plain stream
@@ -110,7 +122,7 @@ class _Salvaging:
             try:
                 piece = self._piece(min(self.PIECE if self.reopen is None else size - got,
                                         size - got))
-            except (OSError, EOFError) as exc:
+            except INFLATE_ERRORS as exc:
                 self.failed = exc
                 break
             if not piece:
@@ -372,7 +384,7 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
     except TraceError as exc:
         errors.append(InputError(display, str(exc)))
         head = {}
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except INFLATE_ERRORS as exc:
         errors.append(InputError(display, f"cannot read the trace: {exc} (after "
                                  f"{reader.events} kernel events)"))
         head = {}
@@ -604,7 +616,9 @@ def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
     while True:
         i = find(KERNEL_LINE, pos)
         if i < 0:
-            return max(pos, len(data) - len(KERNEL_LINE))
+            # a kernel line cut by the end of data: resume where its event starts (the
+            # 3 bytes of "  {" before it), not inside it
+            return max(pos, len(data) - len(KERNEL_LINE) - 3)
         end = find(EVENT_END, i)
         if end < 0:
             return i - 3
