@@ -243,15 +243,20 @@ def render(results: list[dict], meta: dict) -> str:
         "launch).",
         "",
         "| source | layout | input | size | launches | groups | wall s (median) | "
-        "launches/s | launches per CPU s | peak RSS MB | target met |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "launches/s | launches per CPU s | CPU per launch vs libkineto's | peak RSS MB | "
+        "target met |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
+    reference = next((r for r in results if r["input"].endswith("-libkineto-"
+                      f"{r['launches']}.json") and r["source"] == "resnet18"), None)
     for r in results:
+        ratio = (f"{reference['launches_per_cpu_s'] / r['launches_per_cpu_s']:.2f}"
+                 if reference else "")
         met = r["launches_per_s"] >= TARGET_RATE and r["peak_rss_mb"] <= TARGET_MB
         lines.append(f"| {r['source']} | {r['layout']} | {r['input']} | "
                      f"{r['bytes'] / 2**20:,.0f} MiB | {r['launches']:,} | "
                      f"{r['groups']} | {r['wall']:.2f} | {r['launches_per_s']:,.0f} | "
-                     f"{r['launches_per_cpu_s']:,.0f} | {r['peak_rss_mb']:.0f} | "
+                     f"{r['launches_per_cpu_s']:,.0f} | {ratio} | {r['peak_rss_mb']:.0f} | "
                      f"{'yes' if met else '**no**'} |")
     missed = [r for r in results
               if r["launches_per_s"] < TARGET_RATE or r["peak_rss_mb"] > TARGET_MB]
@@ -273,7 +278,8 @@ def render(results: list[dict], meta: dict) -> str:
     for r in missed:
         why = MISSED.get(r["source"], "")
         lines.append(f"- **{r['input']}**: {r['launches_per_s']:,.0f} launches/s, "
-                     f"{r['peak_rss_mb']:.0f} MB. {why}".rstrip())
+                     f"{r['peak_rss_mb']:.0f} MB; {sum(r['quiet'])} of {len(r['quiet'])} "
+                     f"runs found the machine quiet. {why}".rstrip())
     lines += [
         "",
         "Raw results: `docs/performance-traces.json`. Walls: "
