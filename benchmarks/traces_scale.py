@@ -265,6 +265,12 @@ def render(results: list[dict], meta: dict) -> str:
         f"Target: ≥ {TARGET_RATE:,} launches/s end to end and ≤ {TARGET_MB} MB peak on "
         f"every layout: met on {len(results) - len(missed)} of {len(results)} inputs.",
         "",
+        "The machine is shared with other sessions, whose jobs start and stop during a run: "
+        "compare the inputs by their CPU per launch against libkineto's layout measured in "
+        "the same run rather than by their walls (libkineto's layout is read by the same "
+        "code as on 2026-11-24, when a quiet machine gave 3.01 s for it: 332,359 "
+        "launches/s).",
+        "",
         "How: libkineto's own layout is scanned for its kernel events' first line; every "
         "other layout by the category values of its events (occlint/readers/traces/"
         "kineto_scan.py); either way only kernel events are decoded (msgspec, into a typed "
