@@ -267,8 +267,8 @@ def render(results: list[dict], meta: dict) -> str:
         "",
         "The machine is shared with other sessions, whose jobs start and stop during a run: "
         "compare the inputs by their CPU per launch against libkineto's layout measured in "
-        "the same run rather than by their walls (libkineto's layout is read by the same "
-        "code as on 2026-11-24, when a quiet machine gave 3.01 s for it: 332,359 "
+        "the same run rather than by their walls (libkineto's layout is read the same way "
+        "as on 2026-11-24, when a quiet machine gave 3.01 s for it: 332,359 "
         "launches/s).",
         "",
         "How: libkineto's own layout is scanned for its kernel events' first line; every "
