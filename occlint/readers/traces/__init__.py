@@ -97,7 +97,7 @@ def launch_problem(grid: Dim3, block: Dim3, sizes: dict[str, int | None],
     return None
 
 
-NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # .nsys-rep / .qdrep (binary, not SQLite)
+NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # an .nsys-rep file (binary, not SQLite)
 HEAD_BYTES = 4096
 MAX_HEAD_BYTES = 1 << 20  # a JSON object's keys before traceEvents are looked for this far
 TRACE_NAMES = (".pt.trace.json", ".pt.trace.json.gz")  # tensorboard_trace_handler's names
