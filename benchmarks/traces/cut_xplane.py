@@ -12,6 +12,7 @@ valid XSpace holding exactly what the profiler recorded for the GPUs.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def varint(data: bytes, i: int) -> tuple[int, int]:
@@ -40,7 +41,7 @@ def plane_name(body: bytes) -> bytes:
 
 
 def main(src: str, dst: str) -> None:
-    data = open(src, "rb").read()
+    data = Path(src).read_bytes()
     out, i = bytearray(), 0
     while i < len(data):
         start = i
@@ -51,8 +52,7 @@ def main(src: str, dst: str) -> None:
         i += length
         if tag >> 3 == 1 and plane_name(body).startswith(b"/device:GPU:"):
             out += data[start:i]
-    with open(dst, "wb") as fh:
-        fh.write(out)
+    Path(dst).write_bytes(bytes(out))
 
 
 if __name__ == "__main__":

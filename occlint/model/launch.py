@@ -68,6 +68,7 @@ class LaunchKey:
     grid: Dim3  # blocks
     block: Dim3
     resources: LaunchResources
+    op: str | None = None  # what launched it, where the trace says (XLA: hlo_module/hlo_op)
 
 
 @dataclass(slots=True)
@@ -101,7 +102,7 @@ class LaunchCollector:
 
     def __init__(self, source: str, fmt: str) -> None:
         self.source = source  # the trace's path as given (display name)
-        self.format = fmt  # "kineto", "rocprofv3-csv", "rocprofv3-json", "rocpd", "nsys"
+        self.format = fmt  # "kineto", "rocprofv3-csv", "rocprofv3-json", "rocpd", "nsys", "xla"
         self.devices: dict[str, TraceDevice] = {}
         self.groups: dict[LaunchKey, int] = {}
         self.group_list: list[LaunchGroup] = []

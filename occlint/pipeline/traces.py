@@ -215,6 +215,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "trace": lr.trace,
         "format": lr.format,
         "kernel": key.kernel,
+        "op": key.op,
         "mangled": key.mangled or (kernel.name if kernel is not None
                                    and lr.resource_source == "binary" else None),
         "kernel_record": lr.kernel_record,

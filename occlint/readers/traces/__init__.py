@@ -99,6 +99,10 @@ def launch_problem(grid: Dim3, block: Dim3, sizes: dict[str, int | None],
 def sniff(head: bytes, path: Path) -> str | None:
     """The trace format of a file from its first bytes (gzip already undone), or None."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    from occlint.readers.traces.xla import xla_kind
+
+    if kind := xla_kind(head, path):
+        return kind
     if head.startswith(SQLITE_MAGIC):
         from occlint.readers.traces import sqlite_kind
 
@@ -231,6 +235,10 @@ def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
         from occlint.readers.traces.nsys import read_nsys
 
         return read_nsys(path, display)
+    if kind in ("xla", "xplane"):
+        from occlint.readers.traces.xla import read_xla_profile
+
+        return read_xla_profile(path, display, kind)
     raise TraceError(f"not a trace occlint reads ({kind})")
 
 
