@@ -259,3 +259,33 @@ def test_xplane_alone_is_one_error_line(tmp_path):
     assert run.code == 2
     assert run.err.count("\n") == 1 and run.err.startswith(f"occlint: error: {alone}: ")
     assert "trace.json.gz" in run.err
+
+
+def test_gunzipped_trace_finds_its_xplane(tmp_path):
+    (tmp_path / "h.trace.json").write_bytes(gzip.decompress(TRACE.read_bytes()))
+    shutil.copy(XPLANE, tmp_path / "h.xplane.pb")
+    doc = execute(Options(paths=[str(tmp_path)], isolated=True)).doc
+    assert not doc["errors"]
+    assert {r["device_source"] for r in doc["launches"]} == {"database"}
+    assert sum(r["count"] for r in doc["launches"]) == 48
+
+
+def test_mutated_profiles_never_raise(tmp_path):
+    """benchmarks/fuzz_traces.py's mutations of the trace (text) and the XSpace (binary):
+    no exception, one-line errors, quick."""
+    import random
+    import time
+
+    from benchmarks.fuzz_traces import mutate
+
+    rng = random.Random(19)
+    trace, xplane = gzip.decompress(TRACE.read_bytes()), XPLANE.read_bytes()
+    for index in range(120):
+        (tmp_path / "h.trace.json.gz").write_bytes(
+            gzip.compress(mutate(rng, "h.trace.json", trace), compresslevel=1))
+        (tmp_path / "h.xplane.pb").write_bytes(mutate(rng, "x.sqlite", xplane))
+        for name in ("h.trace.json.gz", "h.xplane.pb"):
+            start = time.perf_counter()
+            doc = execute(Options(paths=[str(tmp_path / name)], isolated=True, jobs=1)).doc
+            assert all("\n" not in e["message"] for e in doc["errors"]), index
+            assert time.perf_counter() - start < 10, index

@@ -30,6 +30,7 @@ from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRea
 from occlint.readers.traces.xplane import GPU_PLANE, xspace_devices
 
 TRACE_SUFFIX = ".trace.json.gz"
+TRACE_SUFFIXES = (TRACE_SUFFIX, ".trace.json")  # as written, or gunzip'd
 XPLANE_SUFFIX = ".xplane.pb"
 DETAIL_INTS = {"regs": "registers", "static_shared": "static_shared",
                "dynamic_shared": "dynamic_shared"}
@@ -148,12 +149,12 @@ def _hashable(value: Any) -> Any:
 
 
 def sibling_xplane(path: Path) -> Path | None:
-    """``HOST.xplane.pb`` beside ``HOST.trace.json.gz``, when it exists."""
-    name = path.name
-    if not name.endswith(TRACE_SUFFIX):
-        return None
-    other = path.with_name(name[:-len(TRACE_SUFFIX)] + XPLANE_SUFFIX)
-    return other if other.is_file() else None
+    """``HOST.xplane.pb`` beside ``HOST.trace.json(.gz)``, when it exists."""
+    for suffix in TRACE_SUFFIXES:
+        if path.name.endswith(suffix):
+            other = path.with_name(path.name[:-len(suffix)] + XPLANE_SUFFIX)
+            return other if other.is_file() else None
+    return None
 
 
 def read_xla_profile(path: Path, display: str, kind: str) -> TraceRead:
@@ -161,8 +162,10 @@ def read_xla_profile(path: Path, display: str, kind: str) -> TraceRead:
     when its trace.json.gz is beside it (that one holds the launches), else an error."""
     if kind == "xla":
         return read_xla(path, display)
-    trace = path.with_name(path.name[:-len(XPLANE_SUFFIX)] + TRACE_SUFFIX)
-    if trace.is_file():
+    stem = path.name[:-len(XPLANE_SUFFIX)]
+    trace = next((path.with_name(stem + suffix) for suffix in TRACE_SUFFIXES
+                  if path.with_name(stem + suffix).is_file()), None)
+    if trace is not None:
         read = TraceRead(LaunchCollector(display, "xplane"))
         read.collector.notes.append(f"read for the GPUs of {trace.name}, which holds the "
                                     "launches")
