@@ -48,9 +48,15 @@ def dims(text: str) -> list[int]:
     return [int(v) for v in text.split(",")]
 
 
-@pytest.fixture(scope="module")
-def doc() -> dict:
-    return execute(Options(paths=[str(TRACE)], isolated=True)).doc
+@pytest.fixture(scope="module", params=["trace.json.gz", "xplane.pb alone"])
+def doc(request, tmp_path_factory) -> dict:
+    """The run on the trace (with its .xplane.pb beside it), and on the .xplane.pb alone:
+    both read the same launches, checked against the same truth."""
+    if request.param == "trace.json.gz":
+        return execute(Options(paths=[str(TRACE)], isolated=True)).doc
+    alone = tmp_path_factory.mktemp("xplane") / "vm.xplane.pb"
+    shutil.copy(XPLANE, alone)
+    return execute(Options(paths=[str(alone)], isolated=True)).doc
 
 
 def record_of(doc: dict, event: dict) -> dict:
@@ -69,7 +75,7 @@ def test_recognised_as_xla():
 def test_every_launch_counted_and_grouped(doc):
     events = kernel_events()
     assert len(events) == 48
-    assert doc["inputs"][0]["format"] == "xla"
+    assert doc["inputs"][0]["format"] in ("xla", "xplane")
     assert doc["inputs"][0]["launches"] == len(events)
     shapes = Counter((e["name"], details(e)["grid"], details(e)["block"],
                       e["args"]["hlo_op"]) for e in events)
@@ -252,13 +258,27 @@ def test_damaged_xplane_is_an_error_but_launches_are_counted(tmp_path):
     assert any("h.xplane.pb" in e["message"] for e in doc["errors"])
 
 
-def test_xplane_alone_is_one_error_line(tmp_path):
+@pytest.mark.parametrize("content, says", [
+    (b"", "empty file"),
+    (b"\x0a\x05\x12\x03/h:", "no GPU plane"),  # one plane, named "/h:"
+    (b"\x0a\xff\xff\xff\x7f rest", "not a readable XSpace"),  # a plane longer than the file
+    (b"\x0f\x00", "not a readable XSpace"),  # wire type 7
+])
+def test_xplane_without_gpu_kernels_is_one_error_line(tmp_path, content, says):
     alone = tmp_path / "vm.xplane.pb"
-    shutil.copy(XPLANE, alone)
+    alone.write_bytes(content)
     run = run_occlint("check", str(alone))
     assert run.code == 2
     assert run.err.count("\n") == 1 and run.err.startswith(f"occlint: error: {alone}: ")
-    assert "trace.json.gz" in run.err
+    assert says in run.err, run.err
+
+
+def test_xplane_cut_short_is_one_error(tmp_path):
+    """Cut inside the GPU plane's event lines: the plane's length runs past the file."""
+    alone = tmp_path / "vm.xplane.pb"
+    alone.write_bytes(XPLANE.read_bytes()[:6000])
+    run = run_occlint("check", str(alone))
+    assert run.code == 2 and "not a readable XSpace" in run.err
 
 
 def test_gunzipped_trace_finds_its_xplane(tmp_path):
@@ -280,11 +300,13 @@ def test_mutated_profiles_never_raise(tmp_path):
 
     rng = random.Random(19)
     trace, xplane = gzip.decompress(TRACE.read_bytes()), XPLANE.read_bytes()
+    (tmp_path / "alone").mkdir()
     for index in range(120):
         (tmp_path / "h.trace.json.gz").write_bytes(
             gzip.compress(mutate(rng, "h.trace.json", trace), compresslevel=1))
         (tmp_path / "h.xplane.pb").write_bytes(mutate(rng, "x.sqlite", xplane))
-        for name in ("h.trace.json.gz", "h.xplane.pb"):
+        (tmp_path / "alone" / "h.xplane.pb").write_bytes(mutate(rng, "x.sqlite", xplane))
+        for name in ("h.trace.json.gz", "alone/h.xplane.pb"):  # with / without the other
             start = time.perf_counter()
             doc = execute(Options(paths=[str(tmp_path / name)], isolated=True, jobs=1)).doc
             assert all("\n" not in e["message"] for e in doc["errors"]), index

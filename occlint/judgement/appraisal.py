@@ -59,7 +59,7 @@ def subject_owner(subject: Any, owners: dict[str, str]) -> Owner:
 def _generator(trace_format: str, op: str | None) -> str | None:
     """XLA, for a kernel an XLA profile says an HLO instruction launched, unless that
     instruction is a custom call (a library's or the user's own kernel)."""
-    if trace_format != "xla" or not op:
+    if trace_format not in ("xla", "xplane") or not op:
         return None
     return None if op.rpartition("/")[2].startswith("custom-call") else "XLA"
 

@@ -27,7 +27,7 @@ from typing import Any
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, LaunchKey, NvLaunchResources, dim3
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
-from occlint.readers.traces.xplane import GPU_PLANE, xspace_devices
+from occlint.readers.traces.xplane import GPU_PLANE, gpu_planes, kernel_events, xspace_devices
 
 TRACE_SUFFIX = ".trace.json.gz"
 TRACE_SUFFIXES = (TRACE_SUFFIX, ".trace.json")  # as written, or gunzip'd
@@ -67,8 +67,8 @@ def parse_kernel_details(text: str) -> dict[str, Any]:
 
 
 class _Reader:
-    def __init__(self, display: str) -> None:
-        self.collector = LaunchCollector(display, "xla")
+    def __init__(self, display: str, fmt: str = "xla") -> None:
+        self.collector = LaunchCollector(display, fmt)
         self.check = RecordCheck(display)
         self.processes: dict[Any, str] = {}  # pid -> device key (GPU:0) or process name
         self.threads: dict[tuple[Any, Any], str] = {}
@@ -98,21 +98,31 @@ class _Reader:
                 name[:200]
 
     def _kernel(self, event: dict[str, Any], args: dict[str, Any]) -> None:
+        """A trace event with ``kernel_details``: times in µs, device and stream by the
+        process and thread names."""
+        try:
+            start, duration = float(event["ts"]) * 1000.0, float(event.get("dur", 0)) * 1000.0
+        except (KeyError, TypeError, ValueError):
+            start = duration = math.nan
+        pid = _hashable(event.get("pid"))
+        self.stream_kernel(self.processes.get(pid, f"pid {pid}"),
+                           self.threads.get((pid, _hashable(event.get("tid"))),
+                                            str(event.get("tid", ""))[:200]),
+                           event.get("name"), start, duration, args)
+
+    def stream_kernel(self, device: str, stream: str, name: Any, start: float,
+                      duration: float, args: dict[str, Any]) -> None:
+        """One kernel launch: times in ns; ``args`` holds kernel_details, hlo_op, ..."""
         self.events += 1
-        name = event.get("name")
         where = f"kernel event {self.events}"
         if not isinstance(name, str) or not name:
             self.check.reject(where, "no name")
             return
         where = f"{where} ({name[:80]})"
-        details = args["kernel_details"]
-        try:
-            start, duration = float(event["ts"]) * 1000.0, float(event.get("dur", 0)) * 1000.0
-            if not (math.isfinite(start) and math.isfinite(duration)) or duration < 0:
-                raise ValueError("timestamp")
-        except (KeyError, TypeError, ValueError):
+        if not (math.isfinite(start) and math.isfinite(duration)) or duration < 0:
             self.check.reject(where, "no valid ts/dur")
             return
+        details = args["kernel_details"]
         try:
             if not isinstance(details, str):
                 raise ValueError("kernel_details is not a string")
@@ -127,10 +137,6 @@ class _Reader:
         if not self.check.check(d["grid"], d["block"], where, registers=regs,
                                 static_shared_memory=static, dynamic_shared_memory=dynamic):
             return
-        pid = _hashable(event.get("pid"))
-        device = self.processes.get(pid, f"pid {pid}")
-        stream = self.threads.get((pid, _hashable(event.get("tid"))),
-                                  str(event.get("tid", ""))[:200])
         key = LaunchKey(device, name, None, d["grid"], d["block"],
                         NvLaunchResources(registers=regs, static_shared=static,
                                           dynamic_shared=dynamic), op=_op(args))
@@ -168,11 +174,33 @@ def read_xla_profile(path: Path, display: str, kind: str) -> TraceRead:
     if trace is not None:
         read = TraceRead(LaunchCollector(display, "xplane"))
         read.collector.notes.append(f"read for the GPUs of {trace.name}, which holds the "
-                                    "launches")
+                                    "same launches")
         return read
-    raise TraceError("an XLA profile's XSpace: occlint reads the kernel launches from the "
-                     f"{TRACE_SUFFIX} the profiler writes beside it (jax.profiler.trace and "
-                     "TensorBoard's profile plugin do); name that file")
+    return read_xplane(path, display)
+
+
+def read_xplane(path: Path, display: str) -> TraceRead:
+    """The kernel launches and GPUs of an ``.xplane.pb`` (an XSpace): the same events and
+    stats its trace.json.gz is converted from."""
+    reader = _Reader(display, "xplane")
+    errors: list[InputError] = []
+    with open(path, "rb") as fh:
+        try:
+            planes = gpu_planes(fh)
+        except TraceError as exc:
+            raise TraceError(f"not a readable XSpace: {exc}") from None
+        if not planes:
+            raise TraceError("an XSpace with no GPU plane (/device:GPU:N): no GPU kernels "
+                             "were recorded")
+        try:
+            for plane in planes:
+                reader.collector.device(plane.device)
+                for stream, name, start_ps, duration_ps, stats in kernel_events(fh, plane):
+                    reader.stream_kernel(plane.device.key, stream, name, start_ps / 1e3,
+                                         duration_ps / 1e3, stats)
+        except TraceError as exc:
+            errors.append(InputError(display, f"{exc}: {reader.events} kernel events read"))
+    return TraceRead(reader.collector, reader.check.errors() + errors)
 
 
 def read_xla(path: Path, display: str) -> TraceRead:
