@@ -311,3 +311,31 @@ def test_mutated_profiles_never_raise(tmp_path):
             doc = execute(Options(paths=[str(tmp_path / name)], isolated=True, jobs=1)).doc
             assert all("\n" not in e["message"] for e in doc["errors"]), index
             assert time.perf_counter() - start < 10, index
+
+
+def test_xla_layout_is_read_by_the_fast_path():
+    """XLA's own compact layout is decoded in batches (no fallback to ijson)."""
+    from occlint.readers.traces.xla import _Reader, _scan_xla_layout
+
+    reader = _Reader("t")
+    with gzip.open(TRACE) as fh:
+        _scan_xla_layout(fh, reader)
+    assert reader.collector.launches == 48
+
+
+@pytest.mark.parametrize("layout", [{"indent": 1}, {"separators": (", ", ": ")},
+                                    {"separators": (",", ":"), "sort_keys": True}])
+def test_any_json_layout_reads_the_same(tmp_path, layout):
+    """Re-serialised (pretty, spaced, keys sorted: the ijson path, or the fast path where
+    the layout allows) gives the same launch groups as XLA's own layout."""
+    with gzip.open(TRACE) as fh:
+        trace = json.load(fh)
+    other = tmp_path / "vm.trace.json"
+    other.write_text(json.dumps(trace, **layout))
+    shutil.copy(XPLANE, tmp_path / "vm.xplane.pb")
+
+    def groups(path):
+        doc = execute(Options(paths=[str(path)], isolated=True)).doc
+        return sorted((r["kernel"], r["op"], r["grid"], r["block"], r["count"], r["total_ns"],
+                       r["occupancy"]["occupancy"]) for r in doc["launches"])
+    assert groups(other) == groups(TRACE)

@@ -22,7 +22,9 @@ from __future__ import annotations
 import gzip
 import math
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+import msgspec
 
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, LaunchKey, NvLaunchResources, dim3
@@ -73,79 +75,103 @@ class _Reader:
         self.processes: dict[Any, str] = {}  # pid -> device key (GPU:0) or process name
         self.threads: dict[tuple[Any, Any], str] = {}
         self.events = 0
+        # (device, stream, name, kernel_details, op) -> collector handle, or None: invalid
+        self.shapes: dict[tuple, Any] = {}
+        # the fast path's: (pid, tid, name, kernel_details, hlo_module, hlo_op) -> handle
+        self.raw_shapes: dict[tuple, Any] = {}
 
     def event(self, event: Any) -> None:
+        """One event as a dict (the ijson path)."""
         if not isinstance(event, dict):
             return
         args = event.get("args")
         if not isinstance(args, dict):
             return
         if event.get("ph") == "M":
-            self._metadata(event, args)
+            self.metadata(event.get("name"), event.get("pid"), event.get("tid"),
+                          args.get("name"))
         elif event.get("ph") == "X" and "kernel_details" in args:
-            self._kernel(event, args)
+            self.kernel_event(event.get("name"), event.get("ts"), event.get("dur", 0),
+                              event.get("pid"), event.get("tid"), args["kernel_details"],
+                              _op(args.get("hlo_module"), args.get("hlo_op")))
 
-    def _metadata(self, event: dict[str, Any], args: dict[str, Any]) -> None:
-        name = args.get("name")
+    def metadata(self, kind: Any, pid: Any, tid: Any, name: Any) -> None:
+        """A process or thread name (``"ph": "M"``)."""
+        self.raw_shapes.clear()  # a pid or tid may now name another device or stream
         if not isinstance(name, str):
             return
-        if event.get("name") == "process_name":
+        if kind == "process_name":
             match = GPU_PLANE.match(name)
-            self.processes[_hashable(event.get("pid"))] = \
-                f"GPU:{match.group(1)}" if match else name[:200]
-        elif event.get("name") == "thread_name":
-            self.threads[(_hashable(event.get("pid")), _hashable(event.get("tid")))] = \
-                name[:200]
+            self.processes[_hashable(pid)] = f"GPU:{match.group(1)}" if match else name[:200]
+        elif kind == "thread_name":
+            self.threads[(_hashable(pid), _hashable(tid))] = name[:200]
 
-    def _kernel(self, event: dict[str, Any], args: dict[str, Any]) -> None:
+    def kernel_event(self, name: Any, ts: Any, dur: Any, pid: Any, tid: Any, details: Any,
+                     op: str | None) -> Any:
         """A trace event with ``kernel_details``: times in µs, device and stream by the
         process and thread names."""
         try:
-            start, duration = float(event["ts"]) * 1000.0, float(event.get("dur", 0)) * 1000.0
-        except (KeyError, TypeError, ValueError):
+            start, duration = float(ts) * 1000.0, float(dur) * 1000.0
+        except (TypeError, ValueError, OverflowError):
             start = duration = math.nan
-        pid = _hashable(event.get("pid"))
-        self.stream_kernel(self.processes.get(pid, f"pid {pid}"),
-                           self.threads.get((pid, _hashable(event.get("tid"))),
-                                            str(event.get("tid", ""))[:200]),
-                           event.get("name"), start, duration, args)
+        pid = _hashable(pid)
+        return self.stream_kernel(self.processes.get(pid, f"pid {pid}"),
+                           self.threads.get((pid, _hashable(tid)), str(tid)[:200]),
+                           name, start, duration, details, op)
 
     def stream_kernel(self, device: str, stream: str, name: Any, start: float,
-                      duration: float, args: dict[str, Any]) -> None:
-        """One kernel launch: times in ns; ``args`` holds kernel_details, hlo_op, ..."""
+                      duration: float, details: Any, op: str | None) -> Any:
+        """One kernel launch: times in ns. Its shape's collector handle, or None when the
+        launch is invalid (counted)."""
         self.events += 1
         where = f"kernel event {self.events}"
         if not isinstance(name, str) or not name:
             self.check.reject(where, "no name")
-            return
+            return None
         where = f"{where} ({name[:80]})"
         if not (math.isfinite(start) and math.isfinite(duration)) or duration < 0:
             self.check.reject(where, "no valid ts/dur")
-            return
-        details = args["kernel_details"]
+            return None
+        shape = (device, stream, name, details, op) if isinstance(details, str) else None
+        handle = self.shapes.get(shape, self) if shape is not None else self
+        if handle is None:  # a shape already found invalid: counted again
+            self.check.bad += 1
+            return None
+        if handle is not self:
+            self.collector.add_to(handle, start, duration)
+            return handle
+        handle = self._handle(device, stream, name, details, op, where)
+        if shape is not None:
+            self.shapes[shape] = handle
+        if handle is not None:
+            self.collector.add_to(handle, start, duration)
+        return handle
+
+    def _handle(self, device: str, stream: str, name: str, details: Any, op: str | None,
+                where: str) -> Any:
+        """The collector handle of a new launch shape; None (counted) when invalid."""
         try:
             if not isinstance(details, str):
                 raise ValueError("kernel_details is not a string")
             d = parse_kernel_details(details)
         except ValueError as exc:
             self.check.reject(where, str(exc))
-            return
+            return None
         if "grid" not in d or "block" not in d:
             self.check.reject(where, "kernel_details gives no grid / block")
-            return
+            return None
         regs, static, dynamic = d.get("regs"), d.get("static_shared"), d.get("dynamic_shared")
         if not self.check.check(d["grid"], d["block"], where, registers=regs,
                                 static_shared_memory=static, dynamic_shared_memory=dynamic):
-            return
+            return None
         key = LaunchKey(device, name, None, d["grid"], d["block"],
                         NvLaunchResources(registers=regs, static_shared=static,
-                                          dynamic_shared=dynamic), op=_op(args))
-        self.collector.add(key, start, duration, stream)
+                                          dynamic_shared=dynamic), op=op)
+        return self.collector.handle(key, stream)
 
 
-def _op(args: dict[str, Any]) -> str | None:
+def _op(module: Any, op: Any) -> str | None:
     """``hlo_module/hlo_op``: the XLA program and instruction that launched the kernel."""
-    module, op = args.get("hlo_module"), args.get("hlo_op")
     parts = [p[:200] for p in (module, op) if isinstance(p, str) and p]
     return "/".join(parts) or None
 
@@ -197,23 +223,135 @@ def read_xplane(path: Path, display: str) -> TraceRead:
                 reader.collector.device(plane.device)
                 for stream, name, start_ps, duration_ps, stats in kernel_events(fh, plane):
                     reader.stream_kernel(plane.device.key, stream, name, start_ps / 1e3,
-                                         duration_ps / 1e3, stats)
+                                         duration_ps / 1e3, stats["kernel_details"],
+                                         _op(stats.get("hlo_module"), stats.get("hlo_op")))
         except TraceError as exc:
             errors.append(InputError(display, f"{exc}: {reader.events} kernel events read"))
     return TraceRead(reader.collector, reader.check.errors() + errors)
 
 
+def _open(raw: IO[bytes]) -> IO[bytes]:
+    gzipped = raw.read(2) == GZIP_MAGIC
+    raw.seek(0)
+    return gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw  # type: ignore[return-value]
+
+
 def read_xla(path: Path, display: str) -> TraceRead:
     """Read an XLA profile's trace.json(.gz): every kernel launch, and the GPUs from the
-    ``.xplane.pb`` beside it."""
-    import ijson
-
+    ``.xplane.pb`` beside it. XLA's own compact layout is decoded in batches of events
+    (:func:`_scan_xla_layout`); any other layout, and a damaged file, go through ijson."""
     reader = _Reader(display)
     errors: list[InputError] = []
     with open(path, "rb") as raw:
-        gzipped = raw.read(2) == GZIP_MAGIC
-        raw.seek(0)
-        fh = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
+        try:
+            _scan_xla_layout(_open(raw), reader)
+        except (_NotXlaLayout, OSError, EOFError):
+            raw.seek(0)
+            reader = _Reader(display)
+            errors = _scan_generic(_open(raw), reader, display)
+    _describe_devices(reader, path, display, errors)
+    return TraceRead(reader.collector, reader.check.errors() + errors)
+
+
+class _NotXlaLayout(Exception):
+    """The fast path cannot read this file (another layout, or damage): the careful path
+    reads it and says where it stops."""
+
+
+class _Args(msgspec.Struct):
+    name: Any = None
+    kernel_details: Any = None
+    hlo_module: Any = None
+    hlo_op: Any = None
+
+
+class _Event(msgspec.Struct):
+    ph: Any = None
+    pid: Any = None
+    tid: Any = None
+    ts: Any = None
+    dur: Any = 0
+    name: Any = None
+    args: _Args | None = None
+
+
+_DECODE_EVENTS = msgspec.json.Decoder(list[_Event]).decode
+EVENTS_KEY = b'"traceEvents":['
+# Where XLA's writer starts an event: ``{"ph":`` is always structure (a quote inside a
+# string is escaped), and a cut anywhere deeper than the event list leaves brackets open on
+# both sides, so a batch cut there fails to decode: never a wrong reading.
+EVENT_START = b',{"ph":'
+BATCH = 8 << 20
+_NUMBER = (float, int)
+MAX_PENDING = 64 << 20  # bytes without an event start: not XLA's layout
+
+
+def _scan_xla_layout(fh: IO[bytes], reader: _Reader) -> None:
+    """XLA's compact layout (``{"displayTimeUnit":...,"traceEvents":[{"ph":...},...]}``),
+    decoded by msgspec in batches of whole events cut at event starts."""
+    data = fh.read(BATCH)
+    at = data.find(EVENTS_KEY)
+    if at < 0 or not data.lstrip().startswith(b"{"):
+        raise _NotXlaLayout
+    data = data[at + len(EVENTS_KEY):]
+    while True:
+        more = fh.read(BATCH)
+        if not more:
+            break
+        data += more
+        cut = data.rfind(EVENT_START)
+        if cut < 0:
+            if len(data) > MAX_PENDING:
+                raise _NotXlaLayout
+            continue
+        _batch(b"[" + data[:cut] + b"]", reader)
+        data = data[cut + 1:]
+    close = data.rfind(b"]")
+    if close < 0 or data[close + 1:].strip() != b"}":
+        raise _NotXlaLayout  # cut short, or keys after the event list
+    _batch(b"[" + data[:close] + b"]", reader)
+
+
+def _batch(text: bytes, reader: _Reader) -> None:
+    try:
+        events = _DECODE_EVENTS(text)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        raise _NotXlaLayout from None  # msgspec raises the last on invalid UTF-8
+    known, add_to, isfinite = reader.raw_shapes, reader.collector.add_to, math.isfinite
+    for e in events:
+        a = e.args
+        if a is None:
+            continue
+        if e.ph == "X" and a.kernel_details is not None:
+            shape = (e.pid, e.tid, e.name, a.kernel_details, a.hlo_module, a.hlo_op)
+            try:
+                handle = known.get(shape)
+            except TypeError:  # a list or object where XLA writes a scalar
+                shape, handle = None, None
+            ts, dur = e.ts, e.dur
+            if handle is not None and type(ts) in _NUMBER and type(dur) in _NUMBER:
+                try:
+                    start, duration = ts * 1000.0, dur * 1000.0
+                except OverflowError:  # an integer beyond any float
+                    start = duration = math.nan
+                if isfinite(start) and 0 <= duration < math.inf:
+                    reader.events += 1
+                    add_to(handle, start, duration)
+                    continue
+            handle = reader.kernel_event(e.name, ts, dur, e.pid, e.tid, a.kernel_details,
+                                         _op(a.hlo_module, a.hlo_op))
+            if handle is not None and shape is not None:
+                known[shape] = handle
+        elif e.ph == "M":
+            reader.metadata(e.name, e.pid, e.tid, a.name)
+
+
+def _scan_generic(fh: IO[bytes], reader: _Reader, display: str) -> list[InputError]:
+    """Any layout, streamed by ijson; a damaged file keeps the launches before the damage."""
+    import ijson
+
+    errors: list[InputError] = []
+    with fh:
         try:
             for event in ijson.items(fh, "traceEvents.item", use_float=True):
                 reader.event(event)
@@ -223,8 +361,7 @@ def read_xla(path: Path, display: str) -> TraceRead:
                 raise TraceError(f"not a readable XLA trace: {message}") from None
             errors.append(InputError(display, f"the trace is cut short or damaged "
                                      f"({message}): {reader.events} kernel events read"))
-    _describe_devices(reader, path, display, errors)
-    return TraceRead(reader.collector, reader.check.errors() + errors)
+    return errors
 
 
 def _describe_devices(reader: _Reader, path: Path, display: str,
