@@ -1,3 +1,8 @@
+# The JAX (XLA) profile fixture (fixtures/traces/README.md, xla/): run on the lent GPU
+# machine, as this command (these comment lines apart) ran there: `bash record_xla.sh` with
+# $OUT set. Writes into $OUT: env.txt, trace.log (what JAX reported), the profile plugin's
+# HOST.trace.json.gz and HOST.xplane.pb, xla_steps.ncu.csv.gz (the same steps under
+# Nsight Compute, loading the executables from the persistent compilation cache).
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1;cd /tmp;cat>r.py<<'E'
 import jax,jax.numpy as jnp,sys,json
 c=jax.config.update;c("jax_compilation_cache_dir","/tmp/xc");c("jax_persistent_cache_min_compile_time_secs",0);c("jax_persistent_cache_min_entry_size_bytes",-1)
