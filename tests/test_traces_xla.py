@@ -339,3 +339,17 @@ def test_any_json_layout_reads_the_same(tmp_path, layout):
         return sorted((r["kernel"], r["op"], r["grid"], r["block"], r["count"], r["total_ns"],
                        r["occupancy"]["occupancy"]) for r in doc["launches"])
     assert groups(other) == groups(TRACE)
+
+
+def test_profile_without_gpu_kernels_is_one_error_line(tmp_path):
+    """A TPU or CPU-only profile (the recorded one with its GPU process renamed and its
+    kernel events removed): exit 2, one line naming what the profile holds."""
+    def tpu(events):
+        events[:] = [e for e in events if "kernel_details" not in e.get("args", {})]
+        for e in events:
+            if e.get("args", {}).get("name") == "/device:GPU:0":
+                e["args"]["name"] = "/device:TPU:0"
+    run = run_occlint("check", str(_rewrite(tmp_path, tpu)))
+    assert run.code == 2
+    assert run.err.count("\n") == 1
+    assert "no GPU kernel in this XLA profile (processes /device:TPU:0, /host:CPU)" in run.err

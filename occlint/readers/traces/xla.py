@@ -227,6 +227,9 @@ def read_xplane(path: Path, display: str) -> TraceRead:
                                          _op(stats.get("hlo_module"), stats.get("hlo_op")))
         except TraceError as exc:
             errors.append(InputError(display, f"{exc}: {reader.events} kernel events read"))
+    if not reader.events and not errors:
+        raise TraceError("no kernel in the XSpace's GPU planes (no event with "
+                         "kernel_details)")
     return TraceRead(reader.collector, reader.check.errors() + errors)
 
 
@@ -249,8 +252,18 @@ def read_xla(path: Path, display: str) -> TraceRead:
             raw.seek(0)
             reader = _Reader(display)
             errors = _scan_generic(_open(raw), reader, display)
+    if not reader.events and not errors:
+        raise TraceError(f"no GPU kernel in this XLA profile ({_processes(reader)}): "
+                         "occlint reads the kernels of GPU profiles")
     _describe_devices(reader, path, display, errors)
     return TraceRead(reader.collector, reader.check.errors() + errors)
+
+
+def _processes(reader: _Reader) -> str:
+    names = sorted({f"/device:{n}" if n.startswith("GPU:") else n
+                    for n in reader.processes.values()})
+    return "processes " + ", ".join(names[:6]) + (", ..." if len(names) > 6 else "") \
+        if names else "no process names"
 
 
 class _NotXlaLayout(Exception):
