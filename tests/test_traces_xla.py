@@ -164,6 +164,8 @@ def test_cli_text_names_device_and_groups():
     assert run.code == 0, run.err
     assert "(xla; 48 launches in 14 groups on NVIDIA H100 80GB HBM3" in run.out
     assert "XLA (generated)" in run.out
+    run = run_occlint("check", "--show-all", str(TRACE))
+    assert "  (op jit_f/cudnn-conv.1)" in run.out
 
 
 def test_without_the_xplane_asks_for_device(tmp_path):

@@ -192,8 +192,9 @@ def _launch_row(r: dict[str, Any], total: float) -> str:
     saving = _span(s["low_ns"], s["high_ns"]) if s else "-"
     share = (s["high_ns"] / total if s and total else 0.0)
     codes = ",".join(r["finding_codes"])
+    op = f"  (op {_safe(r['op'])[:60]})" if r.get("op") else ""  # what launched it (XLA)
     return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
-            f"{occ_text:>9}  {waves:>5}  {_safe(demangle(r['kernel']))[:80]}"
+            f"{occ_text:>9}  {waves:>5}  {_safe(demangle(r['kernel']))[:80]}{op}"
             + (f"  [{codes}]" if codes else ""))
 
 
