@@ -65,6 +65,73 @@ def build(launches: int) -> tuple[list[Path], int]:
     return paths, copies * kernels
 
 
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _fields(data: bytes) -> list[tuple[int, int, bytes | int]]:
+    """(number, wire type, value) of a message's fields (varints and length-delimited)."""
+    out, i = [], 0
+    while i < len(data):
+        tag, shift = 0, 0
+        while True:
+            tag |= (data[i] & 0x7F) << shift
+            i += 1
+            if data[i - 1] < 0x80:
+                break
+            shift += 7
+        value, shift = 0, 0
+        while True:
+            value |= (data[i] & 0x7F) << shift
+            i += 1
+            if data[i - 1] < 0x80:
+                break
+            shift += 7
+        if tag & 7 == 2:
+            out.append((tag >> 3, 2, data[i:i + value]))
+            i += value
+        else:
+            out.append((tag >> 3, 0, value))
+    return out
+
+
+def _encode(fields: list[tuple[int, int, bytes | int]]) -> bytes:
+    out = bytearray()
+    for number, wire, value in fields:
+        out += _varint(number << 3 | wire)
+        out += _varint(len(value)) + value if isinstance(value, bytes) else _varint(value)
+    return bytes(out)
+
+
+def build_xplane(copies: int) -> Path:
+    """The fixture's XSpace (its GPU plane) with every event of every line repeated
+    ``copies`` times, each copy 2 ms later (XEvent.offset_ps, field 2)."""
+    space = []
+    for number, wire, plane in _fields(XPLANE.read_bytes()):
+        assert number == 1 and isinstance(plane, bytes)
+        new_plane = []
+        for pn, pw, pv in _fields(plane):
+            if pn == 3 and isinstance(pv, bytes):  # a line: its events (field 4) repeated
+                line = _fields(pv)
+                events = [f for f in line if f[0] == 4]
+                rest = [f for f in line if f[0] != 4]
+                grown = [(4, 2, _encode([(n, w, v + copy * 2_000_000_000 if n == 2 else v)
+                                         for n, w, v in _fields(e[2])]))  # type: ignore
+                         for copy in range(copies) for e in events]
+                pv = _encode(rest[:3] + grown + rest[3:])
+            new_plane.append((pn, pw, pv))
+        space.append((number, wire, _encode(new_plane)))
+    path = CACHE / "xla_scale_alone" / "xla_scale.xplane.pb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(_encode(space))
+    return path
+
+
 def run_once(trace: Path, out: Path) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system) and peak resident memory (MB)."""
     env = {**os.environ, "PYTHONPATH": f"{REPO}:{os.environ.get('PYTHONPATH', '')}"}
@@ -87,6 +154,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.build_only:
         paths, launches = build(args.launches)
+        paths.append(build_xplane(launches // 48))
         print(json.dumps({"paths": [str(p) for p in paths], "launches": launches}))
         return
     built = json.loads(subprocess.run(

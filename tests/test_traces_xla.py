@@ -355,3 +355,20 @@ def test_profile_without_gpu_kernels_is_one_error_line(tmp_path):
     assert run.code == 2
     assert run.err.count("\n") == 1
     assert "no GPU kernel in this XLA profile (processes /device:TPU:0, /host:CPU)" in run.err
+
+
+@pytest.mark.parametrize("window", [40, 64, 1000])
+def test_xplane_read_in_small_windows_reads_the_same(tmp_path, monkeypatch, window):
+    """Lines are read a window at a time: events across window ends (and skipped fields
+    past them) give the same launches as one window."""
+    from occlint.readers.traces import xplane
+    from occlint.readers.traces.xla import read_xplane
+
+    def groups():
+        read = read_xplane(XPLANE, "x")
+        assert not read.errors
+        return sorted((g.key.kernel, g.key.op, g.key.grid, g.count, g.total_ns)
+                      for g in read.collector.group_list)
+    whole = groups()
+    monkeypatch.setattr(xplane, "WINDOW", window)
+    assert groups() == whole and sum(g[3] for g in whole) == 48

@@ -16,7 +16,6 @@ is read.
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from collections.abc import Iterator
@@ -36,6 +35,9 @@ STAT_METADATA_ID, STAT_INT64, STAT_UINT64, STAT_STR, STAT_REF = 1, 4, 3, 5, 7
 MAP_KEY, MAP_VALUE = 1, 2
 METADATA_NAME = 2  # XEventMetadata.name, XStatMetadata.name
 EVENT_METADATA_STATS = 5
+STAT_ID_TAG = STAT_METADATA_ID << 3  # a stat's first byte: its metadata id, a varint
+LINE_HEADER = frozenset({LINE_NAME, LINE_DISPLAY_NAME})
+LINE_EVENT = frozenset({LINE_EVENTS})
 
 MAX_FIELD = 1 << 20  # a GPU plane's name, stat or stat metadata larger than this is not real
 GPU_PLANE = re.compile(r"^/device:GPU:(\d+)")
@@ -93,18 +95,144 @@ def _small(fh: IO[bytes], length: int) -> bytes:
     return fh.read(length)
 
 
+def _uvarint(data: bytes, i: int) -> tuple[int, int]:
+    """A varint of ``data`` at ``i``, and the index after it."""
+    value = shift = 0
+    while True:
+        if i >= len(data):
+            raise TraceError("the XSpace is cut short inside a field")
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+        if shift > 63:
+            raise TraceError("not an XSpace: a varint longer than 10 bytes")
+
+
+def _skip(wire: int, i: int) -> int:
+    if wire == 1:
+        return i + 8
+    if wire == 5:
+        return i + 4
+    raise TraceError(f"not an XSpace: wire type {wire}")
+
+
+def _parse(data: bytes):
+    """(field number, wire type, value) of a message in memory; a length-delimited value
+    is its bytes, a fixed-size one None."""
+    i, n = 0, len(data)
+    while i < n:
+        tag, i = _uvarint(data, i)
+        number, wire = tag >> 3, tag & 7
+        value: Any = None
+        if wire == 0:
+            value, i = _uvarint(data, i)
+        elif wire == 2:
+            length, i = _uvarint(data, i)
+            if i + length > n:
+                raise TraceError("the XSpace is cut short or damaged (a field runs past its "
+                                 "message)")
+            value, i = data[i:i + length], i + length
+        else:
+            i = _skip(wire, i)
+            if i > n:
+                raise TraceError("the XSpace is cut short inside a field")
+        yield number, wire, value
+
+
+WINDOW = 4 << 20  # bytes of a line read at a time
+
+
+def _windowed(fh: IO[bytes], start: int, end: int, keep: frozenset[int]):
+    """:func:`_parse` over the bytes ``[start, end)`` of the file, read a window at a time
+    (a line can hold millions of events); length-delimited fields not in ``keep`` are
+    skipped (value None)."""
+    fh.seek(start)
+    buf, i, pos = b"", 0, start  # pos: the file offset after buf
+    while True:
+        if len(buf) - i < 32 and pos < end:  # room for a tag and a length
+            chunk = fh.read(min(WINDOW, end - pos))
+            if not chunk:
+                raise TraceError("the XSpace is cut short inside a line")
+            buf, i, pos = buf[i:] + chunk, 0, pos + len(chunk)
+        if i >= len(buf):
+            return
+        tag, i = _uvarint(buf, i)
+        number, wire = tag >> 3, tag & 7
+        value: Any = None
+        if wire == 0:
+            value, i = _uvarint(buf, i)
+        elif wire == 2:
+            length, i = _uvarint(buf, i)
+            if pos - len(buf) + i + length > end:
+                raise TraceError("the XSpace is cut short or damaged (a field runs past "
+                                 "its line)")
+            if number not in keep:
+                if i + length > len(buf):  # past the window: go on after it
+                    pos = pos - len(buf) + i + length
+                    fh.seek(pos)
+                    buf, i = b"", 0
+                else:
+                    i += length
+            else:
+                if length > MAX_FIELD:
+                    raise TraceError(f"not an XSpace: a field of {length} bytes in a line")
+                if i + length > len(buf):
+                    chunk = fh.read(max(i + length - len(buf), min(WINDOW, end - pos)))
+                    buf, i, pos = buf[i:] + chunk, 0, pos + len(chunk)
+                    if length > len(buf):
+                        raise TraceError("the XSpace is cut short inside a line")
+                value, i = buf[i:i + length], i + length
+        else:
+            i = _skip(wire, i)  # mid-window, 32 bytes were there: only the end can be short
+            if i > len(buf):
+                raise TraceError("the XSpace is cut short inside a line")
+        yield number, wire, value
+
+
+def _event(data: bytes, wanted: set[int]) -> tuple[int, int, int, list[dict[int, Any]]]:
+    """An XEvent's metadata id, offset and duration (ps), and those of its stats whose
+    metadata id is ``wanted`` (the others, most of them, are not decoded: a stat starts
+    with its metadata id)."""
+    metadata_id = offset_ps = duration_ps = 0
+    stats = []
+    i, n = 0, len(data)
+    while i < n:
+        tag, i = _uvarint(data, i)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            value, i = _uvarint(data, i)
+            if number == EVENT_METADATA_ID:
+                metadata_id = value
+            elif number == EVENT_OFFSET_PS:
+                offset_ps = _signed(value)
+            elif number == EVENT_DURATION_PS:
+                duration_ps = _signed(value)
+        elif wire == 2:
+            length, i = _uvarint(data, i)
+            if i + length > n:
+                raise TraceError("the XSpace is cut short or damaged (a field runs past its "
+                                 "message)")
+            if number == EVENT_STATS and length > 1 and data[i] == STAT_ID_TAG \
+                    and _uvarint(data, i + 1)[0] in wanted:
+                stats.append(_message(data[i:i + length]))
+            i += length
+        else:
+            i = _skip(wire, i)
+    return metadata_id, offset_ps, duration_ps, stats
+
+
 def _message(data: bytes, repeated: int | None = None) -> dict[int, Any]:
     """The varint and length-delimited fields of a small message (the last one of each
     wins); the field ``repeated``, a list of its messages' fields."""
-    fh = io.BytesIO(data)
     out: dict[int, Any] = {}
-    for number, wire, value in _fields(fh, len(data)):
+    for number, wire, value in _parse(data):
         if number == repeated:
             if wire == 2:
-                out.setdefault(number, []).append(_message(fh.read(value)))
-        elif wire == 2:
-            out[number] = fh.read(value)
-        elif wire == 0:
+                out.setdefault(number, []).append(_message(value))
+        elif wire in (0, 2):
             out[number] = value
     return out
 
@@ -214,38 +342,29 @@ def kernel_events(fh: IO[bytes], plane: GpuPlane
     """(stream, kernel name, start ps, duration ps, stats) of each event of the plane that
     carries ``kernel_details`` (the kernels; other events are memory copies and XLA's
     op / module summaries)."""
+    wanted = {k for k, name in plane.stat_names.items() if name in KERNEL_STATS}
     for offset, length in plane.lines:
         end = offset + length
-        fh.seek(offset)
-        header = {}
-        for number, wire, value in _fields(fh, end):
-            if wire == 2 and number in (LINE_NAME, LINE_DISPLAY_NAME):
-                header[number] = _small(fh, value).decode("utf-8", "replace")
-            elif wire == 2:
-                fh.seek(value, os.SEEK_CUR)
+        header: dict[int, Any] = {}
+        for number, wire, value in _windowed(fh, offset, end, LINE_HEADER):
+            if wire == 2 and value is not None:
+                header[number] = value.decode("utf-8", "replace")
             elif number == LINE_TIMESTAMP_NS and wire == 0:
                 header[number] = _signed(value)
         stream = str(header.get(LINE_DISPLAY_NAME) or header.get(LINE_NAME) or "")[:200]
         base_ps = int(header.get(LINE_TIMESTAMP_NS, 0)) * 1000
-        fh.seek(offset)
-        for number, wire, value in _fields(fh, end):
-            if wire != 2:
+        for number, wire, value in _windowed(fh, offset, end, LINE_EVENT):
+            if value is None or number != LINE_EVENTS or wire != 2:
                 continue
-            if number != LINE_EVENTS:
-                fh.seek(value, os.SEEK_CUR)
-                continue
-            event = _message(_small(fh, value), repeated=EVENT_STATS)
-            meta = plane.events.get(event.get(EVENT_METADATA_ID, -1))  # type: ignore[arg-type]
+            metadata_id, offset_ps, duration_ps, own = _event(value, wanted)
+            meta = plane.events.get(metadata_id)
             if meta is None:
                 continue
             stats = _named(meta[1], plane.stat_names, KERNEL_STATS)
-            own = event.get(EVENT_STATS)
-            stats.update(_named(own if isinstance(own, list) else [], plane.stat_names,
-                                KERNEL_STATS))
+            stats.update(_named(own, plane.stat_names, KERNEL_STATS))
             if "kernel_details" not in stats:
                 continue
-            yield (stream, meta[0], base_ps + _signed(event.get(EVENT_OFFSET_PS)),
-                   _signed(event.get(EVENT_DURATION_PS)), stats)
+            yield stream, meta[0], base_ps + offset_ps, duration_ps, stats
 
 
 def _plane_name(fh: IO[bytes], end: int) -> str | None:
