@@ -33,6 +33,7 @@ import subprocess  # noqa: E402
 import time  # noqa: E402
 
 from benchmarks.traces_scale import CACHE, quiet, warm  # noqa: E402
+from occlint.readers.traces.xplane import parse_fields  # noqa: E402
 
 FIXTURE = REPO / "fixtures" / "traces" / "xla" / "xla_steps.trace.json.gz"
 XPLANE = FIXTURE.with_name("xla_steps.xplane.pb")
@@ -76,28 +77,7 @@ def _varint(value: int) -> bytes:
 
 def _fields(data: bytes) -> list[tuple[int, int, bytes | int]]:
     """(number, wire type, value) of a message's fields (varints and length-delimited)."""
-    out, i = [], 0
-    while i < len(data):
-        tag, shift = 0, 0
-        while True:
-            tag |= (data[i] & 0x7F) << shift
-            i += 1
-            if data[i - 1] < 0x80:
-                break
-            shift += 7
-        value, shift = 0, 0
-        while True:
-            value |= (data[i] & 0x7F) << shift
-            i += 1
-            if data[i - 1] < 0x80:
-                break
-            shift += 7
-        if tag & 7 == 2:
-            out.append((tag >> 3, 2, data[i:i + value]))
-            i += value
-        else:
-            out.append((tag >> 3, 0, value))
-    return out
+    return list(parse_fields(data))
 
 
 def _encode(fields: list[tuple[int, int, bytes | int]]) -> bytes:

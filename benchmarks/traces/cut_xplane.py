@@ -6,7 +6,8 @@ An XSpace is a sequence of top-level fields; its planes are field 1, each a leng
 XPlane whose name (field 2) follows its id (field 1). The planes named ``/device:GPU:N``
 are copied byte for byte (tag, length and body unchanged); the host planes (Python and
 runtime events: most of the file) and the other fields are dropped. The result is itself a
-valid XSpace holding exactly what the profiler recorded for the GPUs.
+valid XSpace holding exactly what the profiler recorded for the GPUs. (Fields are split
+by occlint's wire-format helpers; the bytes copied are the file's own.)
 """
 
 from __future__ import annotations
@@ -14,30 +15,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-def varint(data: bytes, i: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, i
-        shift += 7
+from occlint.readers.traces.xplane import field_header, parse_fields
 
 
 def plane_name(body: bytes) -> bytes:
-    i = 0
-    while i < len(body):
-        tag, i = varint(body, i)
-        if tag & 7 == 0:
-            _, i = varint(body, i)
-            continue
-        length, i = varint(body, i)
-        if tag >> 3 == 2:
-            return body[i:i + length]
-        i += length
-    return b""
+    return next((value for number, wire, value in parse_fields(body)
+                 if number == 2 and wire == 2), b"")
 
 
 def main(src: str, dst: str) -> None:
@@ -45,12 +30,11 @@ def main(src: str, dst: str) -> None:
     out, i = bytearray(), 0
     while i < len(data):
         start = i
-        tag, i = varint(data, i)
-        assert tag & 7 == 2, "top-level XSpace fields are length-delimited"
-        length, i = varint(data, i)
+        number, wire, length, i = field_header(data, i)
+        assert wire == 2, "top-level XSpace fields are length-delimited"
         body = data[i:i + length]
         i += length
-        if tag >> 3 == 1 and plane_name(body).startswith(b"/device:GPU:"):
+        if number == 1 and plane_name(body).startswith(b"/device:GPU:"):
             out += data[start:i]
     Path(dst).write_bytes(bytes(out))
 

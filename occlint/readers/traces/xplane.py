@@ -95,7 +95,7 @@ def _small(fh: IO[bytes], length: int) -> bytes:
     return fh.read(length)
 
 
-def _uvarint(data: bytes, i: int) -> tuple[int, int]:
+def read_varint(data: bytes, i: int) -> tuple[int, int]:
     """A varint of ``data`` at ``i``, and the index after it."""
     value = shift = 0
     while True:
@@ -111,34 +111,33 @@ def _uvarint(data: bytes, i: int) -> tuple[int, int]:
             raise TraceError("not an XSpace: a varint longer than 10 bytes")
 
 
-def _skip(wire: int, i: int) -> int:
-    if wire == 1:
-        return i + 8
-    if wire == 5:
-        return i + 4
+def field_header(data: bytes, i: int) -> tuple[int, int, Any, int]:
+    """(field number, wire type, value, index after) of the field at ``i``: a varint's
+    value, a length-delimited field's length (its bytes follow), None for a fixed-size one
+    (skipped: the index may pass the end of a short ``data``)."""
+    tag, i = read_varint(data, i)
+    wire = tag & 7
+    if wire in (0, 2):
+        value, i = read_varint(data, i)
+        return tag >> 3, wire, value, i
+    if wire in (1, 5):
+        return tag >> 3, wire, None, i + (8 if wire == 1 else 4)
     raise TraceError(f"not an XSpace: wire type {wire}")
 
 
-def _parse(data: bytes):
+def parse_fields(data: bytes):
     """(field number, wire type, value) of a message in memory; a length-delimited value
     is its bytes, a fixed-size one None."""
     i, n = 0, len(data)
     while i < n:
-        tag, i = _uvarint(data, i)
-        number, wire = tag >> 3, tag & 7
-        value: Any = None
-        if wire == 0:
-            value, i = _uvarint(data, i)
-        elif wire == 2:
-            length, i = _uvarint(data, i)
-            if i + length > n:
+        number, wire, value, i = field_header(data, i)
+        if wire == 2:
+            if i + value > n:
                 raise TraceError("the XSpace is cut short or damaged (a field runs past its "
                                  "message)")
-            value, i = data[i:i + length], i + length
-        else:
-            i = _skip(wire, i)
-            if i > n:
-                raise TraceError("the XSpace is cut short inside a field")
+            value, i = data[i:i + value], i + value
+        elif i > n:
+            raise TraceError("the XSpace is cut short inside a field")
         yield number, wire, value
 
 
@@ -146,7 +145,7 @@ WINDOW = 4 << 20  # bytes of a line read at a time
 
 
 def _windowed(fh: IO[bytes], start: int, end: int, keep: frozenset[int]):
-    """:func:`_parse` over the bytes ``[start, end)`` of the file, read a window at a time
+    """:func:`parse_fields` over the bytes ``[start, end)`` of the file, read a window at a time
     (a line can hold millions of events); length-delimited fields not in ``keep`` are
     skipped (value None)."""
     fh.seek(start)
@@ -159,13 +158,9 @@ def _windowed(fh: IO[bytes], start: int, end: int, keep: frozenset[int]):
             buf, i, pos = buf[i:] + chunk, 0, pos + len(chunk)
         if i >= len(buf):
             return
-        tag, i = _uvarint(buf, i)
-        number, wire = tag >> 3, tag & 7
-        value: Any = None
-        if wire == 0:
-            value, i = _uvarint(buf, i)
-        elif wire == 2:
-            length, i = _uvarint(buf, i)
+        number, wire, value, i = field_header(buf, i)
+        if wire == 2:
+            length, value = value, None
             if pos - len(buf) + i + length > end:
                 raise TraceError("the XSpace is cut short or damaged (a field runs past "
                                  "its line)")
@@ -185,10 +180,8 @@ def _windowed(fh: IO[bytes], start: int, end: int, keep: frozenset[int]):
                     if length > len(buf):
                         raise TraceError("the XSpace is cut short inside a line")
                 value, i = buf[i:i + length], i + length
-        else:
-            i = _skip(wire, i)  # mid-window, 32 bytes were there: only the end can be short
-            if i > len(buf):
-                raise TraceError("the XSpace is cut short inside a line")
+        elif i > len(buf):  # mid-window, 32 bytes were there: only the end can be short
+            raise TraceError("the XSpace is cut short inside a line")
         yield number, wire, value
 
 
@@ -200,10 +193,8 @@ def _event(data: bytes, wanted: set[int]) -> tuple[int, int, int, list[dict[int,
     stats = []
     i, n = 0, len(data)
     while i < n:
-        tag, i = _uvarint(data, i)
-        number, wire = tag >> 3, tag & 7
+        number, wire, value, i = field_header(data, i)
         if wire == 0:
-            value, i = _uvarint(data, i)
             if number == EVENT_METADATA_ID:
                 metadata_id = value
             elif number == EVENT_OFFSET_PS:
@@ -211,16 +202,13 @@ def _event(data: bytes, wanted: set[int]) -> tuple[int, int, int, list[dict[int,
             elif number == EVENT_DURATION_PS:
                 duration_ps = _signed(value)
         elif wire == 2:
-            length, i = _uvarint(data, i)
-            if i + length > n:
+            if i + value > n:
                 raise TraceError("the XSpace is cut short or damaged (a field runs past its "
                                  "message)")
-            if number == EVENT_STATS and length > 1 and data[i] == STAT_ID_TAG \
-                    and _uvarint(data, i + 1)[0] in wanted:
-                stats.append(_message(data[i:i + length]))
-            i += length
-        else:
-            i = _skip(wire, i)
+            if number == EVENT_STATS and value > 1 and data[i] == STAT_ID_TAG \
+                    and read_varint(data, i + 1)[0] in wanted:
+                stats.append(_message(data[i:i + value]))
+            i += value
     return metadata_id, offset_ps, duration_ps, stats
 
 
@@ -228,7 +216,7 @@ def _message(data: bytes, repeated: int | None = None) -> dict[int, Any]:
     """The varint and length-delimited fields of a small message (the last one of each
     wins); the field ``repeated``, a list of its messages' fields."""
     out: dict[int, Any] = {}
-    for number, wire, value in _parse(data):
+    for number, wire, value in parse_fields(data):
         if number == repeated:
             if wire == 2:
                 out.setdefault(number, []).append(_message(value))
