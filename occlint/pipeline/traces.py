@@ -24,6 +24,7 @@ from occlint.analysis.launches import (
 from occlint.devices.models import Device
 from occlint.judgement.cost import lost_fraction, overhead_saving
 from occlint.model.demangle import base_name
+from occlint.model.finding import resolve, source_location
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record
@@ -150,6 +151,9 @@ def _locate(lr: LaunchReport, index: int) -> None:
         if stake is not None:
             stakes.append(stake)
         f.file, f.entry = lr.trace, None
+        frame = (lr.group.launched_by or {}).get("python")
+        if frame and f.source is None:  # the user's line that launched it (with_stack)
+            f.source = source_location((frame["file"], frame["line"]))
         if lr.device is not None:
             f.device = lr.device.name
         f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
@@ -243,6 +247,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "tail_efficiency": round(lr.tail_efficiency, 4)
         if lr.tail_efficiency is not None else None,
         "time_at_stake_ns": round(lr.stake_ns),
+        "launched_by": launched_by(g),
         "owner": lr.owner.to_dict() if lr.owner is not None else None,
         "design": lr.design,
         "saving": group_saving(lr.findings),
@@ -250,6 +255,20 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "findings": [f.to_dict() for f in lr.findings],
         "finding_codes": sorted({f.rule for f in lr.findings}),
     }
+
+
+def launched_by(group) -> dict[str, Any] | None:
+    """What launched the group's first launch, as the trace links it: the op, the runtime
+    call, the user's Python frame (``python``: file, line, function; ``path``: the file
+    under the working directory when it is there) and module."""
+    link = group.launched_by
+    if not link:
+        return None
+    out = {k: link.get(k) for k in ("op", "api", "cooperative", "module", "external_id",
+                                     "correlation")}
+    frame = link.get("python")
+    out["python"] = {**frame, "path": resolve(frame["file"])} if frame else None
+    return out
 
 
 def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
