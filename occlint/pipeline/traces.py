@@ -24,7 +24,7 @@ from occlint.analysis.launches import (
 from occlint.devices.models import Device
 from occlint.judgement.cost import lost_fraction, overhead_saving
 from occlint.model.demangle import base_name
-from occlint.model.finding import resolve, source_location
+from occlint.model.finding import find_under
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record
@@ -152,8 +152,9 @@ def _locate(lr: LaunchReport, index: int) -> None:
             stakes.append(stake)
         f.file, f.entry = lr.trace, None
         frame = (lr.group.launched_by or {}).get("python")
-        if frame and f.source is None:  # the user's line that launched it (with_stack)
-            f.source = source_location((frame["file"], frame["line"]))
+        if frame and f.source is None:  # the user's function that launched it (with_stack)
+            f.source = {"file": frame["file"], "line": frame["line"],
+                        "path": find_under(frame["file"])}
         if lr.device is not None:
             f.device = lr.device.name
         f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
@@ -267,7 +268,7 @@ def launched_by(group) -> dict[str, Any] | None:
     out = {k: link.get(k) for k in ("op", "api", "cooperative", "module", "external_id",
                                      "correlation")}
     frame = link.get("python")
-    out["python"] = {**frame, "path": resolve(frame["file"])} if frame else None
+    out["python"] = {**frame, "path": find_under(frame["file"])} if frame else None
     return out
 
 

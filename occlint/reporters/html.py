@@ -209,7 +209,7 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     """The launches section: one row per launch group, and a bar chart of GPU time by kernel
     (the groups of one kernel summed), each bar coloured by the kernel's worst finding."""
     from occlint.reporters.units import duration as _us
-    from occlint.reporters.units import launch_dims
+    from occlint.reporters.units import launch_dims, launched_by
 
     records = doc.get("launches")
     if not records:
@@ -218,7 +218,7 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     for i, r in enumerate(records):
         occ = r["occupancy"]
         rows.append({"r": r, "id": f"launch-{i}", "worst": _worst_severity(r["findings"]),
-                     "name": demangle(r["kernel"]),
+                     "name": demangle(r["kernel"]), "origin": launched_by(r),
                      "shape": f"{launch_dims(r['grid'])} × {launch_dims(r['block'])}",
                      "occupancy": occ["occupancy"] if occ else None,
                      "total": _us(r["total_ns"]), "stake": _us(r["time_at_stake_ns"]),

@@ -8,6 +8,7 @@ from occlint.model.demangle import demangle
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
 from occlint.reporters.units import duration as _us
 from occlint.reporters.units import launch_dims as _dims
+from occlint.reporters.units import launched_by
 
 SEVERITY_STYLE = {"error": ("red", True), "warning": ("yellow", True), "info": ("cyan", False)}
 
@@ -192,9 +193,10 @@ def _launch_row(r: dict[str, Any], total: float) -> str:
     saving = _span(s["low_ns"], s["high_ns"]) if s else "-"
     share = (s["high_ns"] / total if s and total else 0.0)
     codes = ",".join(r["finding_codes"])
+    origin = launched_by(r)
     return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
             f"{occ_text:>9}  {waves:>5}  {_safe(demangle(r['kernel']))[:80]}"
-            + (f"  [{codes}]" if codes else ""))
+            + (f"  [{codes}]" if codes else "") + (f"  <- {_safe(origin)}" if origin else ""))
 
 
 def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
@@ -212,14 +214,22 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
         grids = ", ".join(sorted({_dims(r["grid"]) for r in shapes})[:4])
         shape_text = (f"; {len(shapes)} launch shape"
                       f"{'s leave' if len(shapes) != 1 else ' leaves'} "
-                      f"SMs idle or waves partial (grids {grids}"
+                      f"{_unit_word(rs[0])} idle or waves partial (grids {grids}"
                       f"{', ...' if len(shapes) > 4 else ''}): the shapes you call it with"
                       if shapes else "")
         knob = " (change it through the compiler)" if kind == "generated" else ""
+        callers = sorted({o for r in shapes if (o := launched_by(r))})
+        if callers:
+            shape_text += (f" (launched by {_safe('; '.join(callers[:2]))}"
+                           f"{'; ...' if len(callers) > 2 else ''})")
         out.append(f"    {_safe(label)} ({kind}): {len(rs)} launch group"
                    f"{'s' if len(rs) != 1 else ''}, {_us(time)} "
                    f"({100 * time / total if total else 0:.0f}%){knob}{shape_text}")
     return out
+
+
+def _unit_word(r: dict[str, Any]) -> str:
+    return "CUs" if (r.get("arch") or "").startswith("gfx") else "SMs"
 
 
 def advice_line(k: dict[str, Any]) -> str | None:
