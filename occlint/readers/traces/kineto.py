@@ -8,7 +8,9 @@ few scalars. GPU kernels are ``"cat": "kernel"`` events with ``ts``/``dur`` in Â
 ``GpuActivity<CUpti_ActivityKernel4>::metadataJson``). ROCm builds write the launch
 dimensions on the runtime call (``"cat": "cuda_runtime"``, ``RuntimeActivity<
 roctracerKernelRow>``: ``grid``, ``block``, ``shared memory``) and link it to the kernel
-event by ``correlation``; both are read.
+event by ``correlation``: kernel events without registers are joined to their call
+(``kineto_links.RuntimeJoin``: work-item grids, graph replays). What launched each group
+(op, call, Python frame, module) is found by ``kineto_links.resolve_origins`` afterwards.
 
 Two ways through the file, with the same result:
 

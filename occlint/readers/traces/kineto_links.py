@@ -16,9 +16,10 @@ scan). The op, the call's name for CUDA and, when the trace has Python stacks
 (``with_stack=True``: ``python_function`` events) or module scopes (``with_modules=True``:
 ``nn.Module: ...``), the user's frame and module are found by :func:`resolve_origins`, a
 second, bounded pass: only the first launch of each launch group is linked, and the pass
-stops once it is past the last group's first launch with every link found (CPU events come
-before the GPU events they launched in libkineto's output, a runtime call shortly after its
-kernel), so a trace of a million launches is re-read only over its first iteration.
+stops once it is past the last group's first launch with every link found, or :data:`SLACK`
+kernel events further (CPU events come before the GPU events they launched in libkineto's
+output, a runtime call shortly after its kernel), so a trace of a million launches is
+re-read only over about its first iteration.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ from occlint.model.launch import LaunchCollector, TraceDevice
 WORK_ITEM_APIS = frozenset({"hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel"})
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"})
 LINK_CATEGORIES = ("cpu_op", "cuda_runtime", "cuda_driver", "python_function")
+# kernel events read past the last group's first launch before the links still missing are
+# given up (an op outside the profiled window, a replayed graph's kernels)
+SLACK = 10_000
 
 
 def is_cooperative(api: str | None) -> bool:
@@ -211,7 +215,8 @@ def resolve_origins(events: Iterator[tuple[bool, dict[str, Any] | None]],
     for is_kernel, event in events:
         if is_kernel:
             kernels += 1
-            if kernels >= wanted.kernels_before and found.complete(wanted):
+            if kernels >= wanted.kernels_before and (
+                    found.complete(wanted) or kernels >= wanted.kernels_before + SLACK):
                 break
         elif event is not None:
             found.take(event, wanted)
