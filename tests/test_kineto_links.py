@@ -240,3 +240,17 @@ def test_work_item_grids_round_up():
 
     assert blocks_of([1000, 3, 1], [256, 2, 1], "hipExtModuleLaunchKernel") == [4, 2, 1]
     assert blocks_of([1000, 3, 1], [256, 2, 1], "hipModuleLaunchKernel") == [1000, 3, 1]
+
+
+def test_text_and_html_name_the_launcher(links):
+    """The text rows and library lines, and the HTML launch table, say what launched."""
+    doc, _, truth, _ = links
+    step = f"step() at {truth['script']}:{truth['first_lines']['step']}"
+    text = render("text", doc)
+    saxpy = next(line for line in text.splitlines() if "1000 x 100" in line)
+    assert saxpy.endswith(f"<- {step}")
+    cutlass = next(line for line in text.splitlines() if line.strip().startswith("CUTLASS"))
+    assert "launched by aten::addmm in Tiny_0.Linear_0 from forward() at " \
+           f"{truth['script']}:{truth['first_lines']['forward']}" in cutlass
+    html = render("html", doc)
+    assert f"launched by {step} (cudaLaunchCooperativeKernel)" in html

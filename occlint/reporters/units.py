@@ -17,15 +17,15 @@ def duration(ns: float) -> str:
 
 def launched_by(record: dict) -> str | None:
     """What launched a launch group, from its JSON ``launched_by``: "aten::addmm in
-    Tiny_0.Linear_1 at train.py:49 (forward)"; None when the trace links nothing."""
+    Tiny_0.Linear_1 from forward() at train.py:49"; None when the trace links nothing."""
     link = record.get("launched_by") or {}
     frame = link.get("python")
     parts = [link["op"]] if link.get("op") else []
     if link.get("module"):
         parts.append(f"in {link['module']}")
     if frame:
-        parts.append(f"at {frame.get('path') or frame['file']}:{frame['line']} "
-                     f"({frame['function']})")
+        parts.append(f"{'from ' if parts else ''}{frame['function']}() at "
+                     f"{frame.get('path') or frame['file']}:{frame['line']}")
     if link.get("cooperative"):
         parts.append(f"({link.get('api')})")
     return " ".join(parts) or None
