@@ -54,6 +54,8 @@ from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRea
 from occlint.readers.traces.kineto_links import (
     RuntimeJoin,
     generic_events,
+    is_cooperative,
+    is_id,
     layout_events,
     resolve_devices,
     resolve_origins,
@@ -222,6 +224,8 @@ class _Reader:
         device = str(args.get("device", event.get("pid", "0")))
         stream = str(args.get("stream", event.get("tid", "")))
         correlation = args.get("correlation")
+        if not is_id(correlation):
+            correlation = None
         if "registers per thread" not in args and correlation is not None:
             # ROCm: dimensions and launch call from the runtime call (kineto_links)
             launch = self.join.kernel(correlation, (
@@ -282,8 +286,11 @@ class _Reader:
         handle = self.collector.handle(LaunchKey(device, name, None, g, b, resources), stream)
         group = handle[0]
         if group.count == 0 and origin:
-            group.launched_by = {"external_id": origin[0], "correlation": origin[1],
-                                 "api": origin[2]}
+            external, correlation = (v if isinstance(v, int) and not isinstance(v, bool)
+                                     else None for v in origin[:2])
+            api = origin[2]
+            group.launched_by = {"external_id": external, "correlation": correlation,
+                                 "api": api, "cooperative": is_cooperative(api)}
             self.kernels_at_last_group = self.events
         self.collector.add_to(handle, start, duration)
         return handle

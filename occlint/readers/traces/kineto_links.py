@@ -75,7 +75,8 @@ class RuntimeJoin:
         """A runtime call; the kernels waiting for it, as :meth:`launch` tuples."""
         args = event.get("args")
         api = event.get("name")
-        if not isinstance(args, dict) or "correlation" not in args or not isinstance(api, str):
+        if not isinstance(args, dict) or not is_id(args.get("correlation")) \
+                or not isinstance(api, str):
             return []
         if "grid" not in args and api not in GRAPH_APIS:
             return []  # no launch of a kernel event
@@ -171,6 +172,11 @@ def _id(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
+def is_id(value: Any) -> bool:
+    """An id a trace links events by (an int or a string; anything else links nothing)."""
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
 class Found:
     """What the pass found: ops and calls by id, Python frames by thread."""
 
@@ -188,6 +194,8 @@ class Found:
         if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)):
             return
         where = (event.get("pid"), event.get("tid"))
+        if not is_id(where[0]) or not is_id(where[1]):
+            return
         if cat == "python_function":
             self.frames.setdefault(where, []).append((ts, ts + dur, name))
             return
@@ -195,9 +203,9 @@ class Found:
             return
         if cat == "cpu_op":
             ext = args.get("External id")
-            if ext in wanted.ops and ext not in self.ops:
+            if _id(ext) and ext in wanted.ops and ext not in self.ops:
                 self.ops[ext] = (name, *where, ts, dur)
-        elif "correlation" in args and args["correlation"] in wanted.calls:
+        elif _id(args.get("correlation")) and args["correlation"] in wanted.calls:
             self.calls.setdefault(args["correlation"], (name, *where, ts))
 
     def complete(self, wanted: Wanted) -> bool:
@@ -227,8 +235,8 @@ def resolve_origins(events: Iterator[tuple[bool, dict[str, Any] | None]],
 
 
 def _describe(link: dict[str, Any], found: Found) -> None:
-    op = found.ops.get(link.get("external_id"))  # type: ignore[arg-type]
-    call = found.calls.get(link.get("correlation"))  # type: ignore[arg-type]
+    op = found.ops.get(link["external_id"]) if _id(link.get("external_id")) else None
+    call = found.calls.get(link["correlation"]) if _id(link.get("correlation")) else None
     if op is not None:
         link["op"] = op[0]
     if call is not None and not link.get("api"):
