@@ -254,3 +254,19 @@ def test_text_and_html_name_the_launcher(links):
            f"{truth['script']}:{truth['first_lines']['forward']}" in cutlass
     html = render("html", doc)
     assert f"launched by {step} (cudaLaunchCooperativeKernel)" in html
+
+
+def test_block_off_the_wavefront_without_registers(docs):
+    """MIOpen's transposes on an MI300X run blocks of 49 and 196 work-items (through
+    hipExtModuleLaunchKernel): LCH001 on every one, with the idle lanes of its last
+    wavefront, though the trace gives no register count."""
+    doc, code = docs["mi300x_resnet_odd_blocks.json.gz"]
+    evs = events(ROCM / "mi300x_resnet_odd_blocks.json.gz")
+    assert occlint_grids(doc) == launched_grids(evs)
+    assert doc["launches"] and {r["status"] for r in doc["launches"]} == {"no-registers"}
+    for r in doc["launches"]:
+        threads = r["threads_per_block"]
+        assert threads % 64
+        (f,) = [f for f in r["findings"] if f["rule"] == "LCH001"]
+        assert f["data"]["idle_lanes"] == -(-threads // 64) * 64 - threads
+    assert honest_exit(doc, code) and code == 1
