@@ -118,8 +118,9 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
     if launch:
         kernel += f" <<<{_dims(launch['grid'])}, {_dims(launch['block'])}>>>"
     source = f.get("source")
-    if kernel and source:  # from debug information
-        kernel += f" ({_safe(source.get('path') or source['file'])}:{source['line']})"
+    if kernel and source:  # from debug information; a traced launch: who launched it
+        kernel += (f" ({'launched from ' if launch else ''}"
+                   f"{_safe(source.get('path') or source['file'])}:{source['line']})")
     device = f" @ {f['device']}" if show_device and f["device"] else ""
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
