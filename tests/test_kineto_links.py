@@ -270,3 +270,24 @@ def test_block_off_the_wavefront_without_registers(docs):
         (f,) = [f for f in r["findings"] if f["rule"] == "LCH001"]
         assert f["data"]["idle_lanes"] == -(-threads // 64) * 64 - threads
     assert honest_exit(doc, code) and code == 1
+
+
+@pytest.mark.parametrize(("major", "minor", "cus", "arch"), [
+    (9, 0, 104, "gfx90a"),  # MI210, an MI250 GCD (the HTA trace's "AMD Radeon Graphics")
+    (9, 0, 120, "gfx908"),  # MI100
+    (9, 0, 60, "gfx906"),  # MI50
+    (9, 4, 304, "gfx942"),  # MI300X, MI325X
+    (11, 0, 96, "gfx1100"),  # RX 7900 XTX, PRO W7900
+    (9, 0, 7, None),  # no product of 9.0 has 7 CUs
+])
+def test_gfx_from_hip_major_minor_and_cus(major, minor, cus, arch):
+    """HIP's major.minor is the gfx number without its stepping; the CU count of the
+    products AMD lists (device_db/amd/products.toml, from AMD's specifications) picks it."""
+    from occlint.analysis.launches import amd_arch_from_properties
+    from occlint.devices.db import shipped_db
+    from occlint.model.launch import TraceDevice
+
+    td = TraceDevice(key="0", vendor="amd", name="", compute_units=cus, wave_size=None,
+                     properties={"computeMajor": major, "computeMinor": minor})
+    found = amd_arch_from_properties(td, shipped_db())
+    assert (found.name if found else None) == arch
