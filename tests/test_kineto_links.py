@@ -250,8 +250,7 @@ def test_text_and_html_name_the_launcher(links):
     saxpy = next(line for line in text.splitlines() if "1000 x 100" in line)
     assert saxpy.endswith(f"<- {step}")
     cutlass = next(line for line in text.splitlines() if line.strip().startswith("CUTLASS"))
-    assert "launched by aten::addmm in Tiny_0.Linear_0 from forward() at " \
-           f"{truth['script']}:{truth['first_lines']['forward']}" in cutlass
+    assert cutlass.endswith("the shapes you call it with (launched by aten::addmm)")
     html = render("html", doc)
     assert f"launched by {step} (cudaLaunchCooperativeKernel)" in html
 

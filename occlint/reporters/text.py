@@ -219,14 +219,19 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
                       f"{', ...' if len(shapes) > 4 else ''}): the shapes you call it with"
                       if shapes else "")
         knob = " (change it through the compiler)" if kind == "generated" else ""
-        callers = sorted({o for r in shapes if (o := launched_by(r))})
+        callers = sorted({o for r in shapes if (o := _caller(r))})
         if callers:
-            shape_text += (f" (launched by {_safe('; '.join(callers[:2]))}"
-                           f"{'; ...' if len(callers) > 2 else ''})")
+            shape_text += (f" (launched by {_safe(', '.join(callers[:3]))}"
+                           f"{', ...' if len(callers) > 3 else ''})")
         out.append(f"    {_safe(label)} ({kind}): {len(rs)} launch group"
                    f"{'s' if len(rs) != 1 else ''}, {_us(time)} "
                    f"({100 * time / total if total else 0:.0f}%){knob}{shape_text}")
     return out
+
+
+def _caller(r: dict[str, Any]) -> str | None:
+    """The op that launched a group (else its whole launcher text), for the library lines."""
+    return (r.get("launched_by") or {}).get("op") or launched_by(r)
 
 
 def _unit_word(r: dict[str, Any]) -> str:
