@@ -223,11 +223,12 @@ def resolve_origins(events: Iterator[tuple[bool, dict[str, Any] | None]],
     for is_kernel, event in events:
         if is_kernel:
             kernels += 1
-            if kernels >= wanted.kernels_before and (
-                    found.complete(wanted) or kernels >= wanted.kernels_before + SLACK):
+            if kernels >= wanted.kernels_before + SLACK:
                 break
         elif event is not None:
             found.take(event, wanted)
+        if kernels >= wanted.kernels_before and found.complete(wanted):
+            break
     for frames in found.frames.values():
         frames.sort(key=lambda f: (f[0], -f[1]))
     for group in wanted.groups:
@@ -258,7 +259,7 @@ def _describe(link: dict[str, Any], found: Found) -> None:
 
 
 MODULE_PREFIX = "nn.Module: "
-FRAME = re.compile(r"(?P<file>[^()]+\.py)\((?P<line>\d+)\): (?P<function>.+)")
+FRAME = re.compile(r"(?P<file>[^()]+\.py)\((?P<line>\d{1,9})\): (?P<function>.+)")
 # packages whose frames are not the user's: PyTorch and the libraries a model is built from
 LIBRARY_PACKAGES = frozenset({
     "torch", "torchvision", "torchaudio", "torchtext", "functorch", "triton", "transformers",
