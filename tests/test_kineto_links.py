@@ -258,7 +258,8 @@ def test_text_and_html_name_the_launcher(links):
 def test_block_off_the_wavefront_without_registers(docs):
     """MIOpen's transposes on an MI300X run blocks of 49 and 196 work-items (through
     hipExtModuleLaunchKernel): LCH001 on every one, with the idle lanes of its last
-    wavefront, though the trace gives no register count."""
+    wavefront, though the trace gives no register count. They are MIOpen's: an info the
+    caller cannot act on by changing the kernel, so the run exits 0."""
     doc, code = docs["mi300x_resnet_odd_blocks.json.gz"]
     evs = events(ROCM / "mi300x_resnet_odd_blocks.json.gz")
     assert occlint_grids(doc) == launched_grids(evs)
@@ -268,7 +269,8 @@ def test_block_off_the_wavefront_without_registers(docs):
         assert threads % 64
         (f,) = [f for f in r["findings"] if f["rule"] == "LCH001"]
         assert f["data"]["idle_lanes"] == -(-threads // 64) * 64 - threads
-    assert honest_exit(doc, code) and code == 1
+        assert r["owner"]["library"] == "MIOpen" and f["severity"] == "info"
+    assert honest_exit(doc, code) and code == 0
 
 
 @pytest.mark.parametrize(("major", "minor", "cus", "arch"), [
