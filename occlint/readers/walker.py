@@ -108,7 +108,10 @@ class ContainerWalker:
         if not self._wanted(code_object.processor):
             return
         kernels = code_object.kernels()
-        _locate(span, kernels)
+        if kernels and code_object.elf.section(".debug_line") is not None:
+            from occlint.readers.debuginfo import elf_kernel_lines
+
+            _place(kernels, elf_kernel_lines(code_object.elf, {k.name for k in kernels}))
         if not kernels:
             self.result.artifacts.append(Artifact(
                 self.file, entry, "empty", code_object.target_id, "code object has no kernels"))
@@ -287,7 +290,10 @@ def _locate(span: Span, kernels: list) -> None:
 
     if len(span) > MAX_DEBUG_BYTES:
         return
-    lines = kernel_lines(span.view())
+    _place(kernels, kernel_lines(span.view(), {k.name for k in kernels}))
+
+
+def _place(kernels: list, lines: dict[str, tuple[str, int]]) -> None:
     for k in kernels:
         if k.name in lines:
             k.source = lines[k.name]
