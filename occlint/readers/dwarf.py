@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import struct
 from dataclasses import dataclass, field
 
 TAG_SUBPROGRAM = 0x2E
@@ -68,11 +69,28 @@ def _uint(data: bytes, pos: int, size: int) -> int:
     return int.from_bytes(data[pos:pos + size], "little")
 
 
-def cstring(data: bytes, pos: int) -> str:
-    end = data.find(b"\0", pos)
-    if pos >= len(data) or end < 0:
-        raise DwarfError("string runs past its section")
-    return data[pos:end].decode("utf-8", "replace")
+def cstring(data: bytes | memoryview, pos: int) -> str:
+    """The NUL-terminated string at ``pos``."""
+    return bytes(data[pos:string_end(data, pos)]).decode("utf-8", "replace")
+
+
+def string_end(data: bytes | memoryview, pos: int, limit: int = 1 << 20) -> int:
+    """Offset of the NUL that ends the string at ``pos`` (strings of ``limit`` bytes at most;
+    a view is searched in growing windows, so that a large section is not copied)."""
+    if isinstance(data, bytes):
+        end = data.find(b"\0", pos, pos + limit) if pos < len(data) else -1
+        if end < 0:
+            raise DwarfError("string runs past its section")
+        return end
+    window = 512
+    while pos < len(data):
+        end = bytes(data[pos:pos + window]).find(b"\0")
+        if end >= 0:
+            return pos + end
+        if pos + window >= len(data) or window >= limit:
+            break
+        window *= 8
+    raise DwarfError("string runs past its section")
 
 
 @dataclass(frozen=True)
@@ -180,7 +198,16 @@ def read_attrs(data: bytes, unit: Unit, attrs: tuple[tuple[int, int, int], ...],
                ) -> tuple[dict[int, int | str], int]:
     """({attribute: raw value}, next position) of values laid out as ``attrs`` say."""
     values: dict[int, int | str] = {}
-    for name, form, const in attrs:
+    for step in _plan(attrs, unit.version, unit.offset_size, unit.address_size):
+        if isinstance(step, _Run):
+            if pos + step.layout.size > len(data):
+                raise DwarfError("DIE runs past its section")
+            for name, value in zip(step.names, step.layout.unpack_from(data, pos), strict=True):
+                values.setdefault(name, int.from_bytes(value, "little")
+                                  if isinstance(value, bytes) else value)
+            pos += step.layout.size
+            continue
+        name, form, const = step
         while form == FORM_INDIRECT:
             form, pos = uleb(data, pos)
         value: int | str
@@ -193,7 +220,7 @@ def read_attrs(data: bytes, unit: Unit, attrs: tuple[tuple[int, int, int], ...],
             value, pos = (_sleb if form == FORM_SDATA else uleb)(data, pos)
         elif form == FORM_STRING:
             value = cstring(data, pos)
-            pos = data.find(b"\0", pos) + 1
+            pos = string_end(data, pos) + 1
         elif form in _BLOCKS:
             width = _BLOCKS[form]
             length, pos = uleb(data, pos) if width is None else \
@@ -207,6 +234,39 @@ def read_attrs(data: bytes, unit: Unit, attrs: tuple[tuple[int, int, int], ...],
     return values, pos
 
 
+@dataclass(frozen=True)
+class _Run:
+    """Consecutive attributes of fixed sizes, unpacked at once."""
+    names: tuple[int, ...]
+    layout: struct.Struct
+
+
+_CODES = {1: "B", 2: "H", 4: "I", 8: "Q", 3: "3s", 16: "16s"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(attrs: tuple[tuple[int, int, int], ...], version: int, offset_size: int,
+          address_size: int) -> tuple:
+    """``attrs`` as runs of fixed-size values (:class:`_Run`) and the other attributes."""
+    unit = Unit(0, 0, version, offset_size, address_size, 0, {})
+    steps: list = []
+    names: list[int] = []
+    codes: list[str] = []
+    for name, form, const in attrs:
+        size = unit.form_size(form)
+        if size in _CODES and form != FORM_IMPLICIT_CONST:
+            names.append(name)
+            codes.append(_CODES[size])
+            continue
+        if names:
+            steps.append(_Run(tuple(names), struct.Struct("<" + "".join(codes))))
+            names, codes = [], []
+        steps.append((name, form, const))
+    if names:
+        steps.append(_Run(tuple(names), struct.Struct("<" + "".join(codes))))
+    return tuple(steps)
+
+
 # -- line program headers: the file table ---------------------------------------------------
 LNCT_PATH, LNCT_DIRECTORY_INDEX = 1, 2
 
@@ -218,7 +278,8 @@ class FileTable:
     files: list[tuple[str, int]]  # (name, directory index)
 
 
-def file_table(line: bytes, offset: int, line_str: bytes, debug_str: bytes) -> FileTable:
+def file_table(line: bytes | memoryview, offset: int, line_str: bytes | memoryview,
+               debug_str: bytes | memoryview) -> FileTable:
     """The directories and files of the line program header at ``offset`` of .debug_line."""
     length = _uint(line, offset, 4)
     offset_size, pos = (8, offset + 12) if length == 0xFFFFFFFF else (4, offset + 4)
@@ -235,12 +296,12 @@ def file_table(line: bytes, offset: int, line_str: bytes, debug_str: bytes) -> F
         directories: list[str] = []
         while pos < len(line) and line[pos]:
             directories.append(cstring(line, pos))
-            pos = line.find(b"\0", pos) + 1
+            pos = string_end(line, pos) + 1
         pos += 1
         files = []
         while pos < len(line) and line[pos]:
             name = cstring(line, pos)
-            pos = line.find(b"\0", pos) + 1
+            pos = string_end(line, pos) + 1
             directory, pos = uleb(line, pos)
             pos = uleb(line, uleb(line, pos)[1])[1]  # modification time, length
             files.append((name, directory))

@@ -18,8 +18,9 @@ walk the DIEs, for small debug information only.
 
 from __future__ import annotations
 
+import array
 import re
-import struct
+import sys
 from collections.abc import Iterable
 
 from occlint.readers import dwarf
@@ -30,67 +31,88 @@ STT_FUNC = 2
 MAX_HOPS = 4  # DW_AT_specification / DW_AT_abstract_origin followed at most this often
 DEBUG_SECTIONS = (".debug_info", ".debug_abbrev", ".debug_addr", ".debug_line",
                   ".debug_line_str", ".debug_str", ".debug_str_offsets")
+VIEWED = {".debug_line", ".debug_str", ".debug_line_str"}
 NAME_ATTRIBUTES = (dwarf.AT_LINKAGE_NAME, dwarf.AT_MIPS_LINKAGE_NAME, dwarf.AT_NAME)
 _ULEB_VALUE = rb"([\x80-\xff]{0,9}[\x00-\x7f])"
+_DATA_SIZES = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8}  # DW_FORM_data1 / 2 / 4 / 8
 
 
 class _Sections:
+    """The debug sections: those read whole or often copied, the others views into the file
+    (a few bytes of each are read: copying them would cost more than the search)."""
+
     def __init__(self, elf: ElfImage):
-        self.data: dict[str, bytes] = {}
+        self.data: dict[str, bytes | memoryview] = {}
         for name in DEBUG_SECTIONS:
             section = elf.section(name)
             span = elf.section_span(section) if section is not None else None
-            self.data[name] = span.bytes(0, len(span), name) if span is not None else b""
+            if span is None:
+                self.data[name] = b""
+            elif name not in VIEWED:
+                self.data[name] = span.bytes(0, len(span), name)
+            else:
+                self.data[name] = span.view(0, len(span), name)
 
     def __getitem__(self, name: str) -> bytes:
-        return self.data[name]
+        return self.data[name]  # type: ignore[return-value]  # bytes-like either way
 
 
 def kernel_lines(elf: ElfImage, names: set[str] | None = None) -> dict[str, tuple[str, int]]:
     """``{symbol: (file, line)}`` of the function symbols (of ``names``, when given)."""
     by_address: dict[int, list[str]] = {}
+    sizes: dict[int, int] = {}
     for symbol in elf.symbols():
         if symbol.type == STT_FUNC and symbol.shndx and (names is None or symbol.name in names):
             by_address.setdefault(symbol.value, []).append(symbol.name)
+            sizes.setdefault(symbol.value, symbol.size)
     if not by_address:
         return {}
     sections = _Sections(elf)
     out: dict[str, tuple[str, int]] = {}
     for unit in dwarf.parse_units(sections[".debug_info"], sections[".debug_abbrev"]):
-        _unit_lines(sections, unit, by_address, out)
+        _unit_lines(sections, unit, by_address, sizes, out)
     return out
 
 
 def _unit_lines(sections: _Sections, unit: Unit, by_address: dict[int, list[str]],
-                out: dict[str, tuple[str, int]]) -> None:
+                sizes: dict[int, int], out: dict[str, tuple[str, int]]) -> None:
     info = sections[".debug_info"]
     searches = []
     for code, abbrev in unit.abbrevs.items():
         layout = _low_pc_layout(unit, abbrev) if abbrev.tag == dwarf.TAG_SUBPROGRAM else None
         if layout is not None:
-            prefix, form = layout
+            prefix, form, length = layout
             wanted = _wanted_values(sections[".debug_addr"], unit, form, by_address)
             if wanted:
                 pattern = re.compile(re.escape(dwarf.encode_uleb(code)) + b".{%d}" % prefix +
-                                     _value_pattern(unit, form), re.S)
-                searches.append((pattern, wanted))
+                                     _value_pattern(unit, form) + b"(?=(.{%d}))" % length, re.S)
+                searches.append((pattern, wanted, length))
     located = _Located(sections, unit, by_address, out)
     tried: set[int] = set()
-    for pattern, wanted in searches:  # matches that do not overlap: one pass in C
+    # Matches do not overlap (one pass in C); each takes the code and the address (the
+    # high_pc is only looked at), so that a false match rarely hides a true one.
+    for pattern, wanted, length in searches:
         for match in pattern.finditer(info, unit.die_start, unit.end):
             address = wanted.get(match.group(1))
-            if address is not None:
+            if address is not None and _sized(match, length, sizes[address]):
                 tried.add(match.start())
                 located.visit(match.start(), address)
-    if all(located.found.issuperset(wanted.values()) for _, wanted in searches):
+    if all(located.found.issuperset(wanted.values()) for _, wanted, _ in searches):
         return
-    for pattern, wanted in searches:  # a false match may hide one that overlaps it
+    for pattern, wanted, length in searches:  # a false match may hide one that overlaps it
         pos = unit.die_start
         while (match := pattern.search(info, pos, unit.end)) is not None:
             pos = match.start() + 1
             address = wanted.get(match.group(1))
-            if address is not None and match.start() not in tried:
+            if address is not None and match.start() not in tried and \
+                    _sized(match, length, sizes[address]):
                 located.visit(match.start(), address)
+
+
+def _sized(match: re.Match, length: int, size: int) -> bool:
+    """Is the DW_AT_high_pc constant after the low_pc (if the DIE has one) the symbol's
+    size? (A cheap test that rules out most matches inside other DIEs.)"""
+    return not length or size == int.from_bytes(match.group(2), "little")
 
 
 class _Located:
@@ -121,14 +143,17 @@ class _Located:
                 self.out.setdefault(name, (path, line))
 
 
-def _low_pc_layout(unit: Unit, abbrev: dwarf.Abbrev) -> tuple[int, int] | None:
-    """(bytes before DW_AT_low_pc's value, its form); None when the DIE has no low_pc."""
+def _low_pc_layout(unit: Unit, abbrev: dwarf.Abbrev) -> tuple[int, int, int] | None:
+    """(bytes before DW_AT_low_pc's value, its form, the size of a DW_AT_high_pc constant
+    right after it (the function's size in bytes; 0: none)); None when there is no low_pc."""
     prefix = 0
-    for name, form, _ in abbrev.attrs:
+    for i, (name, form, _) in enumerate(abbrev.attrs):
         if name == dwarf.AT_LOW_PC:
             if form != dwarf.FORM_ADDR and form not in dwarf.ADDRX_FORMS:
                 raise DwarfError(f"DW_AT_low_pc in form {form:#x}")
-            return prefix, form
+            after = abbrev.attrs[i + 1] if i + 1 < len(abbrev.attrs) else (0, 0, 0)
+            length = _DATA_SIZES.get(after[1], 0) if after[0] == dwarf.AT_HIGH_PC else 0
+            return prefix, form, length
         size = unit.form_size(form)
         if size is None:
             raise DwarfError("an attribute of variable size precedes DW_AT_low_pc")
@@ -154,7 +179,10 @@ def _wanted_values(debug_addr: bytes, unit: Unit, form: int, addresses: Iterable
     if base >= 8 and debug_addr[base - 4:base - 2] == b"\x05\x00":  # a DWARF 5 table header
         end = min(end, base - 4 + int.from_bytes(debug_addr[base - 8:base - 4], "little"))
     table = debug_addr[base:base + (max(end - base, 0) // size) * size]
-    entries = [a for (a,) in struct.iter_unpack("<Q" if size == 8 else "<I", table)]
+    entries = array.array("Q" if size == 8 else "I")
+    entries.frombytes(table)
+    if sys.byteorder != "little":
+        entries.byteswap()
     index = dict(zip(reversed(entries), range(len(entries) - 1, -1, -1),
                      strict=True))  # the first index of an address wins
     width = dwarf.ADDRX_FORMS[form]
