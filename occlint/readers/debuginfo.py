@@ -28,6 +28,17 @@ MAX_DEBUG_BYTES = 64 << 20  # larger debug sections are not read
 MAX_WALK_BYTES = 1 << 20  # .debug_info walked DIE by DIE when it cannot be searched
 
 
+def locate(elf: ElfImage, kernels: list) -> None:
+    """Set each kernel's ``source`` from the ELF's debug information, when it has some (the
+    section table says so: nothing else of the file is read otherwise)."""
+    if not kernels or elf.section(".debug_line") is None:
+        return
+    lines = elf_kernel_lines(elf, {k.name for k in kernels})
+    for kernel in kernels:
+        if kernel.name in lines:
+            kernel.source = lines[kernel.name]
+
+
 def kernel_lines(data: bytes | Any, names: set[str] | None = None
                  ) -> dict[str, tuple[str, int]]:
     """``{symbol: (file, line)}`` of the functions (of ``names``, when given) of one ELF with
