@@ -311,6 +311,21 @@ def record(results: list[dict], meta: str) -> None:
     DOC.write_text(text[:start] + table(results, meta) + text[end:], encoding="utf-8")
 
 
+def compare(result: dict, old: tuple[int, float] | None, tolerance: float
+            ) -> tuple[str, str | None]:
+    """(what to print, the failure or None) of a figure against its record (count, ratio)."""
+    if old is None:
+        return "no record", None
+    change = result["ratio"] / old[1] - 1
+    verdict = f"{change:+.1%} against {old[1]:.3f}"
+    if result["count"] != old[0]:
+        return f"{verdict}; COUNT {result['count']:,} != {old[0]:,}", \
+            f"count {result['count']:,}, recorded {old[0]:,}"
+    if change > tolerance:
+        return f"{verdict} REGRESSION", verdict
+    return verdict, None
+
+
 def machine() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
@@ -335,17 +350,9 @@ def main() -> None:
     for item in items:
         result = run_item(item, args.cache, args.repeat)
         results.append(result)
-        old = before.get(item.name)
-        verdict = "no record"
-        if old is not None:
-            change = result["ratio"] / old[1] - 1
-            verdict = f"{change:+.1%} against {old[1]:.3f}"
-            if result["count"] != old[0]:
-                failures.append(f"{item.name}: count {result['count']:,}, recorded {old[0]:,}")
-                verdict += f"; COUNT {result['count']:,} != {old[0]:,}"
-            elif change > args.tolerance:
-                failures.append(f"{item.name}: {verdict}")
-                verdict += " REGRESSION"
+        verdict, failure = compare(result, before.get(item.name), args.tolerance)
+        if failure:
+            failures.append(f"{item.name}: {failure}")
         print(f"{item.name:10} count {result['count']:>9,}  ratio {result['ratio']:.3f} "
               f"(rounds {', '.join(f'{r:.3f}' for r in result['ratios'])})  {verdict}",
               flush=True)
