@@ -29,6 +29,7 @@ from occlint.readers.elf import ElfImage
 
 STT_FUNC = 2
 MAX_HOPS = 4  # DW_AT_specification / DW_AT_abstract_origin followed at most this often
+DECODES_PER_KERNEL, DECODES_BASE = 16, 4096  # candidate DIEs decoded per unit, at most
 DEBUG_SECTIONS = (".debug_info", ".debug_abbrev", ".debug_addr", ".debug_line",
                   ".debug_line_str", ".debug_str", ".debug_str_offsets")
 VIEWED = {".debug_line", ".debug_str", ".debug_line_str"}
@@ -122,11 +123,15 @@ class _Located:
                  out: dict[str, tuple[str, int]]):
         self.sections, self.unit, self.by_address, self.out = sections, unit, by_address, out
         self.found: set[int] = set()
+        self.budget = DECODES_BASE + DECODES_PER_KERNEL * len(by_address)
         self.table: FileTable | None = None
         self.paths: dict[int, str | None] = {}
 
     def visit(self, pos: int, address: int) -> None:
         """Record the DIE at ``pos`` if it is the definition of the kernel at ``address``."""
+        self.budget -= 1
+        if self.budget < 0:  # hostile: every match a candidate
+            raise DwarfError("too many candidate DIEs")
         names = self.by_address[address]
         location = _definition(self.sections, self.unit, pos, names)
         if location is None:
