@@ -215,6 +215,12 @@ def kernels(doc: dict) -> int:
     return len(doc["kernels"])
 
 
+def located(doc: dict) -> int:
+    """Kernels with a source line (read from debug information): a change that drops
+    them changes this count, and the guard fails."""
+    return sum(1 for kernel in doc["kernels"] if kernel.get("source"))
+
+
 def launches(doc: dict) -> int:
     return doc["summary"]["launches"]["launches"]
 
@@ -226,8 +232,8 @@ def sites(doc: dict) -> int:
 ITEMS = [
     Item("cubins", f"flashinfer-cubin 0.6.13, every {CUBIN_STRIDE}th .cubin",
          cubin_subset, kernels, "cuobjdump"),
-    Item("rocsparse", "librocsparse.so.0.1 (Debian librocsparse0 5.3.0, -g)",
-         lambda cache: [rocsparse(cache)], kernels, "python"),
+    Item("rocsparse", "librocsparse.so.0.1 (Debian librocsparse0 5.3.0, -g): kernels with "
+         "a source line", lambda cache: [rocsparse(cache)], located, "python"),
     Item("wheel", "cupy-rocm-7-0 14.2.0 .whl", lambda cache: [fetch(cache, "cupy-rocm")],
          kernels, "python"),
     Item("kineto", f"Kineto trace, {LAUNCHES:,} launches (gzip'd)",
