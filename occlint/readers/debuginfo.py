@@ -11,6 +11,7 @@
   line as nvcc writes it).
 
 Returns ``{symbol: (file, line)}``; anything unexpected gives no location, never an error.
+The DWARF readers are imported only for an ELF that has debug information.
 Files are as the compiler recorded them (the directory joined with the name); see
 :func:`occlint.model.finding.resolve` for finding them under the repository.
 """
@@ -20,7 +21,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from occlint.readers.dwarf import DwarfError, FileTable, file_name
 from occlint.readers.elf import EM_AMDGPU, ElfImage
 from occlint.readers.span import Span
 
@@ -72,6 +72,7 @@ def _pyelftools(elf: ElfImage) -> Any:
 
 def _amd(elf: ElfImage, names: set[str] | None) -> dict[str, tuple[str, int]]:
     from occlint.readers.amd.debuglines import kernel_lines as search
+    from occlint.readers.dwarf import DwarfError
 
     info = elf.section(".debug_info")
     if info is None or info.size > MAX_DEBUG_BYTES:
@@ -109,6 +110,8 @@ def _amd_walk(elf: Any) -> dict[str, tuple[str, int]]:
 
 def _file_name(lineprog: Any, index: int) -> str | None:
     """:func:`dwarf.file_name` of a pyelftools line program."""
+    from occlint.readers.dwarf import FileTable, file_name
+
     files = [(_text(e.name), e.dir_index) for e in lineprog["file_entry"]]
     table = FileTable(lineprog["version"], [_text(d) for d in lineprog["include_directory"]],
                       files)
