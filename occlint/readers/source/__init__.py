@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel, Span, Suppression
+from occlint.readers.formats import SOURCE_SUFFIXES
 from occlint.readers.source import kernels as kernels_mod
 from occlint.readers.source import launches as launches_mod
 from occlint.readers.source.evaluate import Evaluator
@@ -23,7 +24,7 @@ from occlint.readers.source.lexical import LAUNCH_MARKERS, Layout, blank_ranges
 from occlint.readers.source.parse import Text, captures, parser
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
-SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
+SUFFIXES = SOURCE_SUFFIXES
 MAX_SOURCE_BYTES = 4 << 20
 MAX_ERROR_REGIONS = 100
 # only files with one of these can hold a kernel or a launch: others are not parsed
@@ -36,10 +37,6 @@ def may_launch(data: bytes) -> bool:
     """Whether the file can hold a kernel or a launch (else it is not parsed)."""
     return (b"__global__" in data or b"<<<" in data or b"Launch" in data) and \
         _MARKERS.search(data) is not None
-
-
-def is_source(path: str | Path) -> bool:
-    return str(path).lower().endswith(SUFFIXES)
 
 
 def suppressions(text: Text, layout: Layout) -> list[Suppression]:

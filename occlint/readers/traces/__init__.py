@@ -22,6 +22,7 @@ from pathlib import Path
 from occlint.errors import FormatError
 from occlint.model.kernel import InputError
 from occlint.model.launch import Dim3, LaunchCollector
+from occlint.readers.formats import BINARY_MAGICS
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -234,14 +235,12 @@ def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
     raise TraceError(f"not a trace occlint reads ({kind})")
 
 
-_BINARY_MAGICS = (b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b"\x50\xed\x55\xba",
-                  b"PK\x03\x04", b"BC\xc0\xde", b"\xde\xc0\x17\x0b", b"\x10\xff\x10\xad")
 
 
 def classify(path: Path, head: bytes | None) -> str | None:
     """The trace format of ``path``, or None, from its first 64 bytes (``head``; None when
     unreadable): no further read for GPU binaries."""
-    if not head or head.startswith(_BINARY_MAGICS):
+    if not head or head.startswith(BINARY_MAGICS):
         return None
     if not (head.startswith((GZIP_MAGIC, SQLITE_MAGIC)) or head[:1].isascii()
             or head.startswith(b"\xef\xbb\xbf")):
