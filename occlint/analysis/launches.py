@@ -266,6 +266,12 @@ def _amd_kernel(group: LaunchGroup, trace: str, arch: AmdArch, wave: int,
                 res: AmdLaunchResources) -> tuple[Kernel, int]:
     vgpr, agpr = res.vgpr or 0, res.agpr or 0
     combined = amd.combined_vgprs(arch, vgpr, agpr)
+    if arch.unified_vgpr_file and agpr > 256:
+        # rocprofiler-sdk on gfx90a/gfx94x (code_object.cpp arch_vgpr_count /
+        # accum_vgpr_count): VGPRs = the descriptor's accum_offset, AGPRs = the allocated
+        # unified total minus accum_offset, which passes 256 when few VGPRs precede the
+        # AGPRs. The total is the allocation (at most 512); no AGPR count above 256 exists.
+        agpr = 256
     kernel = Kernel(vendor="amd", file=trace, entry=None, name=group.key.mangled
                     or group.key.kernel, arch=arch.name, target_id=arch.name,
                     wavefront_size=wave,
@@ -350,18 +356,17 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
         out.resource_source = "binary"
         dynamic, out.mismatches = _join(kernel, res, arch)
     elif isinstance(arch, NvArch) and isinstance(res, NvLaunchResources):
-        if res.registers is None:
-            out.message = ("the trace gives no registers per thread and no binary of this "
-                           "kernel was read")
-            return out
         kernel, dynamic = _nv_kernel(group, collector.source, arch, res)
+        if res.registers is None:
+            return _shape_only(out, kernel, device, arch, dynamic, "the trace gives no "
+                               "registers per thread and no binary of this kernel was read")
     elif isinstance(arch, AmdArch) and isinstance(res, AmdLaunchResources):
-        if res.vgpr is None:
-            out.message = "the trace gives no VGPR count and no binary of this kernel was read"
-            return out
         wave = (td.wave_size if td and td.wave_size in arch.wave_sizes
                 else arch.default_wave_size)
         kernel, dynamic = _amd_kernel(group, collector.source, arch, wave, res)
+        if res.vgpr is None:
+            return _shape_only(out, kernel, device, arch, dynamic, "the trace gives no VGPR "
+                               "count and no binary of this kernel was read")
     else:
         out.message = f"the trace's launch is not for a {device.vendor} device ({device.name})"
         return out
@@ -382,6 +387,19 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
     else:
         out.message = report.message
     out.report = report
+    return out
+
+
+def _shape_only(out: LaunchReport, kernel: Kernel, device: Device, arch: AmdArch | NvArch,
+                dynamic: int, why: str) -> LaunchReport:
+    """A launch whose registers are unknown: no occupancy (``why`` says so), but the rules
+    on its shape alone (block vs wave size, grid vs units, oversubscription) still run."""
+    key = out.group.key
+    launch = LaunchConfig(block=_product(key.block), grid=_product(key.grid),
+                          dynamic_lds=dynamic)
+    out.message = why
+    out.report = KernelReport(kernel, device, arch, "no-registers", out.message,
+                              block_size=launch.block, block_source="trace", launch=launch)
     return out
 
 

@@ -250,7 +250,7 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     Kernels of one profile share the returned dict (the report encodes it once, see
     occlint.pipeline.document): read it, never change it."""
     if report.occupancy is None:
-        return {}
+        return shape_advice(report, settings) if report.status == "no-registers" else {}
     key = _profile(report, settings)
     out = _ADVICE.get(key)
     if out is None:
@@ -258,6 +258,34 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
             _ADVICE.clear()
         out = _ADVICE[key] = _advice(report, settings)
     return out
+
+
+def shape_advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
+    """Advice on a launch's shape alone, for a launch whose registers are unknown (no
+    occupancy): the device's units and wave slots, the grid's spread over the units and the
+    oversubscription target; nothing that needs blocks per unit."""
+    arch, device, grid, block = report.arch, report.device, report.launch.grid, report.block_size
+    if device is None or arch is None or not grid or not block:
+        return {}
+    if isinstance(arch, AmdArch):
+        wgp = amd.resolve_wgp_mode(arch, None)
+        n = device.scheduling_units(wgp)
+        per_unit = arch.simds_per_cu * (arch.cus_per_wgp if wgp else 1) * arch.max_waves_per_simd
+        unit = "WGP" if wgp else "CU"
+    else:
+        n, per_unit, unit = device.scheduling_units(False), arch.max_warps_per_sm, "SM"
+    if not n:
+        return {}
+    slots, waves = n * per_unit, grid * waves_per_block(report)
+    target = grid_for_target(n, slots, waves_per_block(report), settings.oversubscription)
+    return {
+        "capacity": {"units": n, "unit": unit, "wave_slots": slots},
+        "oversubscription": {"factor": settings.oversubscription,
+                             "target_waves": math.ceil(settings.oversubscription * slots),
+                             "block": block, "recommended_grid": target,
+                             "recommended_block_grid": target},
+        "grid": {"grid": grid, "waves": waves, **tail(grid, n)},
+    }
 
 
 def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:

@@ -165,6 +165,7 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         notes = next((i.get("notes") or [] for i in doc.get("inputs", [])
                       if i["path"] == trace), [])
         lines.extend(f"    note: {_safe(n)}" for n in notes)
+        lines.extend(_unknown_lines(records))
         idle = sum(r["launch_overhead_idle_ns"] for r in records)
         if idle:
             lines.append(f"    launch overhead (LCH201): the GPU idles {_us(idle)} between "
@@ -181,6 +182,17 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         if not show_all:
             lines.extend(_owner_lines(records, total))
     return lines
+
+
+def _unknown_lines(records: list[dict[str, Any]]) -> list[str]:
+    """Why the occupancy of launch groups is unknown (the `?` of the table), per reason."""
+    reasons: dict[str, int] = {}
+    for r in records:
+        if r["occupancy"] is None:
+            why = r["message"] or r["status"]
+            reasons[why] = reasons.get(why, 0) + 1
+    return [f"    {n} of {len(records)} launch group{'s' if len(records) != 1 else ''} "
+            f"without occupancy (?): {_safe(why)}" for why, n in reasons.items()]
 
 
 def _launch_row(r: dict[str, Any], total: float) -> str:

@@ -45,7 +45,9 @@ def partial_wave(report, ctx):
     grid = ctx.advice.get("grid")
     if not grid or not report.device or report.block_source != "trace":
         return
-    waves = grid["device_waves"]
+    waves = grid.get("device_waves")  # absent where the occupancy is unknown
+    if waves is None:
+        return
     full = math.floor(waves)
     if full < 1 or waves == full:
         return
