@@ -68,7 +68,7 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
 def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) -> TraceOutcome:
     out = TraceOutcome()
     index = binary_index(records) if len(records) else None
-    for candidate in candidates:
+    for candidate in _inputs(candidates):
         try:
             read, size = _read(candidate, jobs)
         except OSError as exc:
@@ -114,6 +114,17 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                            "launch_groups": len(collector.group_list),
                            "notes": list(collector.notes)})
     return out
+
+
+def _inputs(candidates: list) -> list:
+    """The traces to read: an agent_info.csv that a kernel trace of the run reads beside it
+    is part of that trace, not an input of its own."""
+    from occlint.readers.traces.rocprof import used_agent_info
+
+    used = used_agent_info([Path(c.path) for c in candidates
+                            if c.kind == "rocprofv3-csv" and c.member is None])
+    return [c for c in candidates if not (c.kind == "rocprofv3-agent-info" and c.member is None
+                                          and Path(c.path).resolve() in used)]
 
 
 def _read(candidate, jobs: int) -> tuple:
