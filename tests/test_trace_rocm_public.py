@@ -98,14 +98,14 @@ def test_old_header_gets_the_grid_rules_and_says_why_in_text():
     assert sum(r["count"] for r in doc["launches"]) == len(rows)
     for r in doc["launches"]:
         assert r["device"] == "AMD Instinct MI300A" and r["occupancy"] is None
-        assert "no VGPR count" in r["message"]
+        assert "no usable VGPR count" in r["message"]
         flagged = "LCH102" in r["finding_codes"]
         assert flagged == (r["kernel"] in small)
         if flagged:
             f = next(f for f in r["findings"] if f["rule"] == "LCH102")
             assert "leaves 212 of 228 CUs" in f["message"]  # agent_info: Cu_Count 228
     proc = cli(str(JACOBI / "jacobi_kernel_trace.csv"))
-    assert "4 of 4 launch groups without occupancy (?): the trace gives no VGPR count" \
+    assert "4 of 4 launch groups without occupancy (?): the trace gives no usable VGPR count" \
         in proc.stdout
     assert "LCH102" in proc.stdout
 
@@ -152,3 +152,28 @@ def test_mi350x_json_counts_every_dispatch():
         assert r["device"] == "AMD Instinct MI350X"
         assert r["trace_device"] == agents[dispatches[0]["dispatch_info"]["agent_id"]["handle"]
                                            ]["product_name"]
+
+
+def test_mi350x_register_counts_are_not_trusted_and_say_why():
+    """rocprofiler-sdk's decoder before gfx950 support: VGPR_Count = (granulated + 1) x 4
+    on an 8-register granule (code_object.cpp), AGPRs 0, as every symbol of this run reads."""
+    tool = json.loads(gzip.decompress(MI350X.read_bytes()))["rocprofiler-sdk-tool"][0]
+    assert all(s["accum_vgpr_count"] == 0 for s in tool["kernel_symbols"])
+    doc, _ = run(MI350X)
+    assert all(r["occupancy"] is None for r in doc["launches"])
+    (inp,) = doc["inputs"]
+    assert any(n.startswith("gfx950: rocprofiler-sdk") for n in inp["notes"])
+    assert any("LCH102" in r["finding_codes"] for r in doc["launches"])  # 1 block, 256 CUs
+
+
+def test_dispatch_list_is_one_clear_line(tmp_path):
+    """rocprof-compute's pmc_dispatch_info.csv (its file_io.create_df_kernel_top_stats:
+    Dispatch_ID, Kernel_Name, GPU_ID) has no launch dimensions."""
+    path = tmp_path / "pmc_dispatch_info.csv"
+    path.write_text("Dispatch_ID,Kernel_Name,GPU_ID\n0,vecadd(float*),2\n")
+    proc = cli(str(path))
+    assert proc.returncode == 2
+    assert proc.stderr == (f"occlint: error: {path}: a rocprof-compute dispatch list "
+                           "(pmc_dispatch_info.csv: dispatch ids, kernel names and GPU ids, no "
+                           "grid or work-group sizes): record a kernel trace with rocprofv3 "
+                           "--kernel-trace instead\n")

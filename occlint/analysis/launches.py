@@ -365,8 +365,8 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
                 else arch.default_wave_size)
         kernel, dynamic = _amd_kernel(group, collector.source, arch, wave, res)
         if res.vgpr is None:
-            return _shape_only(out, kernel, device, arch, dynamic, "the trace gives no VGPR "
-                               "count and no binary of this kernel was read")
+            return _shape_only(out, kernel, device, arch, dynamic, "the trace gives no usable "
+                               "VGPR count and no binary of this kernel was read")
     else:
         out.message = f"the trace's launch is not for a {device.vendor} device ({device.name})"
         return out

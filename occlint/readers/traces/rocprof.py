@@ -379,6 +379,24 @@ def read_agent_info(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+GFX950_NOTE = (
+    "gfx950: rocprofiler-sdk releases whose descriptor decoding predates gfx950 "
+    "(code_object.cpp arch_vgpr_count) write VGPR_Count = (granulated VGPRs + 1) x 4 against "
+    "gfx950's 8-register granule, half the allocation, and Accum_VGPR_Count 0: occupancy is "
+    "not computed from these counts (read the code objects in the same run for it)")
+
+
+def register_counts(collector: LaunchCollector, arch: str | None, vgpr: int | None,
+                    agpr: int | None) -> tuple[int | None, int | None]:
+    """The VGPR / AGPR counts of a rocprofiler-sdk record as occlint can use them: on gfx950
+    without AGPRs they are the older decoder's half allocation, so unknown (noted once)."""
+    if arch is not None and arch.startswith("gfx95") and not agpr and vgpr is not None:
+        if GFX950_NOTE not in collector.notes:
+            collector.notes.append(GFX950_NOTE)
+        return None, None
+    return vgpr, agpr
+
+
 def sidecar_kind(first_line: bytes) -> str | None:
     """The CSVs beside a profiler's kernel trace that hold no launches, by their header:
     rocprofv3's ``agent_info.csv`` (``Node_Id``, ``Agent_Type``, ...) and rocprof-compute's
@@ -536,6 +554,8 @@ def _csv_target(row: list[str], index: dict[str, int], emitter: Emitter,
         known.add(agent)
         emitter.collector.device(device_from_agent(agent, agents.find(agent) if agents
                                                    else None))
+    sizes["vgpr"], sizes["agpr"] = register_counts(
+        emitter.collector, emitter.collector.devices[agent].arch, sizes["vgpr"], sizes["agpr"])
     stream = row[index["stream"]].strip() if "stream" in index else ""
     if stream in ("", "0") and "queue" in index:  # no HIP stream traced: the HSA queue
         stream = row[index["queue"]].strip()
@@ -828,12 +848,14 @@ def _json_target(state: JsonState, item: dict[str, Any], info: dict[str, Any],
             state.devices[handle] = device
         if device not in emitter.collector.devices:
             emitter.collector.device(_json_device(device, agent))
+    vgpr, agpr = register_counts(emitter.collector, emitter.collector.devices[device].arch,
+                                 symbol["vgpr"], symbol["agpr"])
     stream = _handle(item.get("stream_id"))
     if stream in (None, 0):
         stream = _handle(info.get("queue_id"))
     key = LaunchKey(device=device, kernel=symbol["name"], mangled=symbol["mangled"],
                     grid=grid, block=block,
-                    resources=AmdLaunchResources(vgpr=symbol["vgpr"], agpr=symbol["agpr"],
+                    resources=AmdLaunchResources(vgpr=vgpr, agpr=agpr,
                                                  sgpr=symbol["sgpr"], lds_bytes=lds,
                                                  scratch_bytes=scratch))
     return emitter.target(key, str(_plain(stream))[:40])
@@ -980,6 +1002,7 @@ def _rocpd_target(row: tuple[Any, ...], emitter: Emitter, agents: dict[Any, Trac
         agents[(agent_id, None)] = device
     if device.key not in collector.devices:
         collector.device(device)
+    vgpr_i, agpr_i = register_counts(collector, device.arch, sizes[0], sizes[1])
     cached = names_cache.get((kid, guid))
     if cached is None:
         name = kernel_name(display_name or mangled or f"kernel {str(kid)[:40]}")
@@ -993,7 +1016,7 @@ def _rocpd_target(row: tuple[Any, ...], emitter: Emitter, agents: dict[Any, Trac
     stream_text = str(stream if stream not in (None, 0) else queue)[:40]
     key = LaunchKey(device=device.key, kernel=cached[0], mangled=cached[1], grid=grid,
                     block=block,
-                    resources=AmdLaunchResources(vgpr=sizes[0], agpr=sizes[1], sgpr=sizes[2],
+                    resources=AmdLaunchResources(vgpr=vgpr_i, agpr=agpr_i, sgpr=sizes[2],
                                                  lds_bytes=lds_i, scratch_bytes=scratch_i))
     return emitter.target(key, stream_text)
 
