@@ -27,6 +27,7 @@ from occlint.model.demangle import base_name
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record
+from occlint.pipeline.ranks import rank_summary, trace_rank
 from occlint.readers.traces import TraceError
 from occlint.rules.engine import checks, finish_findings, judge
 from occlint.rules.registry import Context, Finding
@@ -112,7 +113,9 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                            "kernels": 0, "format": collector.format,
                            "launches": collector.launches,
                            "launch_groups": len(collector.group_list),
-                           "notes": list(collector.notes)})
+                           "notes": list(collector.notes),
+                           "rank": trace_rank(Path(candidate.path), candidate.kind)
+                           if candidate.member is None else None})
     return out
 
 
@@ -275,7 +278,8 @@ def _mid(s: dict[str, Any] | None) -> float:
     return (s["low_ns"] + s["high_ns"]) / 2 if s else 0.0
 
 
-def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None = None
+            ) -> dict[str, Any]:
     total = sum(r["total_ns"] for r in launches)
     flagged = sum(r["total_ns"] for r in launches
                   if any(f["severity"] != "info" for f in r["findings"]))
@@ -290,7 +294,8 @@ def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
             "saving_low_ns": sum(r["saving"]["low_ns"] for r in saved),
             "saving_high_ns": sum(r["saving"]["high_ns"] for r in saved),
             "user_saving_low_ns": sum(s["low_ns"] for s in yours),
-            "user_saving_high_ns": sum(s["high_ns"] for s in yours)}
+            "user_saving_high_ns": sum(s["high_ns"] for s in yours),
+            **({"ranks": ranks} if (ranks := rank_summary(launches, inputs or [])) else {})}
 
 
 def _overhead_saving(record: dict[str, Any]) -> dict[str, Any] | None:
