@@ -177,3 +177,40 @@ def test_dispatch_list_is_one_clear_line(tmp_path):
                            "(pmc_dispatch_info.csv: dispatch ids, kernel names and GPU ids, no "
                            "grid or work-group sizes): record a kernel trace with rocprofv3 "
                            "--kernel-trace instead\n")
+
+
+def _groups(path: Path) -> dict:
+    from occlint.readers.traces.rocprof import read_rocprof_json
+
+    read = read_rocprof_json(path, "t")
+    assert not read.errors
+    return {(g.key, g.count, g.total_ns, g.max_ns, g.first_ns)
+            for g in read.collector.group_list}, read.collector.launches
+
+
+def test_compact_records_read_as_the_json_parser_reads_them(tmp_path):
+    """rocprofv3's compact records go through one regular expression each; a pretty-printed
+    copy (the JSON parser's path) and a copy whose 201st record has its keys in another
+    order (the parser takes over there) give the same launch groups and times."""
+    tool = json.loads(gzip.decompress(MI350X.read_bytes()))["rocprofiler-sdk-tool"][0]
+    compact = _groups(MI350X)
+    assert compact[1] == len(tool["buffer_records"]["kernel_dispatch"])
+    pretty = tmp_path / "pretty_results.json"
+    pretty.write_text(json.dumps({"rocprofiler-sdk-tool": [tool]}, indent=2))
+    assert _groups(pretty) == compact
+    records = tool["buffer_records"]["kernel_dispatch"]
+    records[200] = dict(reversed(list(records[200].items())))
+    mixed = tmp_path / "mixed_results.json"
+    mixed.write_text(json.dumps({"rocprofiler-sdk-tool": [tool]}, separators=(",", ":")))
+    assert _groups(mixed) == compact
+    from occlint.model.launch import LaunchCollector
+    from occlint.readers.traces import RecordCheck
+    from occlint.readers.traces.rocprof import Emitter, JsonState, _compact_dispatches
+
+    def matched(path: Path) -> int | None:
+        return _compact_dispatches(path, JsonState(),
+                                   Emitter(LaunchCollector("t", "x"), RecordCheck("t")))
+
+    assert matched(MI350X) is None  # every record in compact form
+    assert matched(mixed) == 200  # the parser read the rest
+    assert matched(pretty) == 0
