@@ -25,16 +25,11 @@ METADATA_PID = re.compile(rb'"metadata"\s*:\s*\{.{0,8192}?"pid"\s*:\s*(\d{1,10})
 
 def trace_rank(path: Path, fmt: str) -> str | None:
     """"rank N" or "pid N" for a trace of one rank or process, else None."""
-    from occlint.readers.traces import decoded_head
-
     name = path.name
     if fmt == "kineto":
-        try:
-            found = DISTRIBUTED_RANK.search(decoded_head(path, HEAD_BYTES))
-        except OSError:
-            found = None
+        found = _in_head(DISTRIBUTED_RANK, path)
         if found:
-            return f"rank {int(found.group(1))}"
+            return f"rank {found}"
     named = RANK_IN_NAME.search(name)
     if named:
         return f"rank {int(named.group(1))}"
@@ -43,13 +38,21 @@ def trace_rank(path: Path, fmt: str) -> str | None:
         if pid:
             return f"pid {int(pid.group(1))}"
         if fmt == "rocprofv3-json":
-            try:
-                found = METADATA_PID.search(decoded_head(path, HEAD_BYTES))
-            except OSError:
-                found = None
+            found = _in_head(METADATA_PID, path)
             if found:
-                return f"pid {int(found.group(1))}"
+                return f"pid {found}"
     return None
+
+
+def _in_head(pattern: re.Pattern[bytes], path: Path) -> int | None:
+    """The number ``pattern`` captures in the first bytes of a trace (gzip undone)."""
+    from occlint.readers.traces import decoded_head
+
+    try:
+        found = pattern.search(decoded_head(path, HEAD_BYTES))
+    except OSError:
+        return None
+    return int(found.group(1)) if found else None
 
 
 def rank_summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]]
