@@ -214,3 +214,9 @@ def test_compact_records_read_as_the_json_parser_reads_them(tmp_path):
     assert matched(MI350X) is None  # every record in compact form
     assert matched(mixed) == 200  # the parser read the rest
     assert matched(pretty) == 0
+    two = tmp_path / "two_results.json"  # two processes' items in one document
+    doc = json.loads(gzip.decompress(MI350X.read_bytes()))
+    doc["rocprofiler-sdk-tool"].append(doc["rocprofiler-sdk-tool"][0])
+    two.write_text(json.dumps(doc, separators=(",", ":")))
+    assert matched(two) == len(records)
+    assert _groups(two)[1] == 2 * len(records)

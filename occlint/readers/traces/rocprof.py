@@ -790,13 +790,25 @@ def _compact_dispatches(path: Path, state: JsonState, emitter: Emitter) -> int |
                                      f"kernel_dispatch record {number}")
                 added += 1
                 pos = m.end()
-                if after == b"]":
-                    return None
+                if after == b"]":  # another process's array after it: the parser reads it
+                    return added if _another_array(fh, buf[pos:]) else None
             if eof or len(buf) - pos >= MAX_RECORD:
                 return added  # another layout (or cut short): the parser takes over
             more = fh.read(CHUNK)
             eof = not more
             buf, pos = buf[pos:] + more, 0
+
+
+def _another_array(fh: IO[bytes], rest: bytes) -> bool:
+    """Whether a further kernel_dispatch array follows (a document of several tool items)."""
+    tail = b""
+    while True:
+        if DISPATCH_ARRAY in tail + rest:
+            return True
+        tail = (tail + rest)[-len(DISPATCH_ARRAY):]
+        rest = fh.read(CHUNK)
+        if not rest:
+            return False
 
 
 def _compact_target(key: tuple[bytes, bytes], start: int, end: int, state: JsonState,
