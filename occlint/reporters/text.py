@@ -134,7 +134,7 @@ def yours(r: dict[str, Any]) -> bool:
     return (r.get("owner") or {}).get("kind", "user") == "user"
 
 
-def _span(low_ns: float, high_ns: float) -> str:
+def saving_span(low_ns: float, high_ns: float) -> str:
     """A saving range in one unit: 0.89-1.28 ms, 12.0-15.5 µs."""
     if not high_ns:
         return "0"
@@ -143,7 +143,7 @@ def _span(low_ns: float, high_ns: float) -> str:
     return f"{low_ns / 1e3:.1f}-{high_ns / 1e3:.1f} µs"
 
 
-def _owner_label(r: dict[str, Any]) -> str:
+def owner_label(r: dict[str, Any]) -> str:
     o = r.get("owner") or {}
     return o.get("library") or o.get("kind") or "?"
 
@@ -221,7 +221,7 @@ def _launch_row(r: dict[str, Any], total: float) -> str:
     shape = f"{_dims(r['grid'])} x {_dims(r['block'])}"
     waves = f"{r['waves']:.2f}" if r["waves"] is not None else "?"
     s = r.get("saving")
-    saving = _span(s["low_ns"], s["high_ns"]) if s else "-"
+    saving = saving_span(s["low_ns"], s["high_ns"]) if s else "-"
     share = (s["high_ns"] / total if s and total else 0.0)
     codes = ",".join(r["finding_codes"])
     return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
@@ -235,7 +235,7 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
     owners: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         if not yours(r):
-            owners.setdefault(_owner_label(r), []).append(r)
+            owners.setdefault(owner_label(r), []).append(r)
     out = []
     for label, rs in sorted(owners.items(), key=lambda kv: -sum(r["total_ns"] for r in kv[1])):
         time = sum(r["total_ns"] for r in rs)
@@ -349,10 +349,10 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     if traced:
         idle = traced["launch_overhead_idle_ns"]
         lines.append(
-            f"estimated saving {_span(traced['saving_low_ns'], traced['saving_high_ns'])} "
+            f"estimated saving {saving_span(traced['saving_low_ns'], traced['saving_high_ns'])} "
             f"(of {_us(traced['kernel_time_ns'])} kernel time"
             + (f" and {_us(idle)} idle between launches" if idle else "") + "), of which "
-            f"{_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
+            f"{saving_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
             "yours to change (your kernels, launch overhead)")
     lines.append(_summary_line(doc, found))
     skipped = s.get("skipped", 0)
@@ -366,27 +366,31 @@ def _count(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def _summary_line(doc: dict[str, Any], found: str) -> str:
-    """What was read — launches of traces, launch sites of sources, kernels of binaries —
-    and what was found: "129 launches (8 launch groups) in 1 input: 5 warnings"."""
+    """What was read and what was found: "129 launches (8 launch groups) in 1 input:
+    5 warnings"."""
+    baseline = (f" ({doc['baseline']['suppressed']} in the baseline)"
+                if doc.get("baseline") else "")
+    return f"{what_was_read(doc)}: {found or 'no findings'}{baseline}"
+
+
+def what_was_read(doc: dict[str, Any]) -> str:
+    """Launches of traces, launch sites of sources, kernels of binaries: "129 launches
+    (8 launch groups) and 3 kernels in 2 inputs"."""
     s = doc["summary"]
     traced, sources = s.get("launches"), doc.get("sources") or []
     sites = _count(sum(len(x["launches"]) for x in sources), "launch site")
     files = _count(len(sources), "source file")
     if sources and not traced and not s["kernels"] and s["inputs"] == len(sources):
-        read = f"{sites} in {files}"  # nothing but sources
-    else:
-        parts = []
-        if traced:
-            parts.append(f"{_count(traced['launches'], 'launch', 'launches')} "
-                         f"({_count(traced['groups'], 'launch group')})")
-        if sources:
-            parts.append(f"{sites} ({files})")
-        if s["kernels"] or not parts:
-            parts.append(_count(s["kernels"], "kernel"))
-        read = f"{' and '.join(parts)} in {_count(s['inputs'], 'input')}"
-    baseline = (f" ({doc['baseline']['suppressed']} in the baseline)"
-                if doc.get("baseline") else "")
-    return f"{read}: {found or 'no findings'}{baseline}"
+        return f"{sites} in {files}"  # nothing but sources
+    parts = []
+    if traced:
+        parts.append(f"{_count(traced['launches'], 'launch', 'launches')} "
+                     f"({_count(traced['groups'], 'launch group')})")
+    if sources:
+        parts.append(f"{sites} ({files})")
+    if s["kernels"] or not parts:
+        parts.append(_count(s["kernels"], "kernel"))
+    return f"{' and '.join(parts)} in {_count(s['inputs'], 'input')}"
 
 
 def _param(p: dict[str, Any] | None) -> str:
