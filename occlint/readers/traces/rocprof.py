@@ -990,7 +990,8 @@ def _json_target(state: JsonState, item: dict[str, Any], info: dict[str, Any],
             state.devices[handle] = device
         if device not in emitter.collector.devices:
             emitter.collector.device(_json_device(device, agent))
-    vgpr, agpr = register_counts(emitter.collector, emitter.collector.devices[device].arch,
+    described = emitter.collector.devices.get(device)
+    vgpr, agpr = register_counts(emitter.collector, described.arch if described else None,
                                  symbol["vgpr"], symbol["agpr"])
     stream = _handle(item.get("stream_id"))
     if stream in (None, 0):
