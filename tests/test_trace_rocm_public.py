@@ -220,3 +220,13 @@ def test_compact_records_read_as_the_json_parser_reads_them(tmp_path):
     two.write_text(json.dumps(doc, separators=(",", ":")))
     assert matched(two) == len(records)
     assert _groups(two)[1] == 2 * len(records)
+
+
+def test_documents_validate():
+    """Launch groups without occupancy (status no-registers) and gfx950 notes fit the schema."""
+    import jsonschema
+
+    schema = json.loads((REPO / "docs/schema/occlint-report.schema.json").read_text())
+    doc, _ = run(ROC / "public", ROC / "derived")
+    assert {r["status"] for r in doc["launches"]} >= {"ok", "no-registers"}
+    jsonschema.Draft202012Validator(schema).validate(doc)
