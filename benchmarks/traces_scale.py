@@ -293,7 +293,8 @@ def rocprof_render(results: list[dict], reference: dict, meta: dict) -> str:
         f"Measured by `python benchmarks/traces_scale.py --rocprof` on {meta['date']}: "
         f"{meta['machine']}, Python {meta['python']}, occlint {meta['commit']}; median of "
         f"{meta['repeats']} runs each, in the same session as the Kineto reference below "
-        "(the machine is shared: the ratio to the reference is the steadier figure).", "",
+        "(the machine is shared with other sessions: the walls and even the ratio to the "
+        "reference move with its load).", "",
         "The input: the 400 real kernel dispatches of an MI350X PyTorch run "
         "(fixtures/traces/rocprof/public/mi350x_results.json.gz, from TraceLens) replicated "
         "and shifted in time, as rocprofv3 writes them: its compact JSON, and the CSV kernel "
