@@ -284,6 +284,12 @@ def _amd_kernel(group: LaunchGroup, trace: str, arch: AmdArch, wave: int,
                 res: AmdLaunchResources) -> tuple[Kernel, int]:
     vgpr, agpr = res.vgpr or 0, res.agpr or 0
     combined = amd.combined_vgprs(arch, vgpr, agpr)
+    if arch.unified_vgpr_file and agpr > 256:
+        # rocprofiler-sdk on gfx90a/gfx94x (code_object.cpp arch_vgpr_count /
+        # accum_vgpr_count): VGPRs = the descriptor's accum_offset, AGPRs = the allocated
+        # unified total minus accum_offset, which passes 256 when few VGPRs precede the
+        # AGPRs. The total is the allocation (at most 512); no AGPR count above 256 exists.
+        agpr = 256
     kernel = Kernel(vendor="amd", file=trace, entry=None, name=group.key.mangled
                     or group.key.kernel, arch=arch.name, target_id=arch.name,
                     wavefront_size=wave,
@@ -377,7 +383,7 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
                 else arch.default_wave_size)
         kernel, dynamic = _amd_kernel(group, collector.source, arch, wave, res)
         if res.vgpr is None:
-            return _grid_only(out, kernel, dynamic, facts, "the trace gives no VGPR count "
+            return _grid_only(out, kernel, dynamic, facts, "the trace gives no usable VGPR count "
                               "and no binary of this kernel was read")
     else:
         out.message = f"the trace's launch is not for a {device.vendor} device ({device.name})"

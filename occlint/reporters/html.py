@@ -25,6 +25,7 @@ from typing import Any
 from markupsafe import Markup
 
 from occlint.model.demangle import demangle
+from occlint.pipeline.ranks import rank_order
 from occlint.reporters import charts as charts_mod
 from occlint.reporters import text as text_mod
 
@@ -239,7 +240,10 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     if not records:
         return None
     rows = []
-    for i, r in enumerate(records):
+    position = {t: n for n, t in enumerate(rank_order(doc))}
+    order = sorted(range(len(records)), key=lambda i: position[records[i]["trace"]])
+    for i in order:  # the slowest rank's launch groups first
+        r = records[i]
         occ = r["occupancy"]
         saving = r.get("saving")
         rows.append({"r": r, "id": f"launch-{i}", "worst": _worst_severity(r["findings"]),
@@ -280,7 +284,13 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
                      "title": demangle(k["name"]) + (f" ({k['trace']})" if several else ""),
                      "time": _us(k["ns"])})
     summary = doc["summary"].get("launches") or {}
-    return {"rows": rows, "bars": bars, "height": 22 * len(bars) + 4,
+    ranks = [{"rank": k["rank"], "time": _us(k["kernel_time_ns"]),
+              "over": f"+{100 * k['over_fastest']:.1f}%" if k["over_fastest"] else "fastest",
+              "launches": k["launches"], "groups": k["groups"],
+              "devices": ", ".join(f"{d['device']} ({_us(d['kernel_time_ns'])})"
+                                   for d in k["devices"]),
+              "traces": ", ".join(k["traces"])} for k in summary.get("ranks") or []]
+    return {"rows": rows, "bars": bars, "height": 22 * len(bars) + 4, "ranks": ranks,
             "width": GPU_CHART_WIDTH, "several_traces": several,
             "several_devices": len({r["device"] for r in records}) > 1,
             "summary": summary, "kernel_time": _us(summary.get("kernel_time_ns", 0)),

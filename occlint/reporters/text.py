@@ -6,6 +6,7 @@ from typing import Any
 
 from occlint.model.demangle import demangle
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
+from occlint.pipeline.ranks import rank_order
 from occlint.reporters.units import duration as _us
 from occlint.reporters.units import launch_dims as _dims
 from occlint.reporters.units import launched_by
@@ -152,10 +153,10 @@ def owner_label(r: dict[str, Any]) -> str:
 def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> list[str]:
     """Per trace: the user's launch groups by what their fixes would save, then one line per
     library, framework or compiler whose kernels the user cannot change."""
-    lines: list[str] = []
-    by_trace: dict[str, list[dict[str, Any]]] = {}
+    lines: list[str] = _rank_lines(doc)
+    by_trace: dict[str, list[dict[str, Any]]] = {t: [] for t in rank_order(doc)}
     for r in doc.get("launches", []):
-        by_trace.setdefault(r["trace"], []).append(r)
+        by_trace[r["trace"]].append(r)
     for trace, records in by_trace.items():
         total = sum(r["total_ns"] for r in records)
         devices = sorted({r["device"] for r in records if r["device"]})
@@ -167,6 +168,7 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         notes = next((i.get("notes") or [] for i in doc.get("inputs", [])
                       if i["path"] == trace), [])
         lines.extend(f"    note: {_safe(n)}" for n in notes)
+        lines.extend(_unknown_lines(records))
         idle = sum(r["launch_overhead_idle_ns"] for r in records)
         if idle:
             lines.append(f"    launch overhead (LCH201): the GPU idles {_us(idle)} between "
@@ -183,6 +185,36 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         if not show_all:
             lines.extend(_owner_lines(records, total))
     return lines
+
+
+def _rank_lines(doc: dict[str, Any]) -> list[str]:
+    """The ranks of a multi-rank run, slowest first: GPU kernel time, devices, traces."""
+    ranks = (doc["summary"].get("launches") or {}).get("ranks")
+    if not ranks:
+        return []
+    lines = [f"{len(ranks)} ranks, slowest first (GPU kernel time; its launch groups come "
+             "first below):"]
+    for e in ranks:
+        over = e["over_fastest"]
+        devices = ", ".join(f"{_safe(d['device'])} {_us(d['kernel_time_ns'])}"
+                            for d in e["devices"])
+        lines.append(f"    {_safe(e['rank']):<10} {_us(e['kernel_time_ns']):>10}"
+                     + (f"  +{100 * over:.1f}% over the fastest" if over else "  fastest")
+                     + f"  {_count(e['launches'], 'launch', 'launches')} in "
+                     f"{_count(e['groups'], 'group')} on {devices}; "
+                     f"{_safe(', '.join(e['traces']))}")
+    return [*lines, ""]
+
+
+def _unknown_lines(records: list[dict[str, Any]]) -> list[str]:
+    """Why the occupancy of launch groups is unknown (the `?` of the table), per reason."""
+    reasons: dict[str, int] = {}
+    for r in records:
+        if r["occupancy"] is None:
+            why = r["message"] or r["status"]
+            reasons[why] = reasons.get(why, 0) + 1
+    return [f"    {n} of {len(records)} launch group{'s' if len(records) != 1 else ''} "
+            f"without occupancy (?): {_safe(why)}" for why, n in reasons.items()]
 
 
 def _launch_row(r: dict[str, Any], total: float) -> str:

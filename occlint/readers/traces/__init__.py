@@ -114,7 +114,9 @@ def sniff(head: bytes, path: Path) -> str | None:
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
         return "rocprofv3-csv"
-    return None
+    from occlint.readers.traces.rocprof import sidecar_kind
+
+    return sidecar_kind(first_line)
 
 
 def decoded_head(path: Path, size: int = 4096) -> bytes:
@@ -232,9 +234,20 @@ def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
         from occlint.readers.traces.nsys import read_nsys
 
         return read_nsys(path, display)
+    if kind in SIDECARS:
+        raise TraceError(SIDECARS[kind])
     raise TraceError(f"not a trace occlint reads ({kind})")
 
 
+# Files of a profiler's output that hold no launches: named alone, one line says what to read.
+SIDECARS = {
+    "rocprofv3-agent-info": "a rocprofv3 agent_info.csv describes the GPUs of a kernel trace "
+                            "and holds no launches: name the <pid>_kernel_trace.csv (or its "
+                            "directory) beside it, which reads it",
+    "rocprof-dispatch-list": "a rocprof-compute dispatch list (pmc_dispatch_info.csv: dispatch "
+                             "ids, kernel names and GPU ids, no grid or work-group sizes): "
+                             "record a kernel trace with rocprofv3 --kernel-trace instead",
+}
 
 
 def classify(path: Path, head: bytes | None) -> str | None:
