@@ -18,9 +18,10 @@ from pathlib import Path
 from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel, Span, Suppression
 from occlint.readers.source import kernels as kernels_mod
 from occlint.readers.source import launches as launches_mod
+from occlint.readers.source import markers
 from occlint.readers.source.evaluate import Evaluator
 from occlint.readers.source.lexical import LAUNCH_MARKERS, Layout, blank_ranges
-from occlint.readers.source.parse import Text, captures, parser
+from occlint.readers.source.parse import Text, parser
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
 SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
@@ -74,21 +75,13 @@ class _Read:
 def _read(parse: bytes, text: Text, layout: Layout, display: str) -> _Read:
     root = parser().parse(parse).root_node
     evaluator = Evaluator(text, root, layout)
-    # one walk of the tree for every query (tree-sitter runs them together)
-    patterns = [kernels_mod._KERNELS, launches_mod._TRIPLE, launches_mod._APIS]
-    if root.has_error:
-        patterns.append("(ERROR) @e")
-    found = captures("\n".join(patterns), root)
-    errors: list[tuple[int, int, Span]] = []
-    end = -1
-    for node in found.get("e", []):
-        if node.start_byte < end:
-            continue  # inside the region before
-        end = node.end_byte
-        errors.append((node.start_byte, node.end_byte, text.span(node)))
-    kernels = kernels_mod.kernels(root, text, evaluator, display, found.get("kernel", []))
-    sites, cut = launches_mod.launches(
-        root, text, evaluator, {k: found.get(k, []) for k in ("config", "call")})
+    # the nodes at the lexical markers: no walk of the whole tree
+    errors = [(node.start_byte, node.end_byte, text.span(node))
+              for node in markers.error_regions(root)]
+    kernels = kernels_mod.kernels(root, text, evaluator, display,
+                                  markers.kernel_definitions(root, layout.code))
+    sites, cut = launches_mod.launches(root, text, evaluator,
+                                       markers.launch_nodes(root, layout.code))
     if errors:  # nothing from a line a syntax error touches
         starts = [e[2].line for e in errors]
         ends = [e[2].end_line for e in errors]
@@ -175,7 +168,7 @@ def _macro_launches(layout: Layout, text: Text, evaluator: Evaluator) -> list[La
             column = start - (layout.data.rfind(b"\n", 0, start) + 1)
             snippet = b"\n" * row + b" " * column + raw + b"\n;"
             root = parser().parse(snippet).root_node
-            found = captures("\n".join([launches_mod._TRIPLE, launches_mod._APIS]), root)
+            found = markers.launch_nodes(root, snippet)
             context = None
             node = evaluator.root.descendant_for_byte_range(define.start, define.start)
             while node is not None and node.type != "function_definition":
