@@ -147,6 +147,16 @@ def dim3_arguments(declaration: Any, declarator: Any) -> list[Any] | None:
     return out
 
 
+def _initial_value(root: Any) -> Any:
+    """The value of the first declaration of a tree (``int v = (...);``), if it has one."""
+    first = root.named_children[0] if root.named_child_count else None
+    if first is None or first.type != "declaration":
+        return None
+    init = first.child_by_field_name("declarator")
+    return init.child_by_field_name("value") if init is not None and \
+        init.type == "init_declarator" else None
+
+
 _WRITE_OPERATOR = re.compile(rb"\s*(?:\.\s*\w+\s*)?(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
 _NOT_A_TYPE = (b"return", b"case", b"else", b"do", b"throw", b"sizeof", b"co_return")
 
@@ -446,13 +456,13 @@ class Evaluator:
         tree = parser().parse(wrapped)
         value: Value = Unknown(f"'{name}' is not an expression")
         if not tree.root_node.has_error:
-            found = captures("(init_declarator value: (_) @v)", tree.root_node).get("v", [])
-            if found:
+            found = _initial_value(tree.root_node)
+            if found is not None:
                 sub = Evaluator(Text(wrapped), tree.root_node, self.layout)
                 sub._defines = self.defines()  # other #defines of the file, nothing else
                 sub._globals = {}
                 sub._define_values = self._define_values
-                value = sub.evaluate(found[0], depth + 1)
+                value = sub.evaluate(found, depth + 1)
         self._define_values[name] = value
         return value
 

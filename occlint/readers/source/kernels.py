@@ -26,20 +26,21 @@ from typing import Any
 
 from occlint.model.source import Body, SourceKernel, Work
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
-from occlint.readers.source.parse import MAX_DEPTH, Text, captures, matches, unwrap
+from occlint.readers.source.markers import kernel_definitions
+from occlint.readers.source.parse import MAX_DEPTH, Text, matches, unwrap
 
-_KERNELS = '(function_definition "__global__") @kernel'
+LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+# what the body's classifications read, found in one walk of the body
 _BODY = """
 (init_declarator declarator: (identifier) @name value: (_) @value)
 (assignment_expression) @assign
 (if_statement condition: (_) @cond)
-"""
+""" + "[" + " ".join(f"({t})" for t in LOOPS) + "] @loop"
 BLOCK_DIM = re.compile(r"^(blockDim\.[xyz]|hipBlockDim_[xyz]|"
                        r"__builtin_amdgcn_workgroup_size_[xyz]\(\))$")
 GRID_DIM = re.compile(r"^(gridDim\.[xyz]|hipGridDim_[xyz])$")
 THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx_[xyz])\b")
 COMPARISON = re.compile(r"(<|>)")
-LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 
 
 def base_name(node: Any, text: Text) -> str:
@@ -93,8 +94,15 @@ def _in_loop(node: Any, stop: Any) -> bool:
     return False
 
 
-def classify(body: Any, text: Text) -> Body:
-    found = matches(_BODY, body)
+def body_matches(body: Any) -> list[dict[str, Any]]:
+    """The matches of :data:`_BODY` in a kernel's body (for :func:`classify` and
+    :func:`work`)."""
+    return matches(_BODY, body)
+
+
+def classify(body: Any, text: Text, found: list[dict[str, Any]] | None = None) -> Body:
+    if found is None:
+        found = body_matches(body)
     strides: set[str] = set()
     indexes: set[str] = set()
     pairs = [(m["name"], m["value"]) for m in found if "name" in m and "value" in m]
@@ -157,19 +165,17 @@ def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
     return out
 
 
-_LOOPS_QUERY = "[" + " ".join(f"({t})" for t in LOOPS) + "] @loop"
+def _loops(body: Any, found: list[dict[str, Any]]) -> list[Any]:
+    """The loops inside ``body`` (found by the query: no Python walk of the body's tree)."""
+    return [m["loop"] for m in found if "loop" in m and m["loop"].id != body.id]
 
 
-def _loops(body: Any) -> list[Any]:
-    """The loops inside ``body`` (found by a query: no Python walk of the body's tree)."""
-    return [n for n in captures(_LOOPS_QUERY, body).get("loop", []) if n.id != body.id]
-
-
-def work(body: Any, kind: Body, pointers: list[str], text: Text) -> Work:
+def work(body: Any, kind: Body, pointers: list[str], text: Text,
+         found: list[dict[str, Any]] | None = None) -> Work:
     """``memory``, ``compute`` or None (see the module's docstring)."""
     if not pointers:
         return None
-    loops = _loops(body)
+    loops = _loops(body, body_matches(body) if found is None else found)
     if kind == "grid-stride":  # the outermost loop stepping by the grid is not extra work
         outer = [n for n in loops if not _in_loop(n, body)]
         loops = [n for n in loops if n not in outer]
@@ -187,7 +193,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     it together with other queries)."""
     out: list[SourceKernel] = []
     if found is None:
-        found = captures(_KERNELS, root).get("kernel", [])
+        found = kernel_definitions(root, text.data)
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
@@ -213,9 +219,10 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
                     values.append(None)
                 bounds = (values[0], values[1])
         body = node.child_by_field_name("body")
-        kind: Body = classify(body, text) if body is not None else "other"
+        in_body = body_matches(body) if body is not None else []
+        kind: Body = classify(body, text, in_body) if body is not None else "other"
         template = node.parent is not None and node.parent.type == "template_declaration"
-        what = work(body, kind, _pointer_parameters(declarator, text), text) \
+        what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what))
