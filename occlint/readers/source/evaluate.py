@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from occlint.readers.source.lexical import Define, Layout
-from occlint.readers.source.parse import MAX_DEPTH, Text, ancestors, captures, parser, unwrap
+from occlint.readers.source.parse import (
+    MAX_DEPTH,
+    Text,
+    ancestors,
+    captures,
+    operator,
+    parser,
+    unwrap,
+)
 
 MAX_VALUE = 1 << 63  # larger (or negative) values are treated as unknown
 
@@ -256,8 +264,9 @@ class Evaluator:
                                     and dim3_arguments(child, target) is not None:
                                 init, target = target, target.child_by_field_name("declarator")
                             if target is not None and target.type == "identifier":
-                                table.setdefault(self.text.of(target), []).append(
-                                    _Decl(self.text.of(target), child,
+                                name = self.text.name(target)
+                                table.setdefault(name, []).append(
+                                    _Decl(name, child,
                                           init if init.type in ("init_declarator",
                                                                 "function_declarator")
                                           else None, self.root, position=target.start_byte))
@@ -286,19 +295,22 @@ class Evaluator:
                 declaration = _declaration_of(node)
                 if declaration is None:
                     continue  # e.g. a condition declaration: treat as not a constant
-                decls.setdefault(self.text.of(node), []).append(
-                    _Decl(self.text.of(node), declaration, init, _scope_of(declaration)))
+                name = self.text.name(node)
+                decls.setdefault(name, []).append(
+                    _Decl(name, declaration, init, _scope_of(declaration)))
             for node in found.get("dim3", []):
                 declarator = node.parent
                 declaration = declarator.parent
                 if declaration is not None and declaration.type == "declaration" and \
                         dim3_arguments(declaration, declarator) is not None:
-                    decls.setdefault(self.text.of(node), []).append(
-                        _Decl(self.text.of(node), declaration, declarator,
+                    name = self.text.name(node)
+                    decls.setdefault(name, []).append(
+                        _Decl(name, declaration, declarator,
                               _scope_of(declaration)))
             for node in found.get("bare", []):
-                decls.setdefault(self.text.of(node), []).append(
-                    _Decl(self.text.of(node), node.parent, None, _scope_of(node.parent)))
+                name = self.text.name(node)
+                decls.setdefault(name, []).append(
+                    _Decl(name, node.parent, None, _scope_of(node.parent)))
             for node in found.get("param", []):
                 name = _identifier_name(node, self.text)
                 if name:
@@ -313,7 +325,7 @@ class Evaluator:
                     decls.setdefault(name, []).append(
                         _Decl(name, node, None, scope or function, parameter=True))
             for node in found.get("write", []):
-                writes.setdefault(self.text.of(node), []).append(node.start_byte)
+                writes.setdefault(self.text.name(node), []).append(node.start_byte)
             hit = self._functions[key] = (decls, writes)
         return hit
 
@@ -483,16 +495,16 @@ class Evaluator:
             return Unknown("not an expression")
         kind = node.type
         if kind == "number_literal":
-            value = parse_int(self.text.of(node))
+            value = parse_int(self.text.name(node))
             return Unknown(f"{self.text.of(node)} is not an integer") if value is None \
                 else value
         if kind in ("identifier", "type_identifier"):  # a type: `dim3 b(ROWS)` (above)
-            return self.lookup(self.text.of(node), node, depth)
+            return self.lookup(self.text.name(node), node, depth)
         if kind == "binary_expression":
             return self._binary(node, depth)
         if kind == "unary_expression":
             operand = _scalar(self.evaluate(node.child_by_field_name("argument"), depth + 1))
-            op = self.text.of(node.child_by_field_name("operator"))
+            op = operator(node)
             if not isinstance(operand, int):
                 return operand if isinstance(operand, Unknown) else Unknown("derived value")
             if op == "-":
@@ -548,7 +560,7 @@ class Evaluator:
         return Unknown(f"the result of {self.text.of(function, 40)}(...)")
 
     def _binary(self, node: Any, depth: int) -> Value:
-        op = self.text.of(node.child_by_field_name("operator"))
+        op = operator(node)
         left_node, right_node = node.child_by_field_name("left"), \
             node.child_by_field_name("right")
         right = _scalar(self.evaluate(right_node, depth + 1))
@@ -585,7 +597,7 @@ class Evaluator:
         while stack and len(terms) < 8:
             sign, n = stack.pop()
             if n is not None and n.type == "binary_expression":
-                op = self.text.of(n.child_by_field_name("operator"))
+                op = operator(n)
                 if op in ("+", "-"):
                     stack.append((sign, unwrap(n.child_by_field_name("left"))))
                     stack.append((sign if op == "+" else -sign,

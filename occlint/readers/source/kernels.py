@@ -27,7 +27,7 @@ from typing import Any
 from occlint.model.source import Body, SourceKernel, Work
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.markers import kernel_definitions
-from occlint.readers.source.parse import MAX_DEPTH, Text, matches, unwrap
+from occlint.readers.source.parse import MAX_DEPTH, Text, matches, operator, unwrap
 
 LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 # what the body's classifications read, found in one walk of the body
@@ -63,7 +63,7 @@ def _product_terms(node: Any, text: Text) -> list[str] | None:
         n = stack.pop()
         if n is None:
             return None
-        if n.type == "binary_expression" and text.of(n.child_by_field_name("operator")) == "*":
+        if n.type == "binary_expression" and operator(n) == "*":
             stack.append(unwrap(n.child_by_field_name("left")))
             stack.append(unwrap(n.child_by_field_name("right")))
             if len(stack) > 16:
@@ -110,19 +110,19 @@ def classify(body: Any, text: Text, found: list[dict[str, Any]] | None = None) -
     conds = [m["cond"] for m in found if "cond" in m]
     for name, value in pairs:
         if is_stride(value, text):
-            strides.add(text.of(name))
+            strides.add(text.name(name))
         if THREAD_INDEX.search(text.of(value, 400)):
-            indexes.add(text.of(name))
+            indexes.add(text.name(name))
     for a in assigns:
         left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
-        op = text.of(a.child_by_field_name("operator"))
+        op = operator(a)
         if op == "=" and left is not None and left.type == "identifier" and right is not None:
             if is_stride(right, text):
-                strides.add(text.of(left))
+                strides.add(text.name(left))
             if THREAD_INDEX.search(text.of(right, 400)):
-                indexes.add(text.of(left))
+                indexes.add(text.name(left))
     for a in assigns:
-        op = text.of(a.child_by_field_name("operator"))
+        op = operator(a)
         left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
         if right is None or left is None:
             continue
@@ -132,14 +132,14 @@ def classify(body: Any, text: Text, found: list[dict[str, Any]] | None = None) -
         elif op == "=" and unwrap(right) is not None and unwrap(right).type == \
                 "binary_expression":
             r = unwrap(right)
-            if text.of(r.child_by_field_name("operator")) == "+" and \
+            if operator(r) == "+" and \
                     text.of(r.child_by_field_name("left")) == text.of(left):
                 step = r.child_by_field_name("right")
         if step is None or not _in_loop(a, body):
             continue
         s = unwrap(step)
         if s is not None and (is_stride(s, text) or (s.type == "identifier"
-                                                    and text.of(s) in strides)):
+                                                    and text.name(s) in strides)):
             return "grid-stride"
     for cond in conds:
         words = text.of(cond, 400)
