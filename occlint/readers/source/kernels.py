@@ -79,6 +79,8 @@ def _product_terms(node: Any, text: Text) -> list[str] | None:
 
 
 def is_stride(node: Any, text: Text) -> bool:
+    if node is None or text.data.find(b"ridDim", node.start_byte, node.end_byte) < 0:
+        return False  # no gridDim / hipGridDim_ term: not read further
     terms = _product_terms(node, text)
     if not terms:
         return False
