@@ -27,7 +27,8 @@ from occlint.readers.source.vendor import includes_hip, vendor_hint
 SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
 MAX_SOURCE_BYTES = 4 << 20
 MAX_ERROR_REGIONS = 100
-# only files with one of these can hold a kernel or a launch: others are not parsed
+# only files with one of these can hold a kernel or a launch: others are not parsed (nor
+# those that have them only in comments and strings: Layout.has_markers)
 _MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)")
 _SUPPRESS = re.compile(r"occlint:\s*ignore(?:\[([^\]]*)\])?")
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
@@ -198,6 +199,9 @@ def parse_source(data: bytes, display: str) -> SourceFile:
         data = data.decode("utf-8", "replace").encode("utf-8")
     text = Text(data)
     layout = Layout(data)
+    result.suppressions = suppressions(text, layout)
+    if not layout.has_markers():  # only comments and strings name a kernel or a launch
+        return result
     # the bodies of functions that hold no launch and no kernel are not parsed
     parse = blank_ranges(layout.code, layout.reducible_bodies() + layout.macro_arguments())
     read = _read(parse, text, layout, display)
@@ -215,7 +219,6 @@ def parse_source(data: bytes, display: str) -> SourceFile:
     result.launches = sites[:launches_mod.MAX_SITES]
     result.truncated = read.cut or len(sites) > launches_mod.MAX_SITES
     result.error_regions = [e[2] for e in read.errors[:MAX_ERROR_REGIONS]]
-    result.suppressions = suppressions(text, layout)
     return result
 
 
