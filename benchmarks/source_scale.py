@@ -11,7 +11,8 @@ issue 20; nothing is downloaded for them: bring one with ``git archive COMMIT``)
 as a NAME runs the PATHs given before it together, as one input list.
 
 occlint runs as users run it: ``python -m occlint PATH --device h100 -q --isolated
---exit-zero --format json -o FILE`` in a new process (this checkout first on PYTHONPATH;
+--exit-zero --format json -o FILE`` in a new process (started in this checkout, which
+``-m`` puts first on the path, and on PYTHONPATH;
 Python may write and use its bytecode caches, as an installed package has them: one run
 before the timed ones writes them), with each ``--jobs`` setting (``auto``: occlint's
 default, one worker per core for runs of 256 files or more). For each: the best wall time
@@ -67,12 +68,14 @@ def cli_run(paths: list[Path], jobs: str, out: Path, repo: Path = REPO
     ``repo``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(repo)
-    command = [sys.executable, "-m", "occlint", *map(str, paths), "--device", "h100", "-q",
-               "--isolated", "--exit-zero", "--format", "json", "-o", str(out)]
+    command = [sys.executable, "-m", "occlint", *(str(p.resolve()) for p in paths),
+               "--device", "h100", "-q", "--isolated", "--exit-zero", "--format", "json",
+               "-o", str(out.resolve())]
     if jobs != "auto":
         command += ["-j", jobs]
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    # run from the checkout: `python -m` puts the working directory before PYTHONPATH
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=repo)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
