@@ -41,6 +41,7 @@ BLOCK_DIM = re.compile(r"^(blockDim\.[xyz]|hipBlockDim_[xyz]|"
 GRID_DIM = re.compile(r"^(gridDim\.[xyz]|hipGridDim_[xyz])$")
 THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx_[xyz])\b")
 COMPARISON = re.compile(r"(<|>)")
+_SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
 
 def base_name(node: Any, text: Text) -> str:
@@ -183,8 +184,8 @@ def work(body: Any, kind: Body, pointers: list[str], text: Text,
         loops = [n for n in loops if n not in outer]
     if not loops:
         return "memory"
-    access = re.compile(r"\b(" + "|".join(map(re.escape, pointers)) + r")\s*\[")
-    if any(access.search(text.of(n, 1 << 16)) for n in loops):
+    names = set(pointers)  # a subscript of a pointer parameter: `p[i]`, `p [i]`
+    if any(m[1] in names for n in loops for m in _SUBSCRIPT.finditer(text.of(n, 1 << 16))):
         return None
     return "compute"
 
