@@ -69,8 +69,10 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     """The subject's owner and design, and its findings as the owner should see them, each
     with its saving. ``report``: the KernelReport the rules checked (None for a site)."""
     owner = subject_owner(subject, owners)
-    design = deliberate(report, advice, owner) if report is not None and \
-        report.occupancy is not None else None
+    cooperative = subject.kind == "launch" and bool(
+        (subject.group.launched_by or {}).get("cooperative"))
+    design = deliberate(report, advice, owner, cooperative) if report is not None and \
+        (report.occupancy is not None or cooperative) else None
     total_ns = subject.group.total_ns if subject.kind == "launch" else None
     for f in findings:
         s = saving(f, report, advice)

@@ -70,7 +70,11 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     ("library", "Tensile", r"^Cijk_|^Cij_"),
     ("library", "hipBLASLt", r"hipblaslt|^Custom_Cijk"),
     ("library", "rocBLAS", r"rocblas"),
-    ("library", "MIOpen", r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution"),
+    # MIOpen's own kernel names (src/kernels: MIOpenUtilKernels, MIOpenSubTensorOp*,
+    # batched_transpose, the igemm_*_gtc assembly convolutions)
+    ("library", "MIOpen", r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution|"
+                          r"^SubTensorOp|^transpose_(NCHW2CNHW|CNHW2NCHW)|^batched_transpose_|"
+                          r"^igemm_(fwd|bwd|wrw)_gtc"),
     ("library", "Composable Kernel", r"\bck::|ck_tile::|device_[a-z_]*_xdl"),
     ("library", "rocPRIM", r"\brocprim::|\bhipcub::"),
     ("library", "rocFFT", r"rocfft|fft_rtc_"),

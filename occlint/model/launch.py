@@ -53,6 +53,7 @@ class AmdLaunchResources:
     sgpr: int | None = None
     lds_bytes: int | None = None  # per work-group, static + dynamic (the value at dispatch)
     scratch_bytes: int | None = None  # per work-item
+    dynamic_lds: int | None = None  # the launch call's dynamic LDS only (Kineto on ROCm)
 
 
 LaunchResources = NvLaunchResources | AmdLaunchResources
@@ -79,6 +80,9 @@ class LaunchGroup:
     max_ns: float = 0.0
     first_ns: float = float("inf")  # start of the first launch
     streams: set[str] = field(default_factory=set)
+    # what launched its first launch, as far as the trace links it (Kineto: the op, the
+    # runtime call, the user's Python frame and module; occlint.readers.traces.kineto_links)
+    launched_by: dict[str, Any] | None = None
 
     @property
     def mean_ns(self) -> float:
@@ -109,6 +113,7 @@ class LaunchCollector:
         self.streams: dict[tuple[str, str], StreamTimeline] = {}
         self.launches = 0
         self.notes: list[str] = []  # facts about the trace worth reporting (info)
+        self.replayed = 0  # graph-replayed launches the trace gives no dimensions for
 
     def device(self, device: TraceDevice) -> None:
         self.devices[device.key] = device

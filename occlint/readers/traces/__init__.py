@@ -22,6 +22,7 @@ from pathlib import Path
 from occlint.errors import FormatError
 from occlint.model.kernel import InputError
 from occlint.model.launch import Dim3, LaunchCollector
+from occlint.readers.formats import BINARY_MAGICS
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -117,7 +118,9 @@ def sniff(head: bytes, path: Path) -> str | None:
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
         return "rocprofv3-csv"
-    return None
+    from occlint.readers.traces.rocprof import sidecar_kind
+
+    return sidecar_kind(first_line)
 
 
 def decoded_head(path: Path, size: int = 4096) -> bytes:
@@ -239,17 +242,26 @@ def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
         from occlint.readers.traces.xla import read_xla_profile
 
         return read_xla_profile(path, display, kind)
+    if kind in SIDECARS:
+        raise TraceError(SIDECARS[kind])
     raise TraceError(f"not a trace occlint reads ({kind})")
 
 
-_BINARY_MAGICS = (b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b"\x50\xed\x55\xba",
-                  b"PK\x03\x04", b"BC\xc0\xde", b"\xde\xc0\x17\x0b", b"\x10\xff\x10\xad")
+# Files of a profiler's output that hold no launches: named alone, one line says what to read.
+SIDECARS = {
+    "rocprofv3-agent-info": "a rocprofv3 agent_info.csv describes the GPUs of a kernel trace "
+                            "and holds no launches: name the <pid>_kernel_trace.csv (or its "
+                            "directory) beside it, which reads it",
+    "rocprof-dispatch-list": "a rocprof-compute dispatch list (pmc_dispatch_info.csv: dispatch "
+                             "ids, kernel names and GPU ids, no grid or work-group sizes): "
+                             "record a kernel trace with rocprofv3 --kernel-trace instead",
+}
 
 
 def classify(path: Path, head: bytes | None) -> str | None:
     """The trace format of ``path``, or None, from its first 64 bytes (``head``; None when
     unreadable): no further read for GPU binaries."""
-    if not head or head.startswith(_BINARY_MAGICS):
+    if not head or head.startswith(BINARY_MAGICS):
         return None
     if not (head.startswith((GZIP_MAGIC, SQLITE_MAGIC)) or head[:1].isascii()
             or head.startswith(b"\xef\xbb\xbf")):

@@ -11,7 +11,9 @@ thread names (``Stream #14(Compute)``). Each GPU kernel is an ``"ph": "X"`` even
   block:384,1,1 occ_pct:18.75`` (registers per thread, bytes, blocks, threads; XLA's own
   occupancy, which occlint does not use: it computes its own);
 * ``hlo_module`` / ``hlo_op``: the XLA program and the HLO instruction that launched it
-  (``jit_f`` / ``cudnn-conv.1``): occlint's "op" of the launch group.
+  (``jit_f`` / ``cudnn-conv.1``): part of the launch group's key (``LaunchKey.op``, so
+  launches of different instructions are different groups) and its ``launched_by``
+  (``op``, ``module``), as the Kineto reader fills it from the CPU op.
 
 The JSON names no GPU model: the GPUs come from the ``.xplane.pb`` beside it
 (:mod:`occlint.readers.traces.xplane`), else ``--device`` must name one.
@@ -167,7 +169,11 @@ class _Reader:
         key = LaunchKey(device, name, None, d["grid"], d["block"],
                         NvLaunchResources(registers=regs, static_shared=static,
                                           dynamic_shared=dynamic), op=op)
-        return self.collector.handle(key, stream)
+        handle = self.collector.handle(key, stream)
+        if op and handle[0].launched_by is None:  # the report's "launched by"
+            module, _, instruction = op.rpartition("/")
+            handle[0].launched_by = {"op": instruction, "module": module or None}
+        return handle
 
 
 def _op(module: Any, op: Any) -> str | None:
