@@ -33,6 +33,7 @@ import subprocess  # noqa: E402
 import time  # noqa: E402
 
 from benchmarks.traces_scale import CACHE, quiet, warm  # noqa: E402
+from occlint.readers.dwarf import encode_uleb  # noqa: E402  (protobuf varints are ULEB128)
 from occlint.readers.traces.xplane import parse_fields  # noqa: E402
 
 FIXTURE = REPO / "fixtures" / "traces" / "xla" / "xla_steps.trace.json.gz"
@@ -66,15 +67,6 @@ def build(launches: int) -> tuple[list[Path], int]:
     return paths, copies * kernels
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
 def _fields(data: bytes) -> list[tuple[int, int, bytes | int]]:
     """(number, wire type, value) of a message's fields (varints and length-delimited)."""
     return list(parse_fields(data))
@@ -83,8 +75,8 @@ def _fields(data: bytes) -> list[tuple[int, int, bytes | int]]:
 def _encode(fields: list[tuple[int, int, bytes | int]]) -> bytes:
     out = bytearray()
     for number, wire, value in fields:
-        out += _varint(number << 3 | wire)
-        out += _varint(len(value)) + value if isinstance(value, bytes) else _varint(value)
+        out += encode_uleb(number << 3 | wire)
+        out += encode_uleb(len(value)) + value if isinstance(value, bytes) else encode_uleb(value)
     return bytes(out)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from occlint.model.launch import TraceDevice
+from occlint.readers.dwarf import DwarfError, uleb
 from occlint.readers.traces import TraceError
 
 # field numbers (xplane.proto)
@@ -96,19 +97,12 @@ def _small(fh: IO[bytes], length: int) -> bytes:
 
 
 def read_varint(data: bytes, i: int) -> tuple[int, int]:
-    """A varint of ``data`` at ``i``, and the index after it."""
-    value = shift = 0
-    while True:
-        if i >= len(data):
-            raise TraceError("the XSpace is cut short inside a field")
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, i
-        shift += 7
-        if shift > 63:
-            raise TraceError("not an XSpace: a varint longer than 10 bytes")
+    """A varint of ``data`` at ``i`` (protocol buffers' varints are DWARF's ULEB128), and
+    the index after it."""
+    try:
+        return uleb(data, i)
+    except DwarfError:
+        raise TraceError("the XSpace is cut short or damaged inside a varint") from None
 
 
 def field_header(data: bytes, i: int) -> tuple[int, int, Any, int]:
