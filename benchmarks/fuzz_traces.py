@@ -46,6 +46,9 @@ def seeds() -> list[tuple[str, bytes]]:
     raw = json.loads(gzip.decompress((TRACES / "kineto" / "raw_odd.pt.trace.json.gz")
                                      .read_bytes()))
     out.append(("m.pt.trace.json", json.dumps(raw, separators=(",", ":")).encode()))
+    for name in ("mi250_minitoy_train", "mi300x_sglang_decode"):  # ROCm: joins, replays
+        out.append(("r.pt.trace.json",
+                    gzip.decompress((TRACES / "kineto" / "rocm" / f"{name}.json.gz").read_bytes())))
     for path in sorted((TRACES / "rocprof").rglob("*.csv")):
         out.append(("1_kernel_trace.csv", path.read_bytes()))
     for path in sorted((TRACES / "rocprof" / "json").glob("*.json")):

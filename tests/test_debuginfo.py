@@ -97,3 +97,55 @@ def test_json_with_sources_validates(occlint):
     doc = occlint("fixtures/debug", "--device", "h100", "--device", "w7800", "--grid", "1000",
                   "--format", "json", cwd=REPO).json()
     jsonschema.validate(doc, schema)
+
+
+ROCSPARSE = DEBUG / "rocsparse-gemmi.gfx1030.co"
+
+
+def dwarfdump_definitions(path) -> dict[str, tuple[str, int]]:
+    """{linkage name: (decl_file, decl_line)} of the subprogram DIEs with a low_pc that
+    llvm-dwarfdump --name printed (the kernels' definitions)."""
+    import posixpath
+
+    out = {}
+    for block in path.read_text().split("\n\n"):
+        if "DW_TAG_subprogram" not in block or "DW_AT_low_pc" not in block:
+            continue
+        name = re.search(r'DW_AT_linkage_name\t\("([^"]+)"\)', block)[1]
+        file = re.search(r'DW_AT_decl_file\t\("([^"]+)"\)', block)[1]
+        line = int(re.search(r"DW_AT_decl_line\t\((\d+)\)", block)[1])
+        out[name] = (posixpath.normpath(file), line)
+    return out
+
+
+def test_rocsparse_code_object_lines_match_llvm_dwarfdump():
+    """A real -g code object of Debian's librocsparse0 (fixtures/build_rocsparse_debug.py):
+    the DIE search gives each kernel the declaration line llvm-dwarfdump prints. Among its
+    false matches (bytes inside other DIEs) is one that decodes as a subprogram with the
+    kernel's address but another name: it must not win."""
+    from occlint.readers.amd.debuglines import kernel_lines as search
+    from occlint.readers.elf import ElfImage
+    from occlint.readers.span import Span
+
+    expected = dwarfdump_definitions(DEBUG / "rocsparse-gemmi.gfx1030.dwarfdump.txt")
+    assert len(expected) == 16
+    assert kernel_lines(ROCSPARSE.read_bytes()) == expected
+    assert search(ElfImage(Span(ROCSPARSE.read_bytes()))) == expected  # no DIE walk
+
+
+def test_rocsparse_kernels_carry_their_lines(occlint):
+    expected = dwarfdump_definitions(DEBUG / "rocsparse-gemmi.gfx1030.dwarfdump.txt")
+    doc = occlint(str(ROCSPARSE.relative_to(REPO)), "--format", "json", cwd=REPO).json()
+    assert len(doc["kernels"]) == 16
+    for k in doc["kernels"]:
+        file, line = expected[k["name"]]
+        assert (k["source"]["file"], k["source"]["line"]) == (file, line)
+
+
+def test_truncated_debug_info_gives_what_it_can():
+    data = ROCSPARSE.read_bytes()
+    for cut in (len(data) // 3, len(data) // 2, len(data) - 100):
+        assert isinstance(kernel_lines(data[:cut]), dict)
+    damaged = bytearray(data)
+    damaged[0x860:0x8000] = bytes(0x8000 - 0x860)  # zeroes over most of .debug_info
+    assert kernel_lines(bytes(damaged)) == {}

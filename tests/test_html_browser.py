@@ -213,10 +213,40 @@ def test_launches_section_renders(chromium, tmp_path):
     assert colour_count(rows, SEVERITY_COLOR["warning"]) > 2000  # the gamma bar alone
     dom, console = browse(chromium, out, tmp_path, "--dump-dom")
     assert console == [] and 'id="launch-table"' in dom
-    assert '<th scope="col" data-sort="num" class="num"><button type="button">Time at stake' \
-        in dom
+    assert '<button type="button">Est. saving</button>' in dom
     _, console = browse(chromium, with_csp(out), tmp_path, "--dump-dom")
     assert len(console) == 2 and not [m for m in console if "style attributes" in m], console
+
+
+def test_launch_owners_as_column_and_colour(chromium, tmp_path):
+    """On a real PyTorch run (user kernels beside cuBLAS, cuDNN, PyTorch's own): every launch
+    row names its owner as the JSON does, the user's rows come first, and each owner kind is
+    drawn in its colour (a square, so it reads beside the severity dots)."""
+    import json
+
+    from occlint.reporters.html import OWNER_COLOR
+
+    trace = REPO / "fixtures" / "traces" / "kineto" / "mixed.pt.trace.json.gz"
+    out = tmp_path / "owners.html"
+    assert run_occlint(str(trace), "--format", "html", "-o", str(out)).code == 1
+    doc = json.loads(run_occlint(str(trace), "--format", "json").out)
+    kinds = {r["owner"]["kind"] for r in doc["launches"]}
+    assert {"user", "library", "framework"} <= kinds
+    dom, console = browse(chromium, out, tmp_path, "--dump-dom")
+    assert console == []
+    table = dom[dom.index('id="launch-table"'):]
+    shown = re.findall(r'<tr id="launch-(\d+)"[^>]* data-owner="(\w+)"', table)
+    assert len(shown) == len(doc["launches"])
+    assert all(doc["launches"][int(i)]["owner"]["kind"] == kind for i, kind in shown)
+    order = [kind == "user" for _, kind in shown]
+    assert order == sorted(order, reverse=True), "the user's launches come first"
+    png = tmp_path / "owners.png"
+    _, console = browse(chromium, out, tmp_path, f"--screenshot={png}",
+                        "--window-size=1600,6000")
+    assert console == []
+    _, _, rows = read_png(png)
+    for kind in kinds:
+        assert colour_count(rows, OWNER_COLOR[kind]) > 20, kind
 
 
 # --- layout at common desktop widths (issue 22) ---------------------------------------------

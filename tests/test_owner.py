@@ -46,6 +46,12 @@ NAMED = [
     ("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0", "library", "Tensile"),
     ("void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm>()", "library",
      "Composable Kernel"),
+    # MIOpen under ROCm PyTorch (fixtures/traces/kineto/rocm; names as MIOpen's kernels
+    # define them)
+    ("transpose_NCHW2CNHW_V2_2D_WG_off64", "library", "MIOpen"),
+    ("batched_transpose_32x64_pack_2x4_ediv_1x2_half", "library", "MIOpen"),
+    ("SubTensorOpWithCastTensor1d", "library", "MIOpen"),
+    ("igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16_wt32x32x8_ws2", "library", "MIOpen"),
     ("gamma_gridstride(unsigned char*, unsigned long, float)", "user", None),
     ("saxpy", "user", None),
 ]

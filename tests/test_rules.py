@@ -416,6 +416,29 @@ def test_src102_nothing_from_broken_regions(tmp_path):
         [("LCH001", 2), ("SRC102", 3)]
 
 
+def test_src102_not_for_files_that_name_launches_only_in_comments(tmp_path):
+    # a CUB-style header: a namespace macro tree-sitter cannot parse, and `__global__` /
+    # `<<<` / `cudaLaunchKernel` only in a comment and a string: nothing there can be a
+    # kernel or a launch, so the file is not parsed and no region is reported
+    header = tmp_path / "block_load.cuh"
+    header.write_bytes(
+        b"// occlint: ignore[LCH001]\n"
+        b"/* the __global__ kernels below are launched with k<<<g, b>>>(...) */\n"
+        b"CUB_NAMESPACE_BEGIN\n"
+        b"template <int B> struct BlockLoad { int x +* ) ]; };\n"
+        b'static const char *api = "cudaLaunchKernel";\n'
+        b"CUB_NAMESPACE_END\n")
+    doc = run(header)
+    assert doc["findings"] == []
+    (record,) = doc["sources"]
+    assert record["syntax_errors"] == [] and record["kernels"] == [] == record["launches"]
+    assert record["suppressions"] == [{"line": 1, "codes": ["LCH001"]}]
+    # the same file with the launch in code: parsed, and its broken region reported
+    header.write_bytes(header.read_bytes() + b"void go() { k<<<1, 64>>>(); }\n")
+    doc = run(header)
+    assert [f["rule"] for f in doc["findings"]] == ["SRC102"]
+
+
 def test_sources_bounded_on_deep_nesting(tmp_path):
     import time
 

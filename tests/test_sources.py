@@ -463,3 +463,39 @@ def test_bare_ignore_and_baseline(occlint, tmp_path):
                    cwd=tmp_path).code == 0
     run = occlint("gamma.hip", "--device", "w7800", "--baseline", "base.json", cwd=tmp_path)
     assert run.code == 0 and "LCH" not in run.out.split("\n\n")[0], run.out
+
+
+MARKED = """\
+__global__ void g(float *x) { }
+
+void go(float *x, cudaStream_t s) {
+    // g<<<1, 32>>>(x); only a comment
+    const char *text = "g<<<1, 32>>>(x)";
+    ::cudaLaunchKernel((const void *)g, dim3(2), dim3(64), nullptr, 0, s);
+    cudaLaunchCooperativeKernel<void>((const void *)g, 4, 96, nullptr, 0, s);
+    my_cudaLaunchKernel((const void *)g, 8, 32, nullptr, 0, s);
+    g<<<16, 128>>>(x);
+}
+"""
+
+
+def test_launches_found_at_their_markers_only():
+    """Launches are found at the markers in code (occlint.readers.source.markers): a
+    qualified or templated API name is a launch; a marker in a comment or a string, or a
+    function whose name only ends with an API's name, is not."""
+    from occlint.readers.source import parse_source
+
+    source = parse_source(MARKED.encode(), "marked.cu")
+    lines = MARKED.splitlines()
+    expected = [
+        ("cudaLaunchKernel", "::cudaLaunchKernel(", (2, 1, 1), (64, 1, 1)),
+        ("cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel<void>(", (4, 1, 1),
+         (96, 1, 1)),
+        ("<<<>>>", "g<<<16", (16, 1, 1), (128, 1, 1)),
+    ]
+    assert [(s.api, s.span.line, s.span.column, s.grid.dims, s.block.dims)
+            for s in source.launches] == [
+        (api, line, lines[line - 1].index(needle) + 1, grid, block)
+        for api, needle, grid, block in expected
+        for line in [next(i for i, t in enumerate(lines, 1) if needle in t)]]
+    assert [k.name for k in source.kernels] == ["g"]

@@ -463,7 +463,8 @@ def test_rocpd_odd_path(tmp_path):
     ("json/truncated_results.json", "rocprofv3-json"),
     ("rocpd/4242_results.db", "rocpd"),
     ("rocpd/tracks_results.db", "rocpd"),
-    ("v_old/4242_agent_info.csv", None),  # agent info alone is not a trace
+    # recognised so that, named without its kernel trace, it gets one clear line
+    ("v_old/4242_agent_info.csv", "rocprofv3-agent-info"),
 ])
 def test_trace_kind(rel, kind):
     assert trace_kind(ROC / rel) == kind

@@ -28,6 +28,7 @@ from occlint.readers.traces.kineto import read_kineto
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "traces"
 PUBLIC = ROOT / "public"
+ROCM = ROOT / "kineto" / "rocm"  # public ROCm traces (fixtures/fetch_rocm_kineto.py)
 TRAIN = ROOT / "kineto" / "resnet18_train.pt.trace.json.gz"
 METADATA_FIRST = PUBLIC / "tracelens_h100_bert_metadata_first.json.gz"
 
@@ -37,20 +38,29 @@ def load(path: Path) -> dict:
         return json.load(fh)
 
 
+WORK_ITEM_CALLS = ("hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel")  # HIP: work-items
+
+
 def expected_launches(doc: dict) -> collections.Counter:
     """(kernel, grid, block, device, stream) -> launches, read with json: dimensions from
-    the kernel's args, or from the runtime call of the same correlation (ROCm builds)."""
+    the kernel's args or, for a ROCm kernel (no registers), from the runtime call of the same
+    correlation id when it gives them (its grid in work-items for hipExtModuleLaunchKernel:
+    blocks = ceil(work-items / block))."""
     events = doc["traceEvents"]
-    calls = {e["args"]["correlation"]: e["args"] for e in events
+    calls = {e["args"]["correlation"]: (e["name"], e["args"]) for e in events
              if e.get("cat") in ("cuda_runtime", "Runtime") and "grid" in e.get("args", {})}
     out: collections.Counter = collections.Counter()
     for e in events:
         if e.get("cat") not in ("kernel", "Kernel"):
             continue
         a = e["args"]
-        dims = a if "grid" in a else calls[a["correlation"]]
-        out[(e["name"], tuple(dims["grid"]), tuple(dims["block"]), str(a["device"]),
-             str(a["stream"]))] += 1
+        grid, block = a.get("grid"), a.get("block")
+        if "registers per thread" not in a and a.get("correlation") in calls:
+            api, call = calls[a["correlation"]]
+            grid, block = call["grid"], call["block"]
+            if api in WORK_ITEM_CALLS:
+                grid = [-(-g // b) for g, b in zip(grid, block, strict=True)]
+        out[(e["name"], tuple(grid), tuple(block), str(a["device"]), str(a["stream"]))] += 1
     return out
 
 
@@ -72,8 +82,8 @@ def read_launches(path: Path) -> tuple[collections.Counter, list[str]]:
     "hta_backward_thread_indent4.json",  # indent=4
     "tracelens_h100_bert_metadata_first.json.gz",  # 26 KB metadata first, indent=2
     "tracelens_mi300_bert_metadata_first.json.gz",  # the same on ROCm: dims on runtime calls
-    "tracelens_mi210_rocm.json.gz",  # ROCm, libkineto's layout
-    "hta_mi250_rocm6_2.json.gz",  # ROCm 6.2: dimensions on the runtime calls only
+    "../kineto/rocm/mi210_gpu_only.json.gz",  # ROCm, libkineto's layout
+    "../kineto/rocm/mi250_minitoy_train.json.gz",  # ROCm 6.2: dimensions on runtime calls only
 ])
 def test_public_traces_read_every_launch(name):
     path = PUBLIC / name
@@ -166,8 +176,8 @@ def layout_bytes(doc: dict, layout: str) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("source", [TRAIN, PUBLIC / "tracelens_mi210_rocm.json.gz",
-                                    PUBLIC / "hta_mi250_rocm6_2.json.gz"])
+@pytest.mark.parametrize("source", [TRAIN, ROCM / "mi210_gpu_only.json.gz",
+                                    ROCM / "mi250_minitoy_train.json.gz"])
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_every_layout_reads_like_json(tmp_path, source, layout):
     doc = load(source)
@@ -251,7 +261,7 @@ def test_split_of_a_trace_whose_dimensions_are_on_runtime_calls(tmp_path, monkey
     """Kernel events without dimensions met by a split scan: read again, runtime calls too."""
     from occlint.readers.traces import kineto as kineto_mod
 
-    doc = load(PUBLIC / "hta_mi250_rocm6_2.json.gz")
+    doc = load(ROCM / "mi250_minitoy_train.json.gz")
     trace = tmp_path / "t.json"
     trace.write_bytes(layout_bytes(doc, "compact"))
     monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)

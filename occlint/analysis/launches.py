@@ -121,7 +121,25 @@ def _arch(td: TraceDevice, db: DeviceDb) -> AmdArch | NvArch | None:
         match = re.fullmatch(r"sm_(\d+)[af]?", td.arch)
         if match:
             return db.nv_archs.get(f"sm_{match[1]}")
+    if td.vendor == "amd":
+        return amd_arch_from_properties(td, db)
     return None
+
+
+def amd_arch_from_properties(td: TraceDevice, db: DeviceDb) -> AmdArch | None:
+    """The gfx architecture of an AMD GPU described without it (Kineto on ROCm names it ""
+    or "AMD Radeon Graphics" and gives no gcnArchName): HIP's major.minor is the gfx
+    number but its stepping (9.0: gfx900, gfx906, gfx908, gfx90a), so it is the one
+    architecture of that major.minor whose known products have the described CU count."""
+    major, minor = td.properties.get("computeMajor"), td.properties.get("computeMinor")
+    if not isinstance(major, int) or not isinstance(minor, int) or td.compute_units is None:
+        return None
+    prefix = f"gfx{major}{minor}"
+    archs = {d.arch for d in db.devices if isinstance(d.arch, AmdArch)
+             and d.compute_units == td.compute_units and d.arch.name.startswith(prefix)
+             and len(d.arch.name) == len(prefix) + 1
+             and (td.wave_size is None or td.wave_size in d.arch.wave_sizes)}
+    return archs.pop() if len(archs) == 1 else None
 
 
 # -- joining with binaries ---------------------------------------------------------------------
@@ -266,6 +284,12 @@ def _amd_kernel(group: LaunchGroup, trace: str, arch: AmdArch, wave: int,
                 res: AmdLaunchResources) -> tuple[Kernel, int]:
     vgpr, agpr = res.vgpr or 0, res.agpr or 0
     combined = amd.combined_vgprs(arch, vgpr, agpr)
+    if arch.unified_vgpr_file and agpr > 256:
+        # rocprofiler-sdk on gfx90a/gfx94x (code_object.cpp arch_vgpr_count /
+        # accum_vgpr_count): VGPRs = the descriptor's accum_offset, AGPRs = the allocated
+        # unified total minus accum_offset, which passes 256 when few VGPRs precede the
+        # AGPRs. The total is the allocation (at most 512); no AGPR count above 256 exists.
+        agpr = 256
     kernel = Kernel(vendor="amd", file=trace, entry=None, name=group.key.mangled
                     or group.key.kernel, arch=arch.name, target_id=arch.name,
                     wavefront_size=wave,
@@ -350,24 +374,21 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
         out.resource_source = "binary"
         dynamic, out.mismatches = _join(kernel, res, arch)
     elif isinstance(arch, NvArch) and isinstance(res, NvLaunchResources):
-        if res.registers is None:
-            out.message = ("the trace gives no registers per thread and no binary of this "
-                           "kernel was read")
-            return out
         kernel, dynamic = _nv_kernel(group, collector.source, arch, res)
+        if res.registers is None:
+            return _grid_only(out, kernel, dynamic, facts, "the trace gives no registers per "
+                              "thread and no binary of this kernel was read")
     elif isinstance(arch, AmdArch) and isinstance(res, AmdLaunchResources):
-        if res.vgpr is None:
-            out.message = "the trace gives no VGPR count and no binary of this kernel was read"
-            return out
         wave = (td.wave_size if td and td.wave_size in arch.wave_sizes
                 else arch.default_wave_size)
         kernel, dynamic = _amd_kernel(group, collector.source, arch, wave, res)
+        if res.vgpr is None:
+            return _grid_only(out, kernel, dynamic, facts, "the trace gives no usable VGPR count "
+                              "and no binary of this kernel was read")
     else:
         out.message = f"the trace's launch is not for a {device.vendor} device ({device.name})"
         return out
-    facts = facts or {}
-    launch = LaunchConfig(block=_product(key.block), grid=_product(key.grid),
-                          dynamic_lds=dynamic, body=facts.get("body"), work=facts.get("work"))
+    launch = _launch_config(key, dynamic, facts)
     report = analyse_kernel(kernel, device, launch, db)
     if report.occupancy is not None:
         report.block_source = "trace"
@@ -382,6 +403,26 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
     else:
         out.message = report.message
     out.report = report
+    return out
+
+
+def _launch_config(key, dynamic: int, facts: dict[str, Any] | None) -> LaunchConfig:
+    facts = facts or {}
+    return LaunchConfig(block=_product(key.block), grid=_product(key.grid),
+                        dynamic_lds=dynamic, body=facts.get("body"), work=facts.get("work"))
+
+
+def _grid_only(out: LaunchReport, kernel: Kernel, dynamic: int,
+               facts: dict[str, Any] | None, why: str) -> LaunchReport:
+    """A launch whose occupancy cannot be computed still has its block and grid on a known
+    device: a report without occupancy (status ``no-registers``), for the rules that need
+    nothing more (block vs wave size, grid vs units, oversubscription)."""
+    device = out.device
+    assert device is not None
+    out.message = f"{why}: occupancy not computed; block and grid checked"
+    out.report = KernelReport(kernel, device, device.arch, "no-registers", out.message,
+                              block_size=_product(out.group.key.block), block_source="trace",
+                              launch=_launch_config(out.group.key, dynamic, facts))
     return out
 
 

@@ -101,10 +101,14 @@ def wave_slots(report: KernelReport) -> int | None:
     n = units(report)
     if n is None:
         return None
-    occ = report.occupancy
+    occ, arch = report.occupancy, report.arch
     if isinstance(occ, amd.AmdOccupancy):
         return n * occ.simds * occ.max_waves_per_simd
-    return n * occ.max_warps_per_sm
+    if occ is not None:
+        return n * occ.max_warps_per_sm
+    if isinstance(arch, AmdArch):  # the kernel's occupancy unknown: the device's slots
+        return n * arch.simds_per_cu * arch.max_waves_per_simd
+    return n * arch.max_warps_per_sm if isinstance(arch, NvArch) else None
 
 
 def blocks_per_unit(report: KernelReport) -> int:
@@ -250,7 +254,7 @@ def advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     Kernels of one profile share the returned dict (the report encodes it once, see
     occlint.pipeline.document): read it, never change it."""
     if report.occupancy is None:
-        return {}
+        return grid_advice(report, settings) if report.status == "no-registers" else {}
     key = _profile(report, settings)
     out = _ADVICE.get(key)
     if out is None:
@@ -325,6 +329,29 @@ def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
                 "tail_efficiency": round(launch.problem_size /
                                          (rounds * capacity * report.block_size), 4),
             }
+    return out
+
+
+def grid_advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
+    """The advice that needs no occupancy (a traced launch without a register count): the
+    device's units and wave slots, the oversubscription target and the grid's balance over
+    the units; blocks per unit, and so waves of blocks, stay unknown (None)."""
+    n, slots = units(report), wave_slots(report)
+    if not n or not slots or not report.block_size:
+        return {}
+    target = grid_for_target(n, slots, waves_per_block(report), settings.oversubscription)
+    out: dict[str, Any] = {
+        "capacity": {"units": n, "unit": unit_name(report), "blocks_per_unit": None,
+                     "concurrent_blocks": None, "concurrent_waves": None, "wave_slots": slots},
+        "oversubscription": {"factor": settings.oversubscription,
+                             "target_waves": math.ceil(settings.oversubscription * slots),
+                             "block": report.block_size, "recommended_grid": target,
+                             "recommended_block_grid": target},
+    }
+    grid = report.launch.grid
+    if grid:
+        out["grid"] = {"grid": grid, "waves": grid * waves_per_block(report),
+                       "device_waves": None, **tail(grid, n)}
     return out
 
 

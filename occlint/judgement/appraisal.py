@@ -50,9 +50,18 @@ def subject_owner(subject: Any, owners: dict[str, str]) -> Owner:
         binary = None
         if subject.resource_source == "binary" and subject.report is not None:
             binary = subject.report.kernel.file
-        return owner_of(key.mangled or key.kernel, key.kernel, owners, binary=binary)
+        return owner_of(key.mangled or key.kernel, key.kernel, owners, binary=binary,
+                        generator=_generator(subject.format, key.op))
     k = subject.kernel
     return owner_of(k.name, k.demangled, owners, named_in_run=True)
+
+
+def _generator(trace_format: str, op: str | None) -> str | None:
+    """XLA, for a kernel an XLA profile says an HLO instruction launched, unless that
+    instruction is a custom call (a library's or the user's own kernel)."""
+    if trace_format not in ("xla", "xplane") or not op:
+        return None
+    return None if op.rpartition("/")[2].startswith("custom-call") else "XLA"
 
 
 def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[Finding],
@@ -60,8 +69,10 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     """The subject's owner and design, and its findings as the owner should see them, each
     with its saving. ``report``: the KernelReport the rules checked (None for a site)."""
     owner = subject_owner(subject, owners)
-    design = deliberate(report, advice, owner) if report is not None and \
-        report.occupancy is not None else None
+    cooperative = subject.kind == "launch" and bool(
+        (subject.group.launched_by or {}).get("cooperative"))
+    design = deliberate(report, advice, owner, cooperative) if report is not None and \
+        (report.occupancy is not None or cooperative) else None
     total_ns = subject.group.total_ns if subject.kind == "launch" else None
     for f in findings:
         s = saving(f, report, advice)

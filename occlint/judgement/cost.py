@@ -97,9 +97,9 @@ def _tail(report: KernelReport, grid_advice: dict[str, Any], capacity: dict[str,
     """A grid-stride loop's grid cut to whole waves: the blocks of the partial wave run
     alone on their units, from as fast as a whole unit lets them (compute-bound) to no
     faster than in a full wave (memory-bound, at worst)."""
-    grid, cap = report.launch.grid, capacity["concurrent_blocks"]
-    units, per_unit = capacity["units"], capacity["blocks_per_unit"]
-    if not grid or not cap or not units or grid <= cap:
+    grid, cap = report.launch.grid, capacity.get("concurrent_blocks")
+    units, per_unit = capacity["units"], capacity.get("blocks_per_unit")
+    if not grid or not cap or not per_unit or not units or grid <= cap:
         return None
     full, rest = divmod(grid, cap)
     if rest == 0:

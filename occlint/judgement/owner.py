@@ -11,7 +11,9 @@ for). The owner is decided, first match wins, from
 3. the binary a traced launch was joined to (``libcublasLt.so`` -> cuBLAS);
 4. the kernel's name (:data:`NAMED`: cuBLAS ``sm90_xmma_gemm_*``/``nvjet_*``, Tensile
    ``Cijk_*``, Triton ``triton_*``, ATen ``at::native::*``, ...);
-5. otherwise the user: a kernel no rule knows is taken as theirs.
+5. the compiler the trace says launched it: an XLA profile's kernel launched by an HLO
+   instruction other than a custom call is XLA's (``wrapped_transpose``, ``gemm_fusion_dot``);
+6. otherwise the user: a kernel no rule knows is taken as theirs.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ KINDS = ("user", "generated", "framework", "library")
 class Owner:
     kind: str  # one of KINDS
     library: str | None = None  # the library's name (kind "library"), or the generator's
-    basis: str = "default"  # configuration, input, binary, name, default
+    basis: str = "default"  # configuration, input, binary, name, trace, default
 
     @property
     def user(self) -> bool:
@@ -68,7 +70,11 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     ("library", "Tensile", r"^Cijk_|^Cij_"),
     ("library", "hipBLASLt", r"hipblaslt|^Custom_Cijk"),
     ("library", "rocBLAS", r"rocblas"),
-    ("library", "MIOpen", r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution"),
+    # MIOpen's own kernel names (src/kernels: MIOpenUtilKernels, MIOpenSubTensorOp*,
+    # batched_transpose, the igemm_*_gtc assembly convolutions)
+    ("library", "MIOpen", r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution|"
+                          r"^SubTensorOp|^transpose_(NCHW2CNHW|CNHW2NCHW)|^batched_transpose_|"
+                          r"^igemm_(fwd|bwd|wrw)_gtc"),
     ("library", "Composable Kernel", r"\bck::|ck_tile::|device_[a-z_]*_xdl"),
     ("library", "rocPRIM", r"\brocprim::|\bhipcub::"),
     ("library", "rocFFT", r"rocfft|fft_rtc_"),
@@ -133,8 +139,10 @@ def by_file(path: str) -> Owner | None:
 
 
 def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
-             named_in_run: bool = False, binary: str | None = None) -> Owner:
-    """The owner of a kernel (see the module's docstring for the order)."""
+             named_in_run: bool = False, binary: str | None = None,
+             generator: str | None = None) -> Owner:
+    """The owner of a kernel (see the module's docstring for the order); ``generator``: the
+    compiler the trace says launched it (XLA), owner of a kernel no library claims by name."""
     found = configured((name, demangled or ""), owners)
     if found is not None:
         return found
@@ -144,5 +152,7 @@ def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
         found = by_file(binary)
         if found is not None:
             return found
-    return by_name(demangled or name) or (
-        USER_INPUT if binary is not None else Owner("user", None, "default"))
+    found = by_name(demangled or name)
+    if found is None and generator is not None:
+        return Owner("generated", generator, "trace")
+    return found or (USER_INPUT if binary is not None else Owner("user", None, "default"))

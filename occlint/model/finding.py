@@ -77,6 +77,35 @@ def resolve(file: str, root: Path | None = None) -> str | None:
     return _resolve(file, str(root or os.getcwd()))
 
 
+MAX_WALK = 20_000  # files looked at under the working directory for a file by its name
+
+
+@lru_cache(maxsize=1024)
+def find_under(file: str, root: str | None = None) -> str | None:
+    """A relative file as a path under ``root`` (default: the working directory): as
+    :func:`resolve` does, else the one file under it whose path ends with ``file`` (PyTorch
+    writes a script's frames relative to the script's folder); None when there is none or
+    more than one, or the walk reaches :data:`MAX_WALK` files first. Hidden folders,
+    ``site-packages`` and ``node_modules`` are not searched."""
+    base = root or os.getcwd()
+    found = _resolve(file, base)
+    if found is not None or file.startswith("/") or ".." in file.split("/"):
+        return found
+    tail, seen, matches = "/" + file.strip("/"), 0, []
+    for folder, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and d not in ("site-packages", "node_modules", "__pycache__"))
+        rel = os.path.relpath(folder, base).replace(os.sep, "/")
+        for name in files:
+            path = name if rel == "." else f"{rel}/{name}"
+            if ("/" + path).endswith(tail):
+                matches.append(path)
+        seen += len(files)
+        if seen >= MAX_WALK or len(matches) > 1:
+            return None
+    return matches[0] if len(matches) == 1 else None
+
+
 @lru_cache(maxsize=1024)
 def _resolve(file: str, base: str) -> str | None:
     root = Path(base)

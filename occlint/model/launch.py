@@ -53,6 +53,7 @@ class AmdLaunchResources:
     sgpr: int | None = None
     lds_bytes: int | None = None  # per work-group, static + dynamic (the value at dispatch)
     scratch_bytes: int | None = None  # per work-item
+    dynamic_lds: int | None = None  # the launch call's dynamic LDS only (Kineto on ROCm)
 
 
 LaunchResources = NvLaunchResources | AmdLaunchResources
@@ -68,6 +69,7 @@ class LaunchKey:
     grid: Dim3  # blocks
     block: Dim3
     resources: LaunchResources
+    op: str | None = None  # what launched it, where the trace says (XLA: hlo_module/hlo_op)
 
 
 @dataclass(slots=True)
@@ -78,6 +80,9 @@ class LaunchGroup:
     max_ns: float = 0.0
     first_ns: float = float("inf")  # start of the first launch
     streams: set[str] = field(default_factory=set)
+    # what launched its first launch, as far as the trace links it (Kineto: the op, the
+    # runtime call, the user's Python frame and module; occlint.readers.traces.kineto_links)
+    launched_by: dict[str, Any] | None = None
 
     @property
     def mean_ns(self) -> float:
@@ -101,13 +106,14 @@ class LaunchCollector:
 
     def __init__(self, source: str, fmt: str) -> None:
         self.source = source  # the trace's path as given (display name)
-        self.format = fmt  # "kineto", "rocprofv3-csv", "rocprofv3-json", "rocpd", "nsys"
+        self.format = fmt  # "kineto", "rocprofv3-csv", "rocprofv3-json", "rocpd", "nsys", "xla"
         self.devices: dict[str, TraceDevice] = {}
         self.groups: dict[LaunchKey, int] = {}
         self.group_list: list[LaunchGroup] = []
         self.streams: dict[tuple[str, str], StreamTimeline] = {}
         self.launches = 0
         self.notes: list[str] = []  # facts about the trace worth reporting (info)
+        self.replayed = 0  # graph-replayed launches the trace gives no dimensions for
 
     def device(self, device: TraceDevice) -> None:
         self.devices[device.key] = device

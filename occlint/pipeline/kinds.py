@@ -40,10 +40,14 @@ class Probe:
 
     @cached_property
     def trace_format(self) -> str | None:
-        from occlint.readers.traces import classify
+        from occlint.readers.formats import BINARY_MAGICS
 
         head = self.head
-        return classify(Path(self.candidate.path), head) if head else None
+        if not head or head.startswith(BINARY_MAGICS):
+            return None  # told without importing the trace readers
+        from occlint.readers.traces import classify
+
+        return classify(Path(self.candidate.path), head)
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class InputKind:
 
 
 def _is_source(probe: Probe) -> bool:
-    from occlint.readers.source import is_source
+    from occlint.readers.formats import is_source
 
     return probe.candidate.group is None and is_source(probe.candidate.path)
 

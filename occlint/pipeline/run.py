@@ -259,7 +259,7 @@ def document(sections: Sections, setup: Setup, fail_on: str,
         from occlint.pipeline.traces import summary
 
         doc["launches"] = s.launches
-        doc["summary"]["launches"] = summary(s.launches)
+        doc["summary"]["launches"] = summary(s.launches, doc["inputs"])
     doc["summary"]["findings"] = _counts(s.all_findings())
     if baseline is not None:
         doc["baseline"] = baseline

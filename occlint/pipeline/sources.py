@@ -92,7 +92,7 @@ def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
 def source_index(opts: Options, candidates: list[Candidate]) -> Options:
     """With both sources and binaries in the run: parse the sources first, so that binary
     kernels are analysed at their launch sites' block size and body kind."""
-    from occlint.readers.source import is_source
+    from occlint.readers.formats import is_source
 
     names = [c for c in candidates if is_source(c.path)]
     if not names or len(names) == len(candidates) or opts.source_index:

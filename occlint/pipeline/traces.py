@@ -24,9 +24,11 @@ from occlint.analysis.launches import (
 from occlint.devices.models import Device
 from occlint.judgement.cost import lost_fraction, overhead_saving
 from occlint.model.demangle import base_name
+from occlint.model.finding import find_under
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record
+from occlint.pipeline.ranks import rank_summary, trace_rank
 from occlint.readers.traces import TraceError
 from occlint.rules.engine import checks, finish_findings, judge
 from occlint.rules.registry import Context, Finding
@@ -68,7 +70,7 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
 def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) -> TraceOutcome:
     out = TraceOutcome()
     index = binary_index(records) if len(records) else None
-    for candidate in candidates:
+    for candidate in _inputs(candidates):
         try:
             read, size = _read(candidate, jobs)
         except OSError as exc:
@@ -112,8 +114,21 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                            "kernels": 0, "format": collector.format,
                            "launches": collector.launches,
                            "launch_groups": len(collector.group_list),
-                           "notes": list(collector.notes)})
+                           "notes": list(collector.notes),
+                           "rank": trace_rank(Path(candidate.path), candidate.kind)
+                           if candidate.member is None else None})
     return out
+
+
+def _inputs(candidates: list) -> list:
+    """The traces to read: an agent_info.csv that a kernel trace of the run reads beside it
+    is part of that trace, not an input of its own."""
+    from occlint.readers.traces.rocprof import used_agent_info
+
+    used = used_agent_info([Path(c.path) for c in candidates
+                            if c.kind == "rocprofv3-csv" and c.member is None])
+    return [c for c in candidates if not (c.kind == "rocprofv3-agent-info" and c.member is None
+                                          and Path(c.path).resolve() in used)]
 
 
 def _read(candidate, jobs: int) -> tuple:
@@ -150,6 +165,10 @@ def _locate(lr: LaunchReport, index: int) -> None:
         if stake is not None:
             stakes.append(stake)
         f.file, f.entry = lr.trace, None
+        frame = (lr.group.launched_by or {}).get("python")
+        if frame and f.source is None:  # the user's function that launched it (with_stack)
+            f.source = {"file": frame["file"], "line": frame["line"],
+                        "path": find_under(frame["file"])}
         if lr.device is not None:
             f.device = lr.device.name
         f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
@@ -243,6 +262,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "tail_efficiency": round(lr.tail_efficiency, 4)
         if lr.tail_efficiency is not None else None,
         "time_at_stake_ns": round(lr.stake_ns),
+        "launched_by": launched_by(g),
         "owner": lr.owner.to_dict() if lr.owner is not None else None,
         "design": lr.design,
         "saving": group_saving(lr.findings),
@@ -250,6 +270,20 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "findings": [f.to_dict() for f in lr.findings],
         "finding_codes": sorted({f.rule for f in lr.findings}),
     }
+
+
+def launched_by(group) -> dict[str, Any] | None:
+    """What launched the group's first launch, as the trace links it: the op, the runtime
+    call, the user's Python frame (``python``: file, line, function; ``path``: the file
+    under the working directory when it is there) and module."""
+    link = group.launched_by
+    if not link:
+        return None
+    out = {k: link.get(k) for k in ("op", "api", "cooperative", "module", "external_id",
+                                     "correlation")}
+    frame = link.get("python")
+    out["python"] = {**frame, "path": find_under(frame["file"])} if frame else None
+    return out
 
 
 def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
@@ -264,7 +298,8 @@ def _mid(s: dict[str, Any] | None) -> float:
     return (s["low_ns"] + s["high_ns"]) / 2 if s else 0.0
 
 
-def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None = None
+            ) -> dict[str, Any]:
     total = sum(r["total_ns"] for r in launches)
     flagged = sum(r["total_ns"] for r in launches
                   if any(f["severity"] != "info" for f in r["findings"]))
@@ -279,7 +314,8 @@ def summary(launches: list[dict[str, Any]]) -> dict[str, Any]:
             "saving_low_ns": sum(r["saving"]["low_ns"] for r in saved),
             "saving_high_ns": sum(r["saving"]["high_ns"] for r in saved),
             "user_saving_low_ns": sum(s["low_ns"] for s in yours),
-            "user_saving_high_ns": sum(s["high_ns"] for s in yours)}
+            "user_saving_high_ns": sum(s["high_ns"] for s in yours),
+            **({"ranks": ranks} if (ranks := rank_summary(launches, inputs or [])) else {})}
 
 
 def _overhead_saving(record: dict[str, Any]) -> dict[str, Any] | None:

@@ -1,14 +1,17 @@
-"""Kernel source locations from debug information (pyelftools), when a binary carries it.
+"""Kernel source locations from debug information, when a binary carries it.
 
-* AMD code objects built with ``-g``: ``.debug_info`` subprograms (``DW_AT_linkage_name``
-  or ``DW_AT_name`` = the kernel symbol) give ``DW_AT_decl_file`` / ``DW_AT_decl_line``,
-  the file resolved through the unit's line-program file table.
+* AMD code objects built with ``-g``: the ``DW_TAG_subprogram`` DIE whose ``DW_AT_low_pc``
+  is the kernel symbol's address gives ``DW_AT_decl_file`` / ``DW_AT_decl_line``, the file
+  resolved through the unit's line-program file table. The DIE is found without walking
+  the others (:mod:`occlint.readers.amd.debuglines`); DWARF laid out otherwise is walked
+  DIE by DIE (pyelftools), for debug information of at most ``MAX_WALK_BYTES`` only.
 * NVIDIA cubins built with ``-lineinfo`` (or ``-G``): ``.debug_line`` holds one sequence
   per kernel, whose ``DW_LNE_set_address`` is relocated (``.rela.debug_line``) against the
   kernel's symbol; the sequence's first row is the kernel's first line (its ``__global__``
   line as nvcc writes it).
 
 Returns ``{symbol: (file, line)}``; anything unexpected gives no location, never an error.
+The DWARF readers are imported only for an ELF that has debug information.
 Files are as the compiler recorded them (the directory joined with the name); see
 :func:`occlint.model.finding.resolve` for finding them under the repository.
 """
@@ -16,43 +19,75 @@ Files are as the compiler recorded them (the directory joined with the name); se
 from __future__ import annotations
 
 import io
-import posixpath
 from typing import Any
 
+from occlint.readers.elf import EM_AMDGPU, ElfImage
+from occlint.readers.span import Span
+
 MAX_DEBUG_BYTES = 64 << 20  # larger debug sections are not read
+MAX_WALK_BYTES = 1 << 20  # .debug_info walked DIE by DIE when it cannot be searched
 
 
-def has_debug_lines(data: bytes | Any) -> bool:
-    return bytes(data).find(b".debug_line\x00") >= 0 if len(data) < MAX_DEBUG_BYTES else False
+def locate(elf: ElfImage, kernels: list) -> None:
+    """Set each kernel's ``source`` from the ELF's debug information, when it has some (the
+    section table says so: nothing else of the file is read otherwise)."""
+    if not kernels or elf.section(".debug_line") is None:
+        return
+    lines = elf_kernel_lines(elf, {k.name for k in kernels})
+    for kernel in kernels:
+        if kernel.name in lines:
+            kernel.source = lines[kernel.name]
 
 
-def _join(directory: bytes | str | None, name: bytes | str) -> str:
-    d = directory.decode("utf-8", "replace") if isinstance(directory, bytes) else directory
-    n = name.decode("utf-8", "replace") if isinstance(name, bytes) else name
-    if not d or posixpath.isabs(n):
-        return n
-    return posixpath.join(d, n)
+def kernel_lines(data: bytes | Any, names: set[str] | None = None
+                 ) -> dict[str, tuple[str, int]]:
+    """``{symbol: (file, line)}`` of the functions (of ``names``, when given) of one ELF with
+    debug information."""
+    try:
+        elf = ElfImage(Span(data))
+        return elf_kernel_lines(elf, names)
+    except Exception:  # debug information is a bonus: never fail the input for it
+        return {}
 
 
-def _file_name(lineprog: Any, index: int) -> str | None:
-    files = lineprog["file_entry"]
-    dirs = lineprog["include_directory"]
-    version = lineprog["version"]
-    i = index if version >= 5 else index - 1  # DWARF 5 numbers files from 0
-    if not 0 <= i < len(files):
-        return None
-    entry = files[i]
-    d = entry.dir_index if version >= 5 else entry.dir_index - 1
-    directory = dirs[d] if 0 <= d < len(dirs) else None
-    name = _join(directory, entry.name)
-    if version >= 5 and directory is not None and d != 0 and dirs and \
-            not posixpath.isabs(name):  # relative to the compilation directory
-        base = dirs[0].decode("utf-8", "replace") if isinstance(dirs[0], bytes) else dirs[0]
-        name = posixpath.join(base, name) if base not in ("", ".") else name
-    return posixpath.normpath(name)
+def elf_kernel_lines(elf: ElfImage, names: set[str] | None = None
+                     ) -> dict[str, tuple[str, int]]:
+    """:func:`kernel_lines` of an ELF image already open."""
+    line = elf.section(".debug_line")
+    if line is None or line.size > MAX_DEBUG_BYTES:
+        return {}
+    try:
+        if elf.machine == EM_AMDGPU:
+            return _amd(elf, names)
+        return _nvidia(_pyelftools(elf))
+    except Exception:  # debug information is a bonus: never fail the input for it
+        return {}
 
 
-def _amd(elf: Any) -> dict[str, tuple[str, int]]:
+def _pyelftools(elf: ElfImage) -> Any:
+    from elftools.elf.elffile import ELFFile
+
+    return ELFFile(io.BytesIO(elf.span.bytes(0, len(elf.span))))
+
+
+def _amd(elf: ElfImage, names: set[str] | None) -> dict[str, tuple[str, int]]:
+    from occlint.readers.amd.debuglines import kernel_lines as search
+    from occlint.readers.dwarf import DwarfError
+
+    info = elf.section(".debug_info")
+    if info is None or info.size > MAX_DEBUG_BYTES:
+        return {}
+    try:
+        return search(elf, names)
+    except DwarfError:
+        if info.size > MAX_WALK_BYTES:
+            return {}
+        lines = _amd_walk(_pyelftools(elf))
+        return lines if names is None else {k: v for k, v in lines.items() if k in names}
+
+
+def _amd_walk(elf: Any) -> dict[str, tuple[str, int]]:
+    """Every subprogram DIE with a declaration line, by linkage name (or name)."""
     dwarf = elf.get_dwarf_info()
     out: dict[str, tuple[str, int]] = {}
     for cu in dwarf.iter_CUs():
@@ -69,10 +104,22 @@ def _amd(elf: Any) -> dict[str, tuple[str, int]]:
             file = _file_name(lineprog, attrs["DW_AT_decl_file"].value) \
                 if "DW_AT_decl_file" in attrs else None
             if file is not None:
-                symbol = name.value.decode("utf-8", "replace") \
-                    if isinstance(name.value, bytes) else str(name.value)
-                out.setdefault(symbol, (file, int(attrs["DW_AT_decl_line"].value)))
+                out.setdefault(_text(name.value), (file, int(attrs["DW_AT_decl_line"].value)))
     return out
+
+
+def _file_name(lineprog: Any, index: int) -> str | None:
+    """:func:`dwarf.file_name` of a pyelftools line program."""
+    from occlint.readers.dwarf import FileTable, file_name
+
+    files = [(_text(e.name), e.dir_index) for e in lineprog["file_entry"]]
+    table = FileTable(lineprog["version"], [_text(d) for d in lineprog["include_directory"]],
+                      files)
+    return file_name(table, index)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def _nvidia(elf: Any) -> dict[str, tuple[str, int]]:
@@ -108,18 +155,3 @@ def _nvidia(elf: Any) -> dict[str, tuple[str, int]]:
             break
         offset = end
     return out
-
-
-def kernel_lines(data: bytes | Any) -> dict[str, tuple[str, int]]:
-    """``{symbol: (file, line)}`` of the functions of one ELF with debug information."""
-    try:
-        from elftools.elf.elffile import ELFFile
-
-        elf = ELFFile(io.BytesIO(bytes(data)))
-        if elf.get_section_by_name(".debug_line") is None:
-            return {}
-        if elf["e_machine"] == "EM_AMDGPU" or elf["e_machine"] == 224:
-            return _amd(elf)
-        return _nvidia(elf)
-    except Exception:  # debug information is a bonus: never fail the input for it
-        return {}

@@ -100,11 +100,12 @@ class ElfImage:
             if strtab[1] != SHT_NOBITS:
                 names = self.span.bytes(strtab[4], strtab[5], "section name table")
         out = []
-        find, size, new = names.find, len(names), tuple.__new__
-        left = NAME_RATIO * size + (1 << 20)  # as for symbol names (see _symbols)
-        for index, (name_off, *rest) in enumerate(raw):
-            end = find(b"\0", name_off) if name_off < size else -1
-            name = names[name_off:end].decode("utf-8", "replace") if end >= 0 else ""
+        name_at = _Names(names)
+        new = tuple.__new__
+        left = NAME_RATIO * len(names) + (1 << 20)  # as for symbol names (see _symbols)
+        for index, row in enumerate(raw):
+            name = name_at.get(row[0])
+            rest = row[1:]
             left -= len(name)
             if left < 0:
                 raise FormatError("section names add up to far more than the name table "
@@ -151,8 +152,9 @@ class ElfImage:
         # all name one 4 KiB string would take ~170 times the file's size in memory.
         left = NAME_RATIO * len(strings) + (1 << 20)
         new = tuple.__new__  # the fast NamedTuple path
+        name_at = _Names(strings)
         for i, (name_off, info, other, shndx, value, size) in enumerate(_SYM.iter_unpack(data)):
-            name = _cstring(strings, name_off, "symbol name") if name_off else ""
+            name = name_at.symbol(name_off) if name_off else ""
             left -= len(name)
             if left < 0:
                 raise FormatError("symbol names add up to far more than the string table holds: "
@@ -179,6 +181,31 @@ class ElfImage:
         if offset < 0 or offset + size > section.size:
             raise FormatError(f"address {address:#x} is outside section {section.name!r}")
         return self.section_span(section).bytes(offset, size, "symbol data")
+
+
+class _Names:
+    """Names out of an ELF string table. A table of ASCII (as compilers write them) is
+    decoded once and sliced; another is decoded name by name (UTF-8, errors replaced)."""
+
+    def __init__(self, table: bytes):
+        self.table = table
+        self.text = table.decode("ascii") if table.isascii() else None
+
+    def get(self, offset: int) -> str:
+        """The section name at ``offset``; "" when it runs past the table."""
+        if self.text is not None:
+            end = self.text.find("\0", offset)
+            return self.text[offset:end] if end >= 0 else ""
+        end = self.table.find(b"\0", offset) if offset < len(self.table) else -1
+        return self.table[offset:end].decode("utf-8", "replace") if end >= 0 else ""
+
+    def symbol(self, offset: int, limit: int = 4096) -> str:
+        """The symbol name at ``offset`` (as :func:`_cstring` reads it)."""
+        if self.text is not None:
+            end = self.text.find("\0", offset, offset + limit)
+            if end >= 0:
+                return self.text[offset:end]
+        return _cstring(self.table, offset, "symbol name", limit)
 
 
 def _cstring(table: bytes, offset: int, what: str, limit: int = 4096) -> str:

@@ -22,6 +22,10 @@ BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 OFFLOAD_BINARY_MAGIC = b"\x10\xff\x10\xad"
 ZIP_MAGIC = b"PK\x03\x04"
 ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
+# what no profiler trace starts with: GPU binaries and their containers
+BINARY_MAGICS = (ELF_MAGIC, BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC, ZIP_MAGIC, *BITCODE_MAGICS,
+                 OFFLOAD_BINARY_MAGIC)
+SOURCE_SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
 MAX_DEPTH = 4
 MAX_ERRORS = 1000  # per input: the rest are summed up in one line
 BUDGET_RATIO = 64  # decompressed bytes one input may produce, per byte of input
@@ -70,3 +74,9 @@ class Budget:
 
     def __init__(self, input_size: int, options: ReadOptions):
         self.left = max(options.max_decompressed, BUDGET_RATIO * input_size)
+
+
+def is_source(path: object) -> bool:
+    """Is ``path`` named as a CUDA / HIP source (what occlint.readers.source reads)? Here,
+    not in that package, so that telling inputs apart does not import the source reader."""
+    return str(path).lower().endswith(SOURCE_SUFFIXES)

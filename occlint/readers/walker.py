@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from occlint.errors import FormatError, NoGpuCode
 from occlint.model.kernel import Artifact, InputError, ReadResult
+from occlint.readers.debuginfo import locate
 from occlint.readers.formats import (
     BITCODE_MAGICS,
     BUNDLE_MAGIC,
@@ -108,7 +109,7 @@ class ContainerWalker:
         if not self._wanted(code_object.processor):
             return
         kernels = code_object.kernels()
-        _locate(span, kernels)
+        locate(code_object.elf, kernels)
         if not kernels:
             self.result.artifacts.append(Artifact(
                 self.file, entry, "empty", code_object.target_id, "code object has no kernels"))
@@ -193,7 +194,6 @@ class ContainerWalker:
         from occlint.readers.nvidia import read_cubin
 
         kernels = read_cubin(span, self.file, entry, self.options)
-        _locate(span, kernels)
         if not kernels and entry is None:  # a bare cubin without kernels
             self.result.artifacts.append(Artifact(
                 self.file, entry, "empty", None,
@@ -277,20 +277,6 @@ class ContainerWalker:
             if matching:
                 return matching
         return items
-
-
-def _locate(span: Span, kernels: list) -> None:
-    """Kernel source lines from debug information, when the ELF carries it."""
-    if not kernels or span.find(b".debug_line\x00") < 0:
-        return
-    from occlint.readers.debuginfo import MAX_DEBUG_BYTES, kernel_lines
-
-    if len(span) > MAX_DEBUG_BYTES:
-        return
-    lines = kernel_lines(span.view())
-    for k in kernels:
-        if k.name in lines:
-            k.source = lines[k.name]
 
 
 def _matches(processor: str, wanted: str) -> bool:

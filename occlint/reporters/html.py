@@ -25,6 +25,7 @@ from typing import Any
 from markupsafe import Markup
 
 from occlint.model.demangle import demangle
+from occlint.pipeline.ranks import rank_order
 from occlint.reporters import charts as charts_mod
 from occlint.reporters import text as text_mod
 
@@ -163,7 +164,7 @@ def _kernel_view(k: dict[str, Any], anchor: str, db, with_charts: bool) -> dict[
     return {
         "id": anchor, "k": k, "counts": counts, "worst": _worst(counts),
         "title": k["demangled"] or k["name"], "where": where,
-        "cells": _occupancy_cells(k), "resources": _resource_rows(k),
+        "cells": _occupancy_cells(k), "resources": _resource_rows(k), "owner": _owner_cell(k),
         "occupancy_line": text_mod.occupancy_line(k),
         "advice_line": (text_mod.advice_line(k) or "").removeprefix("advice: "),
         "steps": charts_mod.next_step_sentences(k),
@@ -191,6 +192,30 @@ def _rule_docs(codes: list[str]) -> dict[str, Any]:
     return {c: rules[c] for c in codes if c in rules}
 
 
+# Who can change a kernel (occlint.judgement.owner): a square of its colour in the Owner
+# column, the user's own first.
+OWNER_KINDS = ("user", "generated", "framework", "library")
+OWNER_COLOR = {"user": "#7048e8", "generated": "#1098ad", "framework": "#868e96",
+               "library": "#d6336c"}
+
+
+def _owner_cell(record: dict[str, Any]) -> dict[str, str]:
+    """A record's owner as the table shows it: kind (for the colour) and label."""
+    owner = record.get("owner") or {"kind": "user"}
+    kind = owner["kind"] if owner["kind"] in OWNER_COLOR else "user"
+    label = kind if kind == "user" else text_mod.owner_label(record)
+    return {"kind": kind, "label": label, "basis": owner.get("basis") or ""}
+
+
+def _codes(findings: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Each rule once (a group on two streams has an LCH201 per stream), its messages as
+    the title."""
+    messages: dict[str, list[str]] = {}
+    for f in findings:
+        messages.setdefault(f["rule"], []).append(f["message"])
+    return [(rule, "\n".join(m)) for rule, m in messages.items()]
+
+
 SEVERITY_COLOR = {"error": "#c92a2a", "warning": "#e67700", "info": "#1971c2", "none": "#2f9e44"}
 CHART_KERNELS = 20  # bars in the GPU-time chart; the rest are summed in one bar
 # The GPU-time chart: 1200 px wide; the longest bar 380 px, its label after it in at most
@@ -209,20 +234,30 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
     """The launches section: one row per launch group, and a bar chart of GPU time by kernel
     (the groups of one kernel summed), each bar coloured by the kernel's worst finding."""
     from occlint.reporters.units import duration as _us
-    from occlint.reporters.units import launch_dims
+    from occlint.reporters.units import launch_dims, launched_by
 
     records = doc.get("launches")
     if not records:
         return None
     rows = []
-    for i, r in enumerate(records):
+    position = {t: n for n, t in enumerate(rank_order(doc))}
+    order = sorted(range(len(records)), key=lambda i: position[records[i]["trace"]])
+    for i in order:  # the slowest rank's launch groups first
+        r = records[i]
         occ = r["occupancy"]
+        saving = r.get("saving")
         rows.append({"r": r, "id": f"launch-{i}", "worst": _worst_severity(r["findings"]),
-                     "name": demangle(r["kernel"]),
+                     "name": demangle(r["kernel"]), "origin": launched_by(r),
                      "shape": f"{launch_dims(r['grid'])} × {launch_dims(r['block'])}",
                      "occupancy": occ["occupancy"] if occ else None,
-                     "total": _us(r["total_ns"]), "stake": _us(r["time_at_stake_ns"]),
-                     "idle": _us(r["launch_overhead_idle_ns"])})
+                     "total": _us(r["total_ns"]), "idle": _us(r["launch_overhead_idle_ns"]),
+                     "owner": _owner_cell(r), "codes": _codes(r["findings"]),
+                     "saving": (text_mod.saving_span(saving["low_ns"], saving["high_ns"])
+                                if saving else "—"),
+                     "saving_mid": ((saving["low_ns"] + saving["high_ns"]) / 2
+                                    if saving else 0)})
+    # What the user can change first (the document's order within each part).
+    rows.sort(key=lambda v: v["owner"]["kind"] != "user")
     by_kernel: dict[tuple[str, str], dict[str, Any]] = {}
     for r in records:
         k = by_kernel.setdefault((r["trace"], r["kernel"]), {
@@ -249,10 +284,21 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
                      "title": demangle(k["name"]) + (f" ({k['trace']})" if several else ""),
                      "time": _us(k["ns"])})
     summary = doc["summary"].get("launches") or {}
-    return {"rows": rows, "bars": bars, "height": 22 * len(bars) + 4,
+    ranks = [{"rank": k["rank"], "time": _us(k["kernel_time_ns"]),
+              "over": f"+{100 * k['over_fastest']:.1f}%" if k["over_fastest"] else "fastest",
+              "launches": k["launches"], "groups": k["groups"],
+              "devices": ", ".join(f"{d['device']} ({_us(d['kernel_time_ns'])})"
+                                   for d in k["devices"]),
+              "traces": ", ".join(k["traces"])} for k in summary.get("ranks") or []]
+    return {"rows": rows, "bars": bars, "height": 22 * len(bars) + 4, "ranks": ranks,
             "width": GPU_CHART_WIDTH, "several_traces": several,
+            "several_devices": len({r["device"] for r in records}) > 1,
             "summary": summary, "kernel_time": _us(summary.get("kernel_time_ns", 0)),
-            "stake": _us(summary.get("time_at_stake_ns", 0)),
+            "saving": text_mod.saving_span(summary.get("saving_low_ns", 0),
+                                           summary.get("saving_high_ns", 0)),
+            "user_saving": text_mod.saving_span(summary.get("user_saving_low_ns", 0),
+                                                summary.get("user_saving_high_ns", 0)),
+            "owners": sorted({v["owner"]["kind"] for v in rows}, key=OWNER_KINDS.index),
             "with_findings": _us(summary.get("time_with_findings_ns", 0)),
             "idle": _us(summary.get("launch_overhead_idle_ns", 0)),
             "colors": SEVERITY_COLOR}
@@ -298,6 +344,7 @@ def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
     devices = [d for d in doc.get("devices", []) if d]
     return {
         "doc": doc, "version": doc["tool"]["version"], "summary": summary,
+        "read": text_mod.what_was_read(doc),
         "by_severity": by_severity, "total_findings": total, "bar": bar, "by_rule": by_rule,
         "rules": _rule_docs([r["rule"] for r in by_rule]),
         "kernels": views, "details": details, "open": len(views) <= OPEN_DETAILS_UP_TO,
@@ -307,7 +354,8 @@ def context(doc: dict[str, Any], device_db=None) -> dict[str, Any]:
         "artifacts": doc.get("artifacts", []), "baseline": doc.get("baseline"),
         "settings": doc.get("settings") or {},
         "launches": launch_views(doc),
-        "js": _asset("report.js"), "long_name": LONG_NAME, **chart_style(),
+        "js": _asset("report.js"), "long_name": LONG_NAME, "owner_colors": OWNER_COLOR,
+        **chart_style(),
     }
 
 

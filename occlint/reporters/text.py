@@ -6,8 +6,10 @@ from typing import Any
 
 from occlint.model.demangle import demangle
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
+from occlint.pipeline.ranks import rank_order
 from occlint.reporters.units import duration as _us
 from occlint.reporters.units import launch_dims as _dims
+from occlint.reporters.units import launched_by
 
 SEVERITY_STYLE = {"error": ("red", True), "warning": ("yellow", True), "info": ("cyan", False)}
 
@@ -117,8 +119,9 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
     if launch:
         kernel += f" <<<{_dims(launch['grid'])}, {_dims(launch['block'])}>>>"
     source = f.get("source")
-    if kernel and source:  # from debug information
-        kernel += f" ({_safe(source.get('path') or source['file'])}:{source['line']})"
+    if kernel and source:  # from debug information; a traced launch: who launched it
+        kernel += (f" ({'launched from ' if launch else ''}"
+                   f"{_safe(source.get('path') or source['file'])}:{source['line']})")
     device = f" @ {f['device']}" if show_device and f["device"] else ""
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
@@ -133,7 +136,7 @@ def yours(r: dict[str, Any]) -> bool:
     return (r.get("owner") or {}).get("kind", "user") == "user"
 
 
-def _span(low_ns: float, high_ns: float) -> str:
+def saving_span(low_ns: float, high_ns: float) -> str:
     """A saving range in one unit: 0.89-1.28 ms, 12.0-15.5 µs."""
     if not high_ns:
         return "0"
@@ -142,7 +145,7 @@ def _span(low_ns: float, high_ns: float) -> str:
     return f"{low_ns / 1e3:.1f}-{high_ns / 1e3:.1f} µs"
 
 
-def _owner_label(r: dict[str, Any]) -> str:
+def owner_label(r: dict[str, Any]) -> str:
     o = r.get("owner") or {}
     return o.get("library") or o.get("kind") or "?"
 
@@ -150,10 +153,10 @@ def _owner_label(r: dict[str, Any]) -> str:
 def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> list[str]:
     """Per trace: the user's launch groups by what their fixes would save, then one line per
     library, framework or compiler whose kernels the user cannot change."""
-    lines: list[str] = []
-    by_trace: dict[str, list[dict[str, Any]]] = {}
+    lines: list[str] = _rank_lines(doc)
+    by_trace: dict[str, list[dict[str, Any]]] = {t: [] for t in rank_order(doc)}
     for r in doc.get("launches", []):
-        by_trace.setdefault(r["trace"], []).append(r)
+        by_trace[r["trace"]].append(r)
     for trace, records in by_trace.items():
         total = sum(r["total_ns"] for r in records)
         devices = sorted({r["device"] for r in records if r["device"]})
@@ -165,6 +168,7 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         notes = next((i.get("notes") or [] for i in doc.get("inputs", [])
                       if i["path"] == trace), [])
         lines.extend(f"    note: {_safe(n)}" for n in notes)
+        lines.extend(_unknown_lines(records))
         idle = sum(r["launch_overhead_idle_ns"] for r in records)
         if idle:
             lines.append(f"    launch overhead (LCH201): the GPU idles {_us(idle)} between "
@@ -183,18 +187,49 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
     return lines
 
 
+def _rank_lines(doc: dict[str, Any]) -> list[str]:
+    """The ranks of a multi-rank run, slowest first: GPU kernel time, devices, traces."""
+    ranks = (doc["summary"].get("launches") or {}).get("ranks")
+    if not ranks:
+        return []
+    lines = [f"{len(ranks)} ranks, slowest first (GPU kernel time; its launch groups come "
+             "first below):"]
+    for e in ranks:
+        over = e["over_fastest"]
+        devices = ", ".join(f"{_safe(d['device'])} {_us(d['kernel_time_ns'])}"
+                            for d in e["devices"])
+        lines.append(f"    {_safe(e['rank']):<10} {_us(e['kernel_time_ns']):>10}"
+                     + (f"  +{100 * over:.1f}% over the fastest" if over else "  fastest")
+                     + f"  {_count(e['launches'], 'launch', 'launches')} in "
+                     f"{_count(e['groups'], 'group')} on {devices}; "
+                     f"{_safe(', '.join(e['traces']))}")
+    return [*lines, ""]
+
+
+def _unknown_lines(records: list[dict[str, Any]]) -> list[str]:
+    """Why the occupancy of launch groups is unknown (the `?` of the table), per reason."""
+    reasons: dict[str, int] = {}
+    for r in records:
+        if r["occupancy"] is None:
+            why = r["message"] or r["status"]
+            reasons[why] = reasons.get(why, 0) + 1
+    return [f"    {n} of {len(records)} launch group{'s' if len(records) != 1 else ''} "
+            f"without occupancy (?): {_safe(why)}" for why, n in reasons.items()]
+
+
 def _launch_row(r: dict[str, Any], total: float) -> str:
     occ = r["occupancy"]
     occ_text = _pct(occ["occupancy"]) if occ else "?"
     shape = f"{_dims(r['grid'])} x {_dims(r['block'])}"
     waves = f"{r['waves']:.2f}" if r["waves"] is not None else "?"
     s = r.get("saving")
-    saving = _span(s["low_ns"], s["high_ns"]) if s else "-"
+    saving = saving_span(s["low_ns"], s["high_ns"]) if s else "-"
     share = (s["high_ns"] / total if s and total else 0.0)
     codes = ",".join(r["finding_codes"])
+    origin = launched_by(r)
     return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
             f"{occ_text:>9}  {waves:>5}  {_safe(demangle(r['kernel']))[:80]}"
-            + (f"  [{codes}]" if codes else ""))
+            + (f"  [{codes}]" if codes else "") + (f"  <- {_safe(origin)}" if origin else ""))
 
 
 def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
@@ -203,7 +238,7 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
     owners: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         if not yours(r):
-            owners.setdefault(_owner_label(r), []).append(r)
+            owners.setdefault(owner_label(r), []).append(r)
     out = []
     for label, rs in sorted(owners.items(), key=lambda kv: -sum(r["total_ns"] for r in kv[1])):
         time = sum(r["total_ns"] for r in rs)
@@ -212,14 +247,27 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
         grids = ", ".join(sorted({_dims(r["grid"]) for r in shapes})[:4])
         shape_text = (f"; {len(shapes)} launch shape"
                       f"{'s leave' if len(shapes) != 1 else ' leaves'} "
-                      f"SMs idle or waves partial (grids {grids}"
+                      f"{_unit_word(rs[0])} idle or waves partial (grids {grids}"
                       f"{', ...' if len(shapes) > 4 else ''}): the shapes you call it with"
                       if shapes else "")
         knob = " (change it through the compiler)" if kind == "generated" else ""
+        callers = sorted({o for r in shapes if (o := _caller(r))})
+        if callers:
+            shape_text += (f" (launched by {_safe(', '.join(callers[:3]))}"
+                           f"{', ...' if len(callers) > 3 else ''})")
         out.append(f"    {_safe(label)} ({kind}): {len(rs)} launch group"
                    f"{'s' if len(rs) != 1 else ''}, {_us(time)} "
                    f"({100 * time / total if total else 0:.0f}%){knob}{shape_text}")
     return out
+
+
+def _caller(r: dict[str, Any]) -> str | None:
+    """The op that launched a group (else its whole launcher text), for the library lines."""
+    return (r.get("launched_by") or {}).get("op") or launched_by(r)
+
+
+def _unit_word(r: dict[str, Any]) -> str:
+    return "CUs" if (r.get("arch") or "").startswith("gfx") else "SMs"
 
 
 def advice_line(k: dict[str, Any]) -> str | None:
@@ -317,10 +365,10 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     if traced:
         idle = traced["launch_overhead_idle_ns"]
         lines.append(
-            f"estimated saving {_span(traced['saving_low_ns'], traced['saving_high_ns'])} "
+            f"estimated saving {saving_span(traced['saving_low_ns'], traced['saving_high_ns'])} "
             f"(of {_us(traced['kernel_time_ns'])} kernel time"
             + (f" and {_us(idle)} idle between launches" if idle else "") + "), of which "
-            f"{_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
+            f"{saving_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
             "yours to change (your kernels, launch overhead)")
     lines.append(_summary_line(doc, found))
     skipped = s.get("skipped", 0)
@@ -334,27 +382,31 @@ def _count(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def _summary_line(doc: dict[str, Any], found: str) -> str:
-    """What was read — launches of traces, launch sites of sources, kernels of binaries —
-    and what was found: "129 launches (8 launch groups) in 1 input: 5 warnings"."""
+    """What was read and what was found: "129 launches (8 launch groups) in 1 input:
+    5 warnings"."""
+    baseline = (f" ({doc['baseline']['suppressed']} in the baseline)"
+                if doc.get("baseline") else "")
+    return f"{what_was_read(doc)}: {found or 'no findings'}{baseline}"
+
+
+def what_was_read(doc: dict[str, Any]) -> str:
+    """Launches of traces, launch sites of sources, kernels of binaries: "129 launches
+    (8 launch groups) and 3 kernels in 2 inputs"."""
     s = doc["summary"]
     traced, sources = s.get("launches"), doc.get("sources") or []
     sites = _count(sum(len(x["launches"]) for x in sources), "launch site")
     files = _count(len(sources), "source file")
     if sources and not traced and not s["kernels"] and s["inputs"] == len(sources):
-        read = f"{sites} in {files}"  # nothing but sources
-    else:
-        parts = []
-        if traced:
-            parts.append(f"{_count(traced['launches'], 'launch', 'launches')} "
-                         f"({_count(traced['groups'], 'launch group')})")
-        if sources:
-            parts.append(f"{sites} ({files})")
-        if s["kernels"] or not parts:
-            parts.append(_count(s["kernels"], "kernel"))
-        read = f"{' and '.join(parts)} in {_count(s['inputs'], 'input')}"
-    baseline = (f" ({doc['baseline']['suppressed']} in the baseline)"
-                if doc.get("baseline") else "")
-    return f"{read}: {found or 'no findings'}{baseline}"
+        return f"{sites} in {files}"  # nothing but sources
+    parts = []
+    if traced:
+        parts.append(f"{_count(traced['launches'], 'launch', 'launches')} "
+                     f"({_count(traced['groups'], 'launch group')})")
+    if sources:
+        parts.append(f"{sites} ({files})")
+    if s["kernels"] or not parts:
+        parts.append(_count(s["kernels"], "kernel"))
+    return f"{' and '.join(parts)} in {_count(s['inputs'], 'input')}"
 
 
 def _param(p: dict[str, Any] | None) -> str:

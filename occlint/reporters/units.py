@@ -13,3 +13,19 @@ def launch_dims(d: list[int]) -> str:
 def duration(ns: float) -> str:
     """Nanoseconds as "3.41 ms" or "12.5 µs"."""
     return f"{ns / 1e6:.2f} ms" if ns >= 1_000_000 else f"{ns / 1000:.1f} µs"
+
+
+def launched_by(record: dict) -> str | None:
+    """What launched a launch group, from its JSON ``launched_by``: "aten::addmm in
+    Tiny_0.Linear_1 from forward() at train.py:49"; None when the trace links nothing."""
+    link = record.get("launched_by") or {}
+    frame = link.get("python")
+    parts = [link["op"]] if link.get("op") else []
+    if link.get("module"):
+        parts.append(f"in {link['module']}")
+    if frame:
+        parts.append(f"{'from ' if parts else ''}{frame['function']}() at "
+                     f"{frame.get('path') or frame['file']}:{frame['line']}")
+    if link.get("cooperative"):
+        parts.append(f"({link.get('api')})")
+    return " ".join(parts) or None

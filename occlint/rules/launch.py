@@ -201,7 +201,9 @@ def grid_tail(report, ctx):
                   "with one element per thread the grid follows the problem size: "
                   + (f"a block of {better[0]} threads gives {better[1]} blocks, "
                      f"{_pct(better[2])} over a balanced grid" if better
-                     else "no block size at the best occupancy balances it better"))
+                     else "no block size at the best occupancy balances it better"
+                     if "best_occupancy" in ctx.advice
+                     else "its registers are unknown, so no block size is advised"))
     yield kernel_finding(
         "LCH101", report,
         f"grid of {report.launch.grid} blocks is not a multiple of the {n} {unit}s of "

@@ -43,7 +43,8 @@ def partial_wave(report, ctx):
     SMs): 3.70 waves; the partial wave may account for up to 25.0% of the runtime.
     """
     grid = ctx.advice.get("grid")
-    if not grid or not report.device or report.block_source != "trace":
+    if not grid or not report.device or report.block_source != "trace" \
+            or grid["device_waves"] is None:  # blocks per unit unknown: no registers
         return
     waves = grid["device_waves"]
     full = math.floor(waves)

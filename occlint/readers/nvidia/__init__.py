@@ -39,6 +39,7 @@ import struct
 from occlint.devices.models import cubin_runs_on
 from occlint.errors import FormatError
 from occlint.model.kernel import Artifact, Kernel
+from occlint.readers.debuginfo import locate
 from occlint.readers.formats import ELF_MAGIC, MAX_DEPTH, join_entry
 from occlint.readers.nvidia.cubin import NvCubin
 from occlint.readers.nvidia.fatbin import (
@@ -71,18 +72,22 @@ def read_cubin(span: Span, file: str, entry: str | None, options) -> list[Kernel
     """Kernels of a cubin (ET_EXEC) or relocatable device object (ET_REL).
 
     Device-link stubs (no entry functions) give []. ``options.targets`` applies: a cubin for
-    an SM that is not named gives []."""
-    return _read_cubin(span, file, entry, options, "")
+    an SM that is not named gives []. Kernels get their source lines when the cubin carries
+    line information (``-lineinfo``)."""
+    return _read_cubin(span, file, entry, options, "", with_lines=True)
 
 
-def _read_cubin(span: Span, file: str, entry: str | None, options, variant: str
-                ) -> list[Kernel]:
+def _read_cubin(span: Span, file: str, entry: str | None, options, variant: str,
+                with_lines: bool = False) -> list[Kernel]:
     try:
         cubin = NvCubin(span, file, entry, variant)
         targets = getattr(options, "targets", ())
         if targets and not any(_target_matches(cubin.arch, t) for t in targets):
             return []
-        return cubin.kernels()
+        kernels = cubin.kernels()
+        if with_lines:
+            locate(cubin.elf, kernels)
+        return kernels
     except _DECODE_ERRORS as exc:
         raise FormatError(f"malformed cubin: {exc}") from None
 

@@ -83,6 +83,7 @@ def parse_records(data: bytes, what: str) -> list[Record]:
     """All records of an attribute section (``data`` is the section's bytes)."""
     out: list[Record] = []
     pos, size = 0, len(data)
+    new = tuple.__new__  # the fast NamedTuple path
     while pos < size:
         if pos + 4 > size:
             if not any(data[pos:]):
@@ -96,10 +97,10 @@ def parse_records(data: bytes, what: str) -> list[Record]:
                 raise FormatError(f"{what}: attribute {attr:#x} at offset {pos - 4:#x} claims "
                                   f"{value} payload bytes, {size - pos} remain: truncated or "
                                   "corrupted")
-            out.append(Record(fmt, attr, value, data[pos:pos + value]))
+            out.append(new(Record, (fmt, attr, value, data[pos:pos + value])))
             pos += value
         elif fmt in (EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL):
-            out.append(Record(fmt, attr, value & 0xFF if fmt == EIFMT_BVAL else value, b""))
+            out.append(new(Record, (fmt, attr, value & 0xFF if fmt == EIFMT_BVAL else value, b"")))
         elif fmt == 0 and not any(data[pos - 4:]):
             break  # zero padding at the end of the section
         else:

@@ -16,17 +16,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel, Span, Suppression
+from occlint.readers.formats import SOURCE_SUFFIXES
 from occlint.readers.source import kernels as kernels_mod
 from occlint.readers.source import launches as launches_mod
+from occlint.readers.source import markers
 from occlint.readers.source.evaluate import Evaluator
 from occlint.readers.source.lexical import LAUNCH_MARKERS, Layout, blank_ranges
-from occlint.readers.source.parse import Text, captures, parser
+from occlint.readers.source.parse import Text, parser
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
-SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
+SUFFIXES = SOURCE_SUFFIXES
 MAX_SOURCE_BYTES = 4 << 20
 MAX_ERROR_REGIONS = 100
-# only files with one of these can hold a kernel or a launch: others are not parsed
+# only files with one of these can hold a kernel or a launch: others are not parsed (nor
+# those that have them only in comments and strings: Layout.has_markers)
 _MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)")
 _SUPPRESS = re.compile(r"occlint:\s*ignore(?:\[([^\]]*)\])?")
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
@@ -36,10 +39,6 @@ def may_launch(data: bytes) -> bool:
     """Whether the file can hold a kernel or a launch (else it is not parsed)."""
     return (b"__global__" in data or b"<<<" in data or b"Launch" in data) and \
         _MARKERS.search(data) is not None
-
-
-def is_source(path: str | Path) -> bool:
-    return str(path).lower().endswith(SUFFIXES)
 
 
 def suppressions(text: Text, layout: Layout) -> list[Suppression]:
@@ -74,21 +73,13 @@ class _Read:
 def _read(parse: bytes, text: Text, layout: Layout, display: str) -> _Read:
     root = parser().parse(parse).root_node
     evaluator = Evaluator(text, root, layout)
-    # one walk of the tree for every query (tree-sitter runs them together)
-    patterns = [kernels_mod._KERNELS, launches_mod._TRIPLE, launches_mod._APIS]
-    if root.has_error:
-        patterns.append("(ERROR) @e")
-    found = captures("\n".join(patterns), root)
-    errors: list[tuple[int, int, Span]] = []
-    end = -1
-    for node in found.get("e", []):
-        if node.start_byte < end:
-            continue  # inside the region before
-        end = node.end_byte
-        errors.append((node.start_byte, node.end_byte, text.span(node)))
-    kernels = kernels_mod.kernels(root, text, evaluator, display, found.get("kernel", []))
-    sites, cut = launches_mod.launches(
-        root, text, evaluator, {k: found.get(k, []) for k in ("config", "call")})
+    # the nodes at the lexical markers: no walk of the whole tree
+    errors = [(node.start_byte, node.end_byte, text.span(node))
+              for node in markers.error_regions(root)]
+    kernels = kernels_mod.kernels(root, text, evaluator, display,
+                                  markers.kernel_definitions(root, layout.code))
+    sites, cut = launches_mod.launches(root, text, evaluator,
+                                       markers.launch_nodes(root, layout.code))
     if errors:  # nothing from a line a syntax error touches
         starts = [e[2].line for e in errors]
         ends = [e[2].end_line for e in errors]
@@ -175,7 +166,7 @@ def _macro_launches(layout: Layout, text: Text, evaluator: Evaluator) -> list[La
             column = start - (layout.data.rfind(b"\n", 0, start) + 1)
             snippet = b"\n" * row + b" " * column + raw + b"\n;"
             root = parser().parse(snippet).root_node
-            found = captures("\n".join([launches_mod._TRIPLE, launches_mod._APIS]), root)
+            found = markers.launch_nodes(root, snippet)
             context = None
             node = evaluator.root.descendant_for_byte_range(define.start, define.start)
             while node is not None and node.type != "function_definition":
@@ -205,6 +196,9 @@ def parse_source(data: bytes, display: str) -> SourceFile:
         data = data.decode("utf-8", "replace").encode("utf-8")
     text = Text(data)
     layout = Layout(data)
+    result.suppressions = suppressions(text, layout)
+    if not layout.has_markers():  # only comments and strings name a kernel or a launch
+        return result
     # the bodies of functions that hold no launch and no kernel are not parsed
     parse = blank_ranges(layout.code, layout.reducible_bodies() + layout.macro_arguments())
     read = _read(parse, text, layout, display)
@@ -222,7 +216,6 @@ def parse_source(data: bytes, display: str) -> SourceFile:
     result.launches = sites[:launches_mod.MAX_SITES]
     result.truncated = read.cut or len(sites) > launches_mod.MAX_SITES
     result.error_regions = [e[2] for e in read.errors[:MAX_ERROR_REGIONS]]
-    result.suppressions = suppressions(text, layout)
     return result
 
 

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from occlint.readers.source.lexical import Define, Layout
-from occlint.readers.source.parse import MAX_DEPTH, Text, ancestors, captures, parser, unwrap
+from occlint.readers.source.parse import (
+    MAX_DEPTH,
+    Text,
+    ancestors,
+    captures,
+    operator,
+    parser,
+    unwrap,
+)
 
 MAX_VALUE = 1 << 63  # larger (or negative) values are treated as unknown
 
@@ -147,6 +155,16 @@ def dim3_arguments(declaration: Any, declarator: Any) -> list[Any] | None:
     return out
 
 
+def _initial_value(root: Any) -> Any:
+    """The value of the first declaration of a tree (``int v = (...);``), if it has one."""
+    first = root.named_children[0] if root.named_child_count else None
+    if first is None or first.type != "declaration":
+        return None
+    init = first.child_by_field_name("declarator")
+    return init.child_by_field_name("value") if init is not None and \
+        init.type == "init_declarator" else None
+
+
 _WRITE_OPERATOR = re.compile(rb"\s*(?:\.\s*\w+\s*)?(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
 _NOT_A_TYPE = (b"return", b"case", b"else", b"do", b"throw", b"sizeof", b"co_return")
 
@@ -246,8 +264,9 @@ class Evaluator:
                                     and dim3_arguments(child, target) is not None:
                                 init, target = target, target.child_by_field_name("declarator")
                             if target is not None and target.type == "identifier":
-                                table.setdefault(self.text.of(target), []).append(
-                                    _Decl(self.text.of(target), child,
+                                name = self.text.name(target)
+                                table.setdefault(name, []).append(
+                                    _Decl(name, child,
                                           init if init.type in ("init_declarator",
                                                                 "function_declarator")
                                           else None, self.root, position=target.start_byte))
@@ -276,19 +295,22 @@ class Evaluator:
                 declaration = _declaration_of(node)
                 if declaration is None:
                     continue  # e.g. a condition declaration: treat as not a constant
-                decls.setdefault(self.text.of(node), []).append(
-                    _Decl(self.text.of(node), declaration, init, _scope_of(declaration)))
+                name = self.text.name(node)
+                decls.setdefault(name, []).append(
+                    _Decl(name, declaration, init, _scope_of(declaration)))
             for node in found.get("dim3", []):
                 declarator = node.parent
                 declaration = declarator.parent
                 if declaration is not None and declaration.type == "declaration" and \
                         dim3_arguments(declaration, declarator) is not None:
-                    decls.setdefault(self.text.of(node), []).append(
-                        _Decl(self.text.of(node), declaration, declarator,
+                    name = self.text.name(node)
+                    decls.setdefault(name, []).append(
+                        _Decl(name, declaration, declarator,
                               _scope_of(declaration)))
             for node in found.get("bare", []):
-                decls.setdefault(self.text.of(node), []).append(
-                    _Decl(self.text.of(node), node.parent, None, _scope_of(node.parent)))
+                name = self.text.name(node)
+                decls.setdefault(name, []).append(
+                    _Decl(name, node.parent, None, _scope_of(node.parent)))
             for node in found.get("param", []):
                 name = _identifier_name(node, self.text)
                 if name:
@@ -303,7 +325,7 @@ class Evaluator:
                     decls.setdefault(name, []).append(
                         _Decl(name, node, None, scope or function, parameter=True))
             for node in found.get("write", []):
-                writes.setdefault(self.text.of(node), []).append(node.start_byte)
+                writes.setdefault(self.text.name(node), []).append(node.start_byte)
             hit = self._functions[key] = (decls, writes)
         return hit
 
@@ -446,13 +468,13 @@ class Evaluator:
         tree = parser().parse(wrapped)
         value: Value = Unknown(f"'{name}' is not an expression")
         if not tree.root_node.has_error:
-            found = captures("(init_declarator value: (_) @v)", tree.root_node).get("v", [])
-            if found:
+            found = _initial_value(tree.root_node)
+            if found is not None:
                 sub = Evaluator(Text(wrapped), tree.root_node, self.layout)
                 sub._defines = self.defines()  # other #defines of the file, nothing else
                 sub._globals = {}
                 sub._define_values = self._define_values
-                value = sub.evaluate(found[0], depth + 1)
+                value = sub.evaluate(found, depth + 1)
         self._define_values[name] = value
         return value
 
@@ -473,16 +495,16 @@ class Evaluator:
             return Unknown("not an expression")
         kind = node.type
         if kind == "number_literal":
-            value = parse_int(self.text.of(node))
+            value = parse_int(self.text.name(node))
             return Unknown(f"{self.text.of(node)} is not an integer") if value is None \
                 else value
         if kind in ("identifier", "type_identifier"):  # a type: `dim3 b(ROWS)` (above)
-            return self.lookup(self.text.of(node), node, depth)
+            return self.lookup(self.text.name(node), node, depth)
         if kind == "binary_expression":
             return self._binary(node, depth)
         if kind == "unary_expression":
             operand = _scalar(self.evaluate(node.child_by_field_name("argument"), depth + 1))
-            op = self.text.of(node.child_by_field_name("operator"))
+            op = operator(node)
             if not isinstance(operand, int):
                 return operand if isinstance(operand, Unknown) else Unknown("derived value")
             if op == "-":
@@ -538,7 +560,7 @@ class Evaluator:
         return Unknown(f"the result of {self.text.of(function, 40)}(...)")
 
     def _binary(self, node: Any, depth: int) -> Value:
-        op = self.text.of(node.child_by_field_name("operator"))
+        op = operator(node)
         left_node, right_node = node.child_by_field_name("left"), \
             node.child_by_field_name("right")
         right = _scalar(self.evaluate(right_node, depth + 1))
@@ -575,7 +597,7 @@ class Evaluator:
         while stack and len(terms) < 8:
             sign, n = stack.pop()
             if n is not None and n.type == "binary_expression":
-                op = self.text.of(n.child_by_field_name("operator"))
+                op = operator(n)
                 if op in ("+", "-"):
                     stack.append((sign, unwrap(n.child_by_field_name("left"))))
                     stack.append((sign if op == "+" else -sign,

@@ -26,20 +26,22 @@ from typing import Any
 
 from occlint.model.source import Body, SourceKernel, Work
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
-from occlint.readers.source.parse import MAX_DEPTH, Text, captures, matches, unwrap
+from occlint.readers.source.markers import kernel_definitions
+from occlint.readers.source.parse import MAX_DEPTH, Text, matches, operator, unwrap
 
-_KERNELS = '(function_definition "__global__") @kernel'
+LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+# what the body's classifications read, found in one walk of the body
 _BODY = """
 (init_declarator declarator: (identifier) @name value: (_) @value)
 (assignment_expression) @assign
 (if_statement condition: (_) @cond)
-"""
+""" + "[" + " ".join(f"({t})" for t in LOOPS) + "] @loop"
 BLOCK_DIM = re.compile(r"^(blockDim\.[xyz]|hipBlockDim_[xyz]|"
                        r"__builtin_amdgcn_workgroup_size_[xyz]\(\))$")
 GRID_DIM = re.compile(r"^(gridDim\.[xyz]|hipGridDim_[xyz])$")
 THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx_[xyz])\b")
 COMPARISON = re.compile(r"(<|>)")
-LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+_SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
 
 def base_name(node: Any, text: Text) -> str:
@@ -62,7 +64,7 @@ def _product_terms(node: Any, text: Text) -> list[str] | None:
         n = stack.pop()
         if n is None:
             return None
-        if n.type == "binary_expression" and text.of(n.child_by_field_name("operator")) == "*":
+        if n.type == "binary_expression" and operator(n) == "*":
             stack.append(unwrap(n.child_by_field_name("left")))
             stack.append(unwrap(n.child_by_field_name("right")))
             if len(stack) > 16:
@@ -78,6 +80,8 @@ def _product_terms(node: Any, text: Text) -> list[str] | None:
 
 
 def is_stride(node: Any, text: Text) -> bool:
+    if node is None or text.data.find(b"ridDim", node.start_byte, node.end_byte) < 0:
+        return False  # no gridDim / hipGridDim_ term: not read further
     terms = _product_terms(node, text)
     if not terms:
         return False
@@ -93,8 +97,15 @@ def _in_loop(node: Any, stop: Any) -> bool:
     return False
 
 
-def classify(body: Any, text: Text) -> Body:
-    found = matches(_BODY, body)
+def body_matches(body: Any) -> list[dict[str, Any]]:
+    """The matches of :data:`_BODY` in a kernel's body (for :func:`classify` and
+    :func:`work`)."""
+    return matches(_BODY, body)
+
+
+def classify(body: Any, text: Text, found: list[dict[str, Any]] | None = None) -> Body:
+    if found is None:
+        found = body_matches(body)
     strides: set[str] = set()
     indexes: set[str] = set()
     pairs = [(m["name"], m["value"]) for m in found if "name" in m and "value" in m]
@@ -102,19 +113,19 @@ def classify(body: Any, text: Text) -> Body:
     conds = [m["cond"] for m in found if "cond" in m]
     for name, value in pairs:
         if is_stride(value, text):
-            strides.add(text.of(name))
+            strides.add(text.name(name))
         if THREAD_INDEX.search(text.of(value, 400)):
-            indexes.add(text.of(name))
+            indexes.add(text.name(name))
     for a in assigns:
         left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
-        op = text.of(a.child_by_field_name("operator"))
+        op = operator(a)
         if op == "=" and left is not None and left.type == "identifier" and right is not None:
             if is_stride(right, text):
-                strides.add(text.of(left))
+                strides.add(text.name(left))
             if THREAD_INDEX.search(text.of(right, 400)):
-                indexes.add(text.of(left))
+                indexes.add(text.name(left))
     for a in assigns:
-        op = text.of(a.child_by_field_name("operator"))
+        op = operator(a)
         left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
         if right is None or left is None:
             continue
@@ -124,14 +135,14 @@ def classify(body: Any, text: Text) -> Body:
         elif op == "=" and unwrap(right) is not None and unwrap(right).type == \
                 "binary_expression":
             r = unwrap(right)
-            if text.of(r.child_by_field_name("operator")) == "+" and \
+            if operator(r) == "+" and \
                     text.of(r.child_by_field_name("left")) == text.of(left):
                 step = r.child_by_field_name("right")
         if step is None or not _in_loop(a, body):
             continue
         s = unwrap(step)
         if s is not None and (is_stride(s, text) or (s.type == "identifier"
-                                                    and text.of(s) in strides)):
+                                                    and text.name(s) in strides)):
             return "grid-stride"
     for cond in conds:
         words = text.of(cond, 400)
@@ -157,26 +168,24 @@ def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
     return out
 
 
-_LOOPS_QUERY = "[" + " ".join(f"({t})" for t in LOOPS) + "] @loop"
+def _loops(body: Any, found: list[dict[str, Any]]) -> list[Any]:
+    """The loops inside ``body`` (found by the query: no Python walk of the body's tree)."""
+    return [m["loop"] for m in found if "loop" in m and m["loop"].id != body.id]
 
 
-def _loops(body: Any) -> list[Any]:
-    """The loops inside ``body`` (found by a query: no Python walk of the body's tree)."""
-    return [n for n in captures(_LOOPS_QUERY, body).get("loop", []) if n.id != body.id]
-
-
-def work(body: Any, kind: Body, pointers: list[str], text: Text) -> Work:
+def work(body: Any, kind: Body, pointers: list[str], text: Text,
+         found: list[dict[str, Any]] | None = None) -> Work:
     """``memory``, ``compute`` or None (see the module's docstring)."""
     if not pointers:
         return None
-    loops = _loops(body)
+    loops = _loops(body, body_matches(body) if found is None else found)
     if kind == "grid-stride":  # the outermost loop stepping by the grid is not extra work
         outer = [n for n in loops if not _in_loop(n, body)]
         loops = [n for n in loops if n not in outer]
     if not loops:
         return "memory"
-    access = re.compile(r"\b(" + "|".join(map(re.escape, pointers)) + r")\s*\[")
-    if any(access.search(text.of(n, 1 << 16)) for n in loops):
+    names = set(pointers)  # a subscript of a pointer parameter: `p[i]`, `p [i]`
+    if any(m[1] in names for n in loops for m in _SUBSCRIPT.finditer(text.of(n, 1 << 16))):
         return None
     return "compute"
 
@@ -187,7 +196,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     it together with other queries)."""
     out: list[SourceKernel] = []
     if found is None:
-        found = captures(_KERNELS, root).get("kernel", [])
+        found = kernel_definitions(root, text.data)
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
@@ -213,9 +222,10 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
                     values.append(None)
                 bounds = (values[0], values[1])
         body = node.child_by_field_name("body")
-        kind: Body = classify(body, text) if body is not None else "other"
+        in_body = body_matches(body) if body is not None else []
+        kind: Body = classify(body, text, in_body) if body is not None else "other"
         template = node.parent is not None and node.parent.type == "template_declaration"
-        what = work(body, kind, _pointer_parameters(declarator, text), text) \
+        what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what))

@@ -17,13 +17,9 @@ from typing import Any
 from occlint.model.source import LaunchSite, Param
 from occlint.readers.source.evaluate import Derived, Dim3, Evaluator, Unknown, Value
 from occlint.readers.source.kernels import base_name
-from occlint.readers.source.parse import Text, captures, matches, unwrap
+from occlint.readers.source.markers import launch_nodes
+from occlint.readers.source.parse import Text, matches, unwrap
 
-_TRIPLE = "(kernel_call_syntax) @config"
-_API_NAMES = ("hipLaunchKernelGGL|(cuda|hip)Launch(Kernel|CooperativeKernel|KernelExC?)"
-              "(<.*>)?$")
-_APIS = ("(call_expression function: [(identifier) (qualified_identifier) "
-         f'(template_function)] @f (#match? @f "{_API_NAMES}")) @call')
 API_ARGS = {  # name -> (kernel, grid, block, shared, stream) argument positions
     "hipLaunchKernelGGL": (0, 1, 2, 3, 4),
     "cudaLaunchKernel": (0, 1, 2, 4, 5),
@@ -142,11 +138,11 @@ class _Config:
 def launches(root: Any, text: Text, evaluator: Evaluator,
              found: dict[str, list[Any]] | None = None) -> tuple[list[LaunchSite], bool]:
     """Every launch site outside broken regions, in file order; and whether the cap
-    (:data:`MAX_SITES`) cut the list. ``found``: captures of :data:`_TRIPLE` and
-    :data:`_APIS`, when the caller ran them together with other queries."""
+    (:data:`MAX_SITES`) cut the list. ``found``: the ``<<<...>>>`` and the launch APIs'
+    calls (:func:`occlint.readers.source.markers.launch_nodes`), when the caller has them."""
     sites: list[LaunchSite] = []
     if found is None:
-        found = {**captures(_TRIPLE, root), **captures(_APIS, root)}
+        found = launch_nodes(root, text.data)
     configs = found.get("config", [])
     calls = found.get("call", [])
     truncated = len(configs) + len(calls) > MAX_SITES

@@ -128,6 +128,11 @@ class Layout:
             elif d.name == "undef":
                 self.undefined.add(d.arg.strip().decode("ascii", "replace"))
 
+    def has_markers(self) -> bool:
+        """Whether a kernel or launch marker is in the code (not only in comments or string
+        literals, where nothing can be read from it)."""
+        return KERNEL_MARKER.search(self.code) is not None or bool(launch_markers(self.code))
+
     # -- directives ---------------------------------------------------------------------------
     def _read_directives(self) -> None:
         code = self.code

@@ -71,6 +71,14 @@ class Text:
         text = " ".join(raw.decode("utf-8", "replace").split())
         return text if len(text) <= limit else text[:limit - 1] + "…"
 
+    def name(self, node: Any) -> str:
+        """The text of one token (an identifier, a number): :meth:`of` without its
+        whitespace folding, which a token never needs."""
+        start, end = node.start_byte, node.end_byte
+        if end - start > 200:
+            return self.of(node)
+        return self.data[start:end].decode("utf-8", "replace")
+
     def column(self, row: int, byte_column: int, line_start: int) -> int:
         """1-based column in characters of a byte column on a row."""
         prefix = self.data[line_start:line_start + byte_column]
@@ -84,6 +92,13 @@ class Text:
         start_of_last = node.end_byte - c1
         return Span(r0 + 1, self.column(r0, c0, start_of_first),
                     r1 + 1, self.column(r1, c1, start_of_last))
+
+
+def operator(node: Any) -> str:
+    """The operator of an expression node (its ``operator`` child: a token whose type is
+    its text); "" when there is none, or the parse only assumed one."""
+    op = node.child_by_field_name("operator")
+    return "" if op is None or op.is_missing else op.type
 
 
 def unwrap(node: Any) -> Any:

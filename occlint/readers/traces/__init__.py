@@ -23,6 +23,7 @@ from pathlib import Path
 from occlint.errors import FormatError
 from occlint.model.kernel import InputError
 from occlint.model.launch import Dim3, LaunchCollector
+from occlint.readers.formats import BINARY_MAGICS
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -106,6 +107,10 @@ TRACE_NAMES = (".pt.trace.json", ".pt.trace.json.gz")  # tensorboard_trace_handl
 def sniff(head: bytes, path: Path) -> str | None:
     """The trace format of a file from its first bytes (gzip already undone), or None."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    from occlint.readers.traces.xla import xla_kind
+
+    if kind := xla_kind(head, path):
+        return kind
     if head.startswith(SQLITE_MAGIC):
         from occlint.readers.traces import sqlite_kind
 
@@ -120,7 +125,9 @@ def sniff(head: bytes, path: Path) -> str | None:
         return "rocprofv3-csv"
     if not head and path.name.lower().endswith(TRACE_NAMES):
         return "kineto"  # named as the profiler names its traces, unreadable: told why
-    return None
+    from occlint.readers.traces.rocprof import sidecar_kind
+
+    return sidecar_kind(first_line)
 
 
 def _json_kind(head: bytes, path: Path) -> str | None:
@@ -273,19 +280,32 @@ def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
         from occlint.readers.traces.nsys import read_nsys
 
         return read_nsys(path, display)
+    if kind in ("xla", "xplane"):
+        from occlint.readers.traces.xla import read_xla_profile
+
+        return read_xla_profile(path, display, kind)
+    if kind in SIDECARS:
+        raise TraceError(SIDECARS[kind])
     if kind in NOT_LAUNCH_TRACES:
         raise TraceError(NOT_LAUNCH_TRACES[kind])
     raise TraceError(f"not a trace occlint reads ({kind})")
 
 
-_BINARY_MAGICS = (b"\x7fELF", b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB", b"\x50\xed\x55\xba",
-                  b"PK\x03\x04", b"BC\xc0\xde", b"\xde\xc0\x17\x0b", b"\x10\xff\x10\xad")
+# Files of a profiler's output that hold no launches: named alone, one line says what to read.
+SIDECARS = {
+    "rocprofv3-agent-info": "a rocprofv3 agent_info.csv describes the GPUs of a kernel trace "
+                            "and holds no launches: name the <pid>_kernel_trace.csv (or its "
+                            "directory) beside it, which reads it",
+    "rocprof-dispatch-list": "a rocprof-compute dispatch list (pmc_dispatch_info.csv: dispatch "
+                             "ids, kernel names and GPU ids, no grid or work-group sizes): "
+                             "record a kernel trace with rocprofv3 --kernel-trace instead",
+}
 
 
 def classify(path: Path, head: bytes | None) -> str | None:
     """The trace format of ``path``, or None, from its first 64 bytes (``head``; None when
     unreadable): no further read for GPU binaries."""
-    if not head or head.startswith(_BINARY_MAGICS):
+    if not head or head.startswith(BINARY_MAGICS):
         return None
     if not (head.startswith((GZIP_MAGIC, SQLITE_MAGIC)) or head[:1].isascii()
             or head.startswith(b"\xef\xbb\xbf")):

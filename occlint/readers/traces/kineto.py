@@ -8,7 +8,9 @@ few scalars. GPU kernels are ``"cat": "kernel"`` events with ``ts``/``dur`` in Â
 ``GpuActivity<CUpti_ActivityKernel4>::metadataJson``). ROCm builds write the launch
 dimensions on the runtime call (``"cat": "cuda_runtime"``, ``RuntimeActivity<
 roctracerKernelRow>``: ``grid``, ``block``, ``shared memory``) and link it to the kernel
-event by ``correlation``; both are read.
+event by ``correlation``: kernel events without registers are joined to their call
+(``kineto_links.RuntimeJoin``: work-item grids, graph replays). What launched each group
+(op, call, Python frame, module) is found by ``kineto_links.resolve_origins`` afterwards.
 
 Two ways through the file, with the same result:
 
@@ -42,6 +44,7 @@ import msgspec
 
 from occlint.model.kernel import InputError
 from occlint.model.launch import (
+    AmdLaunchResources,
     LaunchCollector,
     LaunchKey,
     NvLaunchResources,
@@ -51,6 +54,15 @@ from occlint.model.launch import (
     integral,
 )
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+from occlint.readers.traces.kineto_links import (
+    RuntimeJoin,
+    generic_events,
+    is_cooperative,
+    is_id,
+    layout_events,
+    resolve_devices,
+    resolve_origins,
+)
 from occlint.readers.traces.kineto_scan import (
     KEEP_TAIL,
     MAX_EVENT,
@@ -192,8 +204,8 @@ class _Reader:
         self.check = RecordCheck(display)
         self.events = 0  # kernel events seen
         self.shapes: dict[tuple, Any] = {}  # event shape -> collector handle, or None: bad
-        self.pending: dict[Any, list[tuple]] = {}  # ROCm: correlation -> kernel events
-        self.dims: dict[Any, tuple] = {}  # ROCm: correlation -> (grid, block, shared)
+        self.join = RuntimeJoin()  # ROCm: kernel events and their runtime calls
+        self.kernels_at_last_group = 0  # kernel events read when the last group began
         self.kinds: dict[tuple, Any] = {}  # launch kind -> collector handle, None: bad
 
     def raw(self, text: bytes) -> None:
@@ -211,8 +223,8 @@ class _Reader:
             return
         shape = (e.name, a.device, a.stream, a.grid, a.block, a.registers, a.shared)
         handle = self.shapes.get(shape, self)
-        if handle is self:  # a new shape: validate it once
-            self.kernel(msgspec.to_builtins(e), shape)
+        if handle is self:  # a new shape: validate it once (with its links: all its args)
+            self.kernel(json.loads(text), shape)
             return
         self.events += 1
         start, duration = e.ts * 1000.0, e.dur * 1000.0
@@ -241,36 +253,39 @@ class _Reader:
             return
         device = str(args.get("device", event.get("pid", "0")))
         stream = str(args.get("stream", event.get("tid", "")))
+        correlation = args.get("correlation")
+        if not is_id(correlation):
+            correlation = None
+        if "registers per thread" not in args and correlation is not None:
+            # ROCm: dimensions and launch call from the runtime call (kineto_links)
+            launch = self.join.kernel(correlation, (
+                name, device, stream, start, duration, args.get("grid"), args.get("block"),
+                args.get("shared memory"), args.get("External id")))
+            if launch is not None:
+                self._add_rocm(launch, correlation)
+            return
         if "grid" not in args or "block" not in args:
-            correlation = args.get("correlation")
-            if correlation is None:
-                self._bad(f"kernel event {self.events} ({name[:80]}): no grid / block")
-                return
-            dims = self.dims.pop(correlation, None)
-            if dims is None:
-                self.pending.setdefault(correlation, []).append(
-                    (name, device, stream, start, duration))
-                return
-            self._add(name, device, stream, start, duration, *dims, None)
+            self._bad(f"kernel event {self.events} ({name[:80]}): no grid / block")
             return
         handle = self._add(name, device, stream, start, duration, args.get("grid"),
                            args.get("block"), args.get("shared memory"),
-                           args.get("registers per thread"))
+                           args.get("registers per thread"),
+                           origin=(args.get("External id"), correlation, None))
         if shape is not None:
             self.shapes[shape] = handle
 
     def runtime(self, event: dict[str, Any]) -> None:
-        """A ROCm runtime call carrying the launch dimensions of a kernel event."""
-        args = event.get("args")
-        if not isinstance(args, dict) or "grid" not in args or "correlation" not in args:
+        """A ROCm runtime call: the launch dimensions and launch call of its kernels."""
+        for launch in self.join.call(event):
+            self._add_rocm(launch, event["args"]["correlation"])
+
+    def _add_rocm(self, launch: tuple, correlation: Any) -> None:
+        name, device, stream, start, duration, grid, block, shared, external, api = launch
+        if grid is None or block is None:
+            self._bad(f"kernel event ({name[:80]}): no grid / block")
             return
-        dims = (args.get("grid"), args.get("block"), args.get("shared memory"))
-        waiting = self.pending.pop(args["correlation"], None)
-        if waiting is None:
-            self.dims[args["correlation"]] = dims
-            return
-        for name, device, stream, start, duration in waiting:
-            self._add(name, device, stream, start, duration, *dims, None)
+        self._add(name, device, stream, start, duration, grid, block, None, None,
+                  origin=(external, correlation, api), dynamic_lds=shared, amd=True)
 
     def _bad(self, message: str) -> None:
         self.check.bad += 1
@@ -278,11 +293,13 @@ class _Reader:
             self.check.first = message
 
     def _add(self, name: str, device: str, stream: str, start: float, duration: float,
-             grid: Any, block: Any, shared: Any, registers: Any) -> Any:
+             grid: Any, block: Any, shared: Any, registers: Any, origin: tuple = (),
+             dynamic_lds: Any = None, amd: bool = False) -> Any:
         """Add one launch; the collector handle of its kind, or None when it is invalid.
         Launches of a kind already added are counted without checking them again."""
         try:
-            kind = (name, device, stream, _frozen(grid), _frozen(block), shared, registers)
+            kind = (name, device, stream, _frozen(grid), _frozen(block), shared, registers,
+                    dynamic_lds, amd)
             handle = self.kinds.get(kind, self)
         except TypeError:  # an unhashable value: a bad record, checked below
             kind, handle = None, self
@@ -293,33 +310,60 @@ class _Reader:
                 self.collector.add_to(handle, start, duration)
             return handle
         handle = self._check_and_add(name, device, stream, start, duration, grid, block,
-                                     shared, registers)
+                                     shared, registers, origin, dynamic_lds, amd)
         if kind is not None:
             self.kinds[kind] = handle
         return handle
 
     def _check_and_add(self, name: str, device: str, stream: str, start: float,
-                       duration: float, grid: Any, block: Any, shared: Any,
-                       registers: Any) -> Any:
+                       duration: float, grid: Any, block: Any, shared: Any, registers: Any,
+                       origin: tuple, dynamic_lds: Any, amd: bool) -> Any:
+        """``origin``: (External id, correlation, launch call) of the event; ``amd``: a ROCm
+        launch, whose call gives only its dynamic LDS (``dynamic_lds``)."""
         where = f"kernel event {self.events} ({name[:80]})"
         try:
             g, b = dim3(grid, "grid"), dim3(block, "block")
             shared_i = _int_or_none(shared, "shared memory")
             regs = _int_or_none(registers, "registers per thread")
+            lds = _int_or_none(dynamic_lds, "shared memory")
         except ValueError as exc:
             self._bad(f"{where}: {exc}")
             return None
-        if not self.check.check(g, b, where, shared_memory=shared_i, registers=regs):
+        if not self.check.check(g, b, where, "amd" if amd else "nvidia",
+                                shared_memory=shared_i if lds is None else lds,
+                                registers=regs):
             return None
-        key = LaunchKey(device, name, None, g, b,
-                        NvLaunchResources(registers=regs, shared_total=shared_i))
-        handle = self.collector.handle(key, stream)
+        resources = (AmdLaunchResources(dynamic_lds=lds) if amd else
+                     NvLaunchResources(registers=regs, shared_total=shared_i))
+        handle = self.collector.handle(LaunchKey(device, name, None, g, b, resources), stream)
+        group = handle[0]
+        if group.count == 0 and origin:
+            external, correlation = (v if isinstance(v, int) and not isinstance(v, bool)
+                                     else None for v in origin[:2])
+            api = origin[2]
+            group.launched_by = {"external_id": external, "correlation": correlation,
+                                 "api": api, "cooperative": is_cooperative(api)}
+            self.kernels_at_last_group = self.events
         self.collector.add_to(handle, start, duration)
         return handle
 
     def finish(self) -> list[InputError]:
+        unresolved = 0
+        for name, device, stream, start, duration, grid, block, shared, ext, _ in \
+                self.join.unresolved():  # no runtime call: the kernel's own dimensions
+            if grid is None or block is None:
+                unresolved += 1
+                continue
+            self._add(name, device, stream, start, duration, grid, block, None, None,
+                      origin=(ext, None, None), dynamic_lds=shared, amd=True)
+        replayed = self.collector.replayed = self.join.replayed
+        if replayed:
+            self.collector.launches += replayed
+            self.collector.notes.append(
+                f"{replayed:,} kernel launch{'es' if replayed > 1 else ''} replayed by graph "
+                "launches (hipGraphLaunch): counted; the trace gives no grid or block for "
+                "them, so they are not analysed")
         errors = self.check.errors()
-        unresolved = sum(len(v) for v in self.pending.values())
         if unresolved:
             errors.append(InputError(self.display, f"{unresolved} kernel event"
                                      f"{'s' if unresolved > 1 else ''} without launch "
@@ -390,8 +434,9 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
         head = {}
     if not reader.events and not errors:
         raise TraceError(no_kernels_reason(path))
-    _devices(reader, head)
     errors = reader.finish() + errors
+    _devices(reader, head)
+    _link(path, reader, reader.kernels_at_last_group)
     return TraceRead(reader.collector, errors)
 
 
@@ -423,6 +468,35 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
             runtime, reader = True, _Reader(display)
             continue
         return head, reader
+
+
+def _link(path: Path, reader: _Reader, kernels_before: int) -> None:
+    """The ROCm devices and what launched each group (kineto_links, a second pass over
+    the trace's first launches)."""
+    resolve_devices(reader.collector)
+    try:
+        with _open(path) as fh:
+            first = fh.read(CHUNK)
+            events = (layout_events(fh, first, CHUNK) if _kineto_layout(first)
+                      else generic_events(_Rewound(first, fh)))
+            resolve_origins(events, reader.collector, kernels_before)
+    except (*INFLATE_ERRORS, ValueError):
+        return  # the first pass said what is wrong with the file
+
+
+class _Rewound:
+    """A stream whose first bytes were read already, for ijson."""
+
+    def __init__(self, first: bytes, fh) -> None:
+        self.first, self.fh = first, fh
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:  # ijson's probe for bytes or text
+            return b""
+        if self.first:
+            out, self.first = self.first, b""
+            return out
+        return self.fh.read(size if size > 0 else CHUNK)
 
 
 # -- a large plain trace, scanned by several processes -----------------------------------------
@@ -500,7 +574,7 @@ def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tupl
                 pos = _scan_kernels(data, 0, reader, consumed)
                 if final:  # the range's last event
                     _scan_kernels(data[pos:] + b"\n  }", 0, reader, consumed + pos)
-            if reader.pending:
+            if reader.join.pending:
                 raise NeedsRuntime
             if final:
                 break
@@ -509,7 +583,7 @@ def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tupl
                                  f"{MAX_EVENT} bytes")
     c = reader.collector
     return (c.group_list, list(c.streams.values()), reader.events, reader.check.bad,
-            reader.check.first)
+            reader.check.first, reader.kernels_at_last_group)
 
 
 def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
@@ -524,11 +598,15 @@ def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
                               [a for a, _ in ranges], [b for _, b in ranges],
                               [markers] * len(ranges)))
     c = reader.collector
-    for groups, timelines, events, bad, first_bad in parts:  # in file order
+    kernels_before = 0  # kernel events up to the last group's first launch
+    for groups, timelines, events, bad, first_bad, last_group in parts:  # in file order
         remap = array("l")
         for g in groups:
             handle = c.handle(g.key, next(iter(g.streams)))
             merged = handle[0]
+            if merged.count == 0:
+                merged.launched_by = g.launched_by
+                kernels_before = reader.events + last_group
             merged.count += g.count
             merged.total_ns += g.total_ns
             merged.max_ns = max(merged.max_ns, g.max_ns)
@@ -547,6 +625,7 @@ def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
         reader.check.bad += bad
         reader.check.first = reader.check.first or first_bad
     _devices(reader, head)
+    _link(path, reader, kernels_before)
     return TraceRead(c, reader.finish())
 
 
@@ -571,7 +650,7 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
     while True:
         chunk = fh.read(CHUNK)
         resume = scan_events(data, pos, reader, consumed, not chunk, markers)
-        if reader.pending and not runtime:
+        if reader.join.pending and not runtime:
             raise NeedsRuntime
         if not chunk:
             return check_tail(data, head, consumed, reader.events)
@@ -596,7 +675,7 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
     consumed = 0  # bytes of the file before `data`
     while True:
         resume = _scan_kernels(data, pos, reader, consumed)
-        if reader.pending:
+        if reader.join.pending:
             raise NeedsRuntime
         chunk = fh.read(CHUNK)
         if not chunk:

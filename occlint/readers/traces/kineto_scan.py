@@ -28,6 +28,7 @@ import re
 import msgspec
 
 from occlint.readers.traces import TraceError
+from occlint.readers.traces.kineto_links import GRAPH_APIS
 
 MAX_EVENT = 1 << 20  # one event larger than this is not a real one
 LOOKBACK = 512  # the most bytes between an event's "{" and its category value
@@ -45,6 +46,7 @@ _BLANK_TO_END = re.compile(rb'\s*\Z')
 _DECODER = json.JSONDecoder()
 _DECODE_ANY = msgspec.json.Decoder().decode  # untyped: dicts, lists, numbers, strings
 MORE = -1  # the data ends inside the event: read more
+_GRAPH_LAUNCHES = tuple(f'"{api}"'.encode() for api in GRAPH_APIS)  # replays: no grid
 
 
 class Unanchored(Exception):
@@ -234,8 +236,8 @@ def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
             return True
         except ValueError:
             pass  # the careful path below says why
-    elif b'"grid"' not in text:  # a runtime call that launched nothing
-        return text.rstrip().endswith(b"}")
+    elif b'"grid"' not in text and not any(api in text for api in _GRAPH_LAUNCHES):
+        return text.rstrip().endswith(b"}")  # a runtime call that launched no kernel
     event = _decoded(text)
     if event is None:
         return False

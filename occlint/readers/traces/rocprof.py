@@ -379,6 +379,46 @@ def read_agent_info(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+GFX950_NOTE = (
+    "gfx950: rocprofiler-sdk releases whose descriptor decoding predates gfx950 "
+    "(code_object.cpp arch_vgpr_count) write VGPR_Count = (granulated VGPRs + 1) x 4 against "
+    "gfx950's 8-register granule, half the allocation, and Accum_VGPR_Count 0: occupancy is "
+    "not computed from these counts (read the code objects in the same run for it)")
+
+
+def register_counts(collector: LaunchCollector, arch: str | None, vgpr: int | None,
+                    agpr: int | None) -> tuple[int | None, int | None]:
+    """The VGPR / AGPR counts of a rocprofiler-sdk record as occlint can use them: on gfx950
+    without AGPRs they are the older decoder's half allocation, so unknown (noted once)."""
+    if arch is not None and arch.startswith("gfx95") and not agpr and vgpr is not None:
+        if GFX950_NOTE not in collector.notes:
+            collector.notes.append(GFX950_NOTE)
+        return None, None
+    return vgpr, agpr
+
+
+def sidecar_kind(first_line: bytes) -> str | None:
+    """The CSVs beside a profiler's kernel trace that hold no launches, by their header:
+    rocprofv3's ``agent_info.csv`` (``Node_Id``, ``Agent_Type``, ...) and rocprof-compute's
+    ``pmc_dispatch_info.csv`` (``[Node,] Dispatch_ID, [PID,] Kernel_Name, GPU_ID``)."""
+    if b"Node_Id" in first_line and b"Agent_Type" in first_line:
+        return "rocprofv3-agent-info"
+    if b"Dispatch_ID" in first_line and b"Kernel_Name" in first_line \
+            and b"GPU_ID" in first_line:
+        return "rocprof-dispatch-list"
+    return None
+
+
+def used_agent_info(kernel_traces: list[Path]) -> set[Path]:
+    """The agent_info.csv files the kernel traces of a run read (they are no inputs)."""
+    used = set()
+    for path in kernel_traces:
+        info = find_agent_info(path)
+        if info is not None:
+            used.add(info.resolve())
+    return used
+
+
 # ---------------------------------------------------------------- CSV
 
 def _lines(fh: IO[str], last: list[str]) -> Iterator[str]:
@@ -398,7 +438,8 @@ def read_rocprof_csv(path: Path, display: str) -> TraceRead:
         raise TraceError(f"cannot read: {exc.strerror or exc}") from None
     with fh:
         last = [""]
-        reader = csv.reader(_lines(fh, last))
+        whole = _ends_with_newline(path)  # rows can be handled as they come
+        reader = csv.reader(fh if whole else _lines(fh, last))
         try:
             header = next(reader, None)
         except (csv.Error, OSError, EOFError) as exc:
@@ -448,7 +489,13 @@ def read_rocprof_csv(path: Path, display: str) -> TraceRead:
                 return
             emitter.emit(target, row[start_col], row[end_col], f"line {line}")
 
-        while True:
+        if whole:
+            try:
+                _fast_rows(reader, width, raw_of, cache, (start_col, end_col), emitter, handle)
+            except (csv.Error, OSError, EOFError) as exc:
+                read.errors.append(InputError(display, f"stops at line "
+                                                       f"{reader.line_num + 1}: {exc}"))
+        while not whole:
             start_line = reader.line_num + 1
             try:
                 row = next(reader)
@@ -471,6 +518,42 @@ def read_rocprof_csv(path: Path, display: str) -> TraceRead:
                     display, f"ends inside a record at line {pending[0]}"))
     read.errors[:0] = check.errors()
     return read
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """A plain (not gzip'd) file whose last byte ends a line: no record is cut short, so rows
+    are handled as they are read (else each waits for the next to show it is complete)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) == GZIP_MAGIC:
+                return False
+            fh.seek(0, io.SEEK_END)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, io.SEEK_END)
+            return fh.read(1) in (b"\n", b"\r")
+    except OSError:
+        return False
+
+
+def _fast_rows(reader: Iterator[list[str]], width: int, raw_of: Any, cache: dict[Any, Any],
+               times: tuple[int, int], emitter: Emitter, handle: Any) -> None:
+    """The rows of a CSV: a row whose group is known (cached handle) and whose times are
+    plain integers is added here; any other goes through ``handle`` (validation, errors)."""
+    start_col, end_col = times
+    add_to = emitter.collector.add_to if emitter.fast else None
+    for row in reader:
+        if add_to is not None and len(row) == width:
+            target = cache.get(raw_of(row))
+            if type(target) is tuple:
+                start, end = row[start_col], row[end_col]
+                if start.isdigit() and end.isdigit():
+                    begin, finish = int(start), int(end)
+                    if finish >= begin:
+                        add_to(target, float(begin), float(finish - begin))
+                        continue
+        if row:
+            handle(reader.line_num, row)  # type: ignore[attr-defined]
 
 
 def _csv_agents(path: Path, read: TraceRead) -> AgentTable | None:
@@ -514,6 +597,8 @@ def _csv_target(row: list[str], index: dict[str, int], emitter: Emitter,
         known.add(agent)
         emitter.collector.device(device_from_agent(agent, agents.find(agent) if agents
                                                    else None))
+    sizes["vgpr"], sizes["agpr"] = register_counts(
+        emitter.collector, emitter.collector.devices[agent].arch, sizes["vgpr"], sizes["agpr"])
     stream = row[index["stream"]].strip() if "stream" in index else ""
     if stream in ("", "0") and "queue" in index:  # no HIP stream traced: the HSA queue
         stream = row[index["queue"]].strip()
@@ -632,12 +717,14 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
         # whole-document passes in C for each
         _json_agents(_json_items(path, AGENT_PREFIX), state)
         _json_symbols(_json_items(path, SYMBOL_PREFIX), state)
-    count = 0
     emitter = Emitter(collector, check)
+    done = _compact_dispatches(path, state, emitter)
+    count = 0
     try:
-        for item in _json_items(path, DISPATCH_PREFIX):
+        for item in _json_items(path, DISPATCH_PREFIX) if done is not None else ():
             count += 1
-            _json_dispatch(state, item, count, emitter)
+            if count > done:  # type: ignore[operator]  # past those matched in compact form
+                _json_dispatch(state, item, count, emitter)
     except ijson.IncompleteJSONError as exc:
         read.errors.append(InputError(display, f"ends early (after {count} kernel dispatch "
                                                f"records): {_first_line(exc)}"))
@@ -649,6 +736,103 @@ def read_rocprof_json(path: Path, display: str) -> TraceRead:
                                                f"dispatch records: {exc}"))
     read.errors[:0] = check.errors()
     return read
+
+
+# One kernel_dispatch record as rocprofv3 writes it (cereal, compact, keys in this order):
+# start, end, then the fields that decide its launch group in two runs (agent, queue, kernel;
+# segment sizes, work-group, grid, stream: all but the dispatch id), and what follows it.
+COMPACT_DISPATCH = re.compile(
+    rb'\{"size":\d+,"kind":\d+,"operation":\d+,"thread_id":\d+,"correlation_id":'
+    rb'\{"internal":\d+,"external":\d+\},"start_timestamp":(\d+),"end_timestamp":(\d+),'
+    rb'"dispatch_info":\{"size":\d+,("agent_id":\{"handle":\d+\},"queue_id":\{"handle":\d+\},'
+    rb'"kernel_id":\d+),"dispatch_id":\d+,("private_segment_size":\d+,'
+    rb'"group_segment_size":\d+,"workgroup_size":\{"x":\d+,"y":\d+,"z":\d+\},'
+    rb'"grid_size":\{"x":\d+,"y":\d+,"z":\d+\}\},"stream_id":\{"handle":\d+\})\}([,\]])')
+NUMBER = re.compile(rb"\d+")
+DISPATCH_ARRAY = b'"kernel_dispatch":['
+CHUNK = 8 << 20
+MAX_RECORD = 1 << 12  # a compact dispatch record is under 400 bytes
+
+
+def _compact_dispatches(path: Path, state: JsonState, emitter: Emitter) -> int | None:
+    """The dispatch records of rocprofv3's compact layout, matched by one regular expression
+    each (several times faster than a JSON parser); known launch shapes are counted from
+    their raw bytes. Returns None when the whole array was read, else how many records were
+    added before a record of another layout (or the end of the data): the JSON parser reads
+    the rest, from that record on."""
+    added = 0
+    with _open_binary(path) as fh:
+        buf, at = b"", -1
+        while at < 0:  # the array's start
+            more = fh.read(CHUNK)
+            if not more:
+                return 0
+            buf = buf[-len(DISPATCH_ARRAY):] + more
+            at = buf.find(DISPATCH_ARRAY)
+        pos, eof = at + len(DISPATCH_ARRAY), False
+        cache: dict[tuple[bytes, bytes], Any] = {}
+        add_to = emitter.collector.add_to
+        while True:
+            for m in COMPACT_DISPATCH.finditer(buf, pos):
+                if m.start() != pos:
+                    break
+                start, end, head, tail, after = m.groups()
+                target = cache.get((head, tail))
+                begin, finish = float(start), float(end)  # exact below 2**53 ns (104 days)
+                if type(target) is tuple and finish >= begin and finish < 2**53:
+                    add_to(target, begin, finish - begin)
+                else:
+                    number = added + 1
+                    target = _compact_target((head, tail), int(start), int(end), state,
+                                             emitter, number, cache)
+                    if target is not None:
+                        emitter.emit(target, int(start), int(end),
+                                     f"kernel_dispatch record {number}")
+                added += 1
+                pos = m.end()
+                if after == b"]":  # another process's array after it: the parser reads it
+                    return added if _another_array(fh, buf[pos:]) else None
+            if eof or len(buf) - pos >= MAX_RECORD:
+                return added  # another layout (or cut short): the parser takes over
+            more = fh.read(CHUNK)
+            eof = not more
+            buf, pos = buf[pos:] + more, 0
+
+
+def _another_array(fh: IO[bytes], rest: bytes) -> bool:
+    """Whether a further kernel_dispatch array follows (a document of several tool items)."""
+    tail = b""
+    while True:
+        if DISPATCH_ARRAY in tail + rest:
+            return True
+        tail = (tail + rest)[-len(DISPATCH_ARRAY):]
+        rest = fh.read(CHUNK)
+        if not rest:
+            return False
+
+
+def _compact_target(key: tuple[bytes, bytes], start: int, end: int, state: JsonState,
+                    emitter: Emitter, number: int, cache: dict[tuple[bytes, bytes], Any]
+                    ) -> Any:
+    """The launch target of a matched record, through the JSON path's own decisions; None
+    when its times are rejected."""
+    agent, queue, kernel = (int(x) for x in NUMBER.findall(key[0]))
+    private, group, wx, wy, wz, gx, gy, gz, stream = (int(x) for x in NUMBER.findall(key[1]))
+    info = {"agent_id": {"handle": agent}, "queue_id": {"handle": queue}, "kernel_id": kernel,
+            "private_segment_size": private, "group_segment_size": group,
+            "workgroup_size": {"x": wx, "y": wy, "z": wz},
+            "grid_size": {"x": gx, "y": gy, "z": gz}}
+    item = {"start_timestamp": start, "end_timestamp": end, "dispatch_info": info,
+            "stream_id": {"handle": stream}}
+    raw = _json_raw(item, info)
+    target = emitter.lookup(raw)
+    if target is None:
+        if not emitter.valid_times(start, end, f"kernel_dispatch record {number}"):
+            return None
+        target = emitter.remember(raw, _json_target(state, item, info, emitter))
+    if len(cache) < MAX_CACHE:
+        cache[key] = target
+    return target
 
 
 def _json_agents(items: Iterator[Any], state: JsonState) -> None:
@@ -806,12 +990,15 @@ def _json_target(state: JsonState, item: dict[str, Any], info: dict[str, Any],
             state.devices[handle] = device
         if device not in emitter.collector.devices:
             emitter.collector.device(_json_device(device, agent))
+    described = emitter.collector.devices.get(device)
+    vgpr, agpr = register_counts(emitter.collector, described.arch if described else None,
+                                 symbol["vgpr"], symbol["agpr"])
     stream = _handle(item.get("stream_id"))
     if stream in (None, 0):
         stream = _handle(info.get("queue_id"))
     key = LaunchKey(device=device, kernel=symbol["name"], mangled=symbol["mangled"],
                     grid=grid, block=block,
-                    resources=AmdLaunchResources(vgpr=symbol["vgpr"], agpr=symbol["agpr"],
+                    resources=AmdLaunchResources(vgpr=vgpr, agpr=agpr,
                                                  sgpr=symbol["sgpr"], lds_bytes=lds,
                                                  scratch_bytes=scratch))
     return emitter.target(key, str(_plain(stream))[:40])
@@ -958,6 +1145,7 @@ def _rocpd_target(row: tuple[Any, ...], emitter: Emitter, agents: dict[Any, Trac
         agents[(agent_id, None)] = device
     if device.key not in collector.devices:
         collector.device(device)
+    vgpr_i, agpr_i = register_counts(collector, device.arch, sizes[0], sizes[1])
     cached = names_cache.get((kid, guid))
     if cached is None:
         name = kernel_name(display_name or mangled or f"kernel {str(kid)[:40]}")
@@ -971,7 +1159,7 @@ def _rocpd_target(row: tuple[Any, ...], emitter: Emitter, agents: dict[Any, Trac
     stream_text = str(stream if stream not in (None, 0) else queue)[:40]
     key = LaunchKey(device=device.key, kernel=cached[0], mangled=cached[1], grid=grid,
                     block=block,
-                    resources=AmdLaunchResources(vgpr=sizes[0], agpr=sizes[1], sgpr=sizes[2],
+                    resources=AmdLaunchResources(vgpr=vgpr_i, agpr=agpr_i, sgpr=sizes[2],
                                                  lds_bytes=lds_i, scratch_bytes=scratch_i))
     return emitter.target(key, stream_text)
 
