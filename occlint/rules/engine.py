@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from occlint.judgement.advice import AdviceSettings, advice, site_advice
-from occlint.judgement.appraisal import appraise
+from occlint.judgement.appraisal import appraise, subject_owner
 from occlint.model.subject import Subject
 from occlint.rules.registry import RANK, Context, Finding, all_rules, select_rules
 
@@ -112,7 +112,8 @@ def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
         checked: Any = subject
         if subject.kind == "launch":  # the kernel rules see the group's kernel report
             checked = subject.report  # type: ignore[attr-defined]
-            if checked is None:
+            if checked is None:  # not analysed (unknown device): still someone's kernel
+                subject.owner = subject_owner(subject, settings.owners)
                 continue
             checked.trace = subject
         ctx = Context(settings.advice, _advise(checked, settings.advice))
