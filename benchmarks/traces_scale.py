@@ -220,6 +220,10 @@ def measure(trace: Path, launches: int, repeats: int, source: str, layout: str) 
 TARGET_RATE = 200_000  # launches per second, end to end
 TARGET_MB = 500
 MISSED = {  # why an input of this source is slower than the others
+    "rocm-mi210": "Its kernel events carry their dimensions, but every ROCm kernel is joined "
+                  "to its runtime call (whose API decides work-item grids and graph "
+                  "replays): two events decoded a launch, after a first pass stopped at the "
+                  "first kernel, by one process.",
     "rocm6.2-mi250": "Each launch is two events to decode (the kernel, and the runtime call "
                      "that carries its dimensions, joined by correlation id) in 4.4 KB of "
                      "trace (the resnet18 trace has 2.2 KB a launch), after a first pass "
@@ -252,7 +256,8 @@ def render(results: list[dict], meta: dict) -> str:
         f"Python {meta['python']}, occlint {meta['commit']}. Median of {meta['repeats']} runs "
         "each; a run waited up to 10 s for the machine to be under 15 % busy for a second: "
         f"{meta['quiet_runs']} of {meta['runs']} runs found it so (load average at the "
-        f"start: {meta['load']}; the machine is shared), so walls are upper bounds.",
+        f"start: {meta['load']}; the machine is shared), so walls are upper bounds."
+        + (f" {meta['note']}" if meta.get("note") else ""),
         "",
         "The inputs: every event of a real trace replicated and shifted in time (and in "
         "correlation ids) until it holds the launches below: `resnet18` is a ResNet-18 "
@@ -298,9 +303,9 @@ def render(results: list[dict], meta: dict) -> str:
         "kineto_scan.py); either way only kernel events are decoded (msgspec, into a typed "
         "struct), and a plain trace of 256 MiB or more is split over the worker processes "
         "(`--jobs`, default one per CPU) at event boundaries. A gzip'd trace is one stream, "
-        "inflated by a second thread (ISA-L). Traces whose kernel events carry no "
-        "dimensions (ROCm 6.2's) are read a second time with their runtime calls, by one "
-        "process: the correlation join is not split.",
+        "inflated by a second thread (ISA-L). ROCm traces, whose kernels are joined to the "
+        "runtime calls that launched them (kineto_links.RuntimeJoin), are read a second "
+        "time with those calls, by one process: the correlation join is not split.",
         "",
     ]
     for r in missed:
