@@ -245,8 +245,11 @@ def test_any_json_layout_reads_the_same(tmp_path, documents):
 
 @pytest.mark.parametrize("cut", [0.3, 0.7, 0.999])
 def test_truncated_trace_keeps_what_was_read(tmp_path, cut):
+    """A crashed run's trace: the launches before the cut are counted and analysed on the
+    device its head describes (libkineto writes deviceProperties before the events)."""
     with gzip.open(HERE / "resnet18_infer.pt.trace.json.gz") as fh:
         data = fh.read()
+    assert data.index(b'"deviceProperties"') < data.index(b'"traceEvents"')
     trace = tmp_path / "crashed.pt.trace.json"
     trace.write_bytes(data[:int(len(data) * cut)])
     out = execute(Options(paths=[str(trace)], isolated=True))
@@ -255,8 +258,26 @@ def test_truncated_trace_keeps_what_was_read(tmp_path, cut):
     assert len(doc["errors"]) == 1
     assert "cut short" in doc["errors"][0]["message"]
     assert doc["summary"]["launches"]["launches"] in (before, before - 1)
+    assert {r["trace_device"] for r in doc["launches"]} == {"NVIDIA H100 80GB HBM3"}
+    assert all(r["occupancy"] is not None for r in doc["launches"])
     if before > 1:
         assert out.exit_code != 2
+
+
+def test_launches_without_a_device_are_one_error(tmp_path):
+    """A trace whose device is described nowhere (its deviceProperties removed) and no
+    --device: the launches are counted, none analysed, one error says so: exit 2."""
+    with gzip.open(HERE / "resnet18_infer.pt.trace.json.gz") as fh:
+        data = json.load(fh)
+    del data["deviceProperties"]
+    trace = tmp_path / "nodevice.pt.trace.json"
+    trace.write_text(json.dumps(data))
+    out = execute(Options(paths=[str(trace)], isolated=True))
+    launches = sum(e.get("cat") == "kernel" for e in data["traceEvents"])
+    assert [e["message"] for e in out.doc["errors"]] == [
+        f"none of its {launches} launches could be analysed: unknown device: the trace does "
+        "not describe it and --device names none of its vendor"]
+    assert out.exit_code == 2
 
 
 def test_mixed_with_binaries_and_directories(tmp_path):

@@ -95,10 +95,16 @@ def test_public_traces_read_every_launch(name):
 
 
 def test_2021_layout_keeps_registers_and_shared_memory():
-    doc, _ = run(PUBLIC / "hta_inference_rank_1_2021.json.gz")
+    """No false "cut short"; the 2021 layout has no deviceProperties, so without --device
+    its launches are counted and one error says that none could be analysed (exit 2)."""
+    doc, code = run(PUBLIC / "hta_inference_rank_1_2021.json.gz")
     kernels = [e for e in load(PUBLIC / "hta_inference_rank_1_2021.json.gz")["traceEvents"]
                if e.get("cat") == "Kernel"]
-    assert doc["errors"] == []
+    assert [e["message"].split(":")[0] for e in doc["errors"]] == [
+        f"none of its {len(kernels)} launches could be analysed"] and code == 2
+    with_device = execute(Options(paths=[str(PUBLIC / "hta_inference_rank_1_2021.json.gz")],
+                                  isolated=True, devices=["a100"]))
+    assert with_device.doc["errors"] == [] and with_device.exit_code != 2
     assert sorted((r["resources"]["trace"]["registers"], r["resources"]["trace"]["shared_total"])
                   for r in doc["launches"] for _ in range(r["count"])) == sorted(
         (e["args"]["registers per thread"], e["args"]["shared memory"]) for e in kernels)

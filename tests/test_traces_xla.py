@@ -224,7 +224,8 @@ def test_bad_records_are_skipped_and_counted(tmp_path):
         kernels[0]["args"]["kernel_details"] = "regs:80 grid:0,1,1 block:128,1,1"
         kernels[1]["args"]["kernel_details"] = "regs:x grid:1,1,1 block:128,1,1"
         kernels[2]["args"]["kernel_details"] = ["not", "a", "string"]
-    run = run_occlint("check", "--format", "json", str(_rewrite(tmp_path, damage)))
+    run = run_occlint("check", "--format", "json", "--device", "h100",
+                      str(_rewrite(tmp_path, damage)))
     doc = run.json()
     assert doc["inputs"][0]["launches"] == 45
     (error,) = doc["errors"]
@@ -236,11 +237,28 @@ def test_cut_short_keeps_what_was_read(tmp_path):
     data = gzip.decompress(TRACE.read_bytes())
     cut = tmp_path / "cut.trace.json.gz"
     cut.write_bytes(gzip.compress(data[:int(len(data) * 0.8)]))  # kernels: the last 40%
-    run = run_occlint("check", "--format", "json", str(cut))
+    run = run_occlint("check", "--format", "json", "--device", "h100", str(cut))
     doc = run.json()
     assert 0 < doc["inputs"][0]["launches"] < 48
     assert any("cut short" in e["message"] for e in doc["errors"])
     assert run.code == 1
+
+
+def test_no_gpu_named_and_no_device_is_one_error_line(tmp_path):
+    """Without its .xplane.pb the trace names no GPU model: its launches are counted, none
+    can be analysed, and one line says so and asks for --device (exit 2)."""
+    alone = tmp_path / "alone.trace.json.gz"
+    shutil.copy(TRACE, alone)
+    run = run_occlint("check", str(alone))
+    assert run.code == 2
+    (line,) = run.err.splitlines()
+    assert line.startswith(f"occlint: error: {alone}: none of its 48 launches could be "
+                           "analysed") and "--device" in line
+    # not analysed, but still someone's kernels: XLA's fusions, cuBLAS, cuDNN
+    doc = run_occlint("check", "--format", "json", str(alone)).json()
+    owners = {r["kernel"]: r["owner"] for r in doc["launches"]}
+    assert owners["loop_reduce_fusion"]["library"] == "XLA"
+    assert all(o is not None for o in owners.values())
 
 
 def test_not_json_is_one_error_line(tmp_path):

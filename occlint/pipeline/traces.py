@@ -82,8 +82,6 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
             continue
         collector = read.collector
         out.errors.extend(read.errors)
-        if collector.launches:
-            out.analysed = True
         devices: dict[str, tuple[Device | None, str]] = {}
         reports: list[LaunchReport] = []
         for group in collector.group_list:
@@ -96,6 +94,12 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                 if setup.source_index else None
             reports.append(analyse_group(group, collector, device, source, index, setup.db,
                                          facts))
+        if any(lr.report is not None for lr in reports):
+            out.analysed = True
+        elif reports:  # launches, none of them analysable: say why, once (exit 2 if alone)
+            out.errors.append(InputError(candidate.display, f"none of its "
+                                         f"{collector.launches:,} launches could be analysed: "
+                                         f"{reports[0].message}"))
         judge(reports, settings)
         _overhead(collector, reports, settings)
         first = len(out.launches)

@@ -37,7 +37,12 @@ MAX_RESOURCE = 1 << 31  # registers, bytes: anything larger is not a real launch
 
 
 class TraceError(FormatError):
-    """A trace cannot be read (or could be read only up to a point)."""
+    """A trace cannot be read (or could be read only up to a point). ``head``: the document's
+    keys read before the point where it failed (a cut trace keeps its device description)."""
+
+    def __init__(self, message: str, head: dict | None = None) -> None:
+        super().__init__(message)
+        self.head = head or {}
 
 
 @dataclass

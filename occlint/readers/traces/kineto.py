@@ -427,7 +427,7 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
             return head
     except TraceError as exc:
         errors.append(InputError(display, str(exc)))
-        head = {}
+        head = exc.head  # a cut trace's device description, read before the cut
     except INFLATE_ERRORS as exc:
         errors.append(InputError(display, f"cannot read the trace: {exc} (after "
                                  f"{reader.events} kernel events)"))
@@ -715,12 +715,14 @@ def _tail(data: bytes, head: dict[str, Any], reader: _Reader,
     close = data.rfind(b"\n  ]")
     if close < 0 or close < data.rfind(b"\n  {", 0) or not data.rstrip().endswith(b"}"):
         raise TraceError(f"the trace is cut short (at byte {consumed + len(data)}, inside "
-                         f"traceEvents): {reader.events} kernel events read before it ends")
+                         f"traceEvents): {reader.events} kernel events read before it ends",
+                         head)
     try:
         rest = json.loads(b'{"traceEvents": [' + data[close:])
     except ValueError:
         raise TraceError(f"the trace is cut short or damaged after traceEvents (byte "
-                         f"{consumed + close}): {reader.events} kernel events read") from None
+                         f"{consumed + close}): {reader.events} kernel events read",
+                         head) from None
     if isinstance(rest, dict):
         for key, value in rest.items():
             head.setdefault(key, value)

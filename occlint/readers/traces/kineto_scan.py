@@ -278,7 +278,8 @@ def check_tail(data: bytes, head: dict, consumed: int, events: int) -> dict:
             found = rest
     if found is None:
         raise TraceError(f"the trace is cut short or damaged (the event list does not end "
-                         f"before byte {consumed + len(data)}): {events} kernel events read")
+                         f"before byte {consumed + len(data)}): {events} kernel events read",
+                         head)
     for key, value in found.items():
         head.setdefault(key, value)
     return head
