@@ -57,3 +57,25 @@ def test_a_users_shared_memory_limited_kernel_is_not_a_design():
     assert len(big) == 2
     assert all(r["design"] is None for r in big)
     assert all("OCC106" in r["finding_codes"] for r in big)
+
+
+def test_collectives_wait_and_save_nothing():
+    """HolisticTraceAnalysis' two-rank TorchRec run: NCCL's all-to-all takes most of each
+    rank's kernel time, waiting on the other rank. No launch shape shortens that: the group
+    is a communication kernel with no saving, and the run's estimate leaves it out."""
+    import gzip
+
+    traces = sorted((FIXTURES / "traces/ranks").glob("rank-*.json.gz"))
+    doc = _json(*traces, "--device", "a100")
+    nccl = [r for r in doc["launches"] if r["owner"]["library"] == "NCCL"]
+    names = {e["name"] for t in traces for e in json.load(gzip.open(t))["traceEvents"]
+             if e.get("cat") == "kernel" and e["name"].startswith("ncclKernel")}
+    assert {r["kernel"] for r in nccl} == names and len(nccl) == 2
+    for r in nccl:
+        assert r["design"]["kind"] == "communication" and r["saving"] is None
+        assert all(f.get("saving") is None for f in r["findings"])
+    summary = doc["summary"]["launches"]
+    others = sum(r["saving"]["high_ns"] for r in doc["launches"] if r["saving"])
+    assert summary["saving_high_ns"] == others
+    nccl_ns = sum(r["total_ns"] for r in nccl)
+    assert nccl_ns > summary["kernel_time_ns"] / 2 > summary["saving_high_ns"]

@@ -52,6 +52,11 @@ NAMED = [
     ("batched_transpose_32x64_pack_2x4_ediv_1x2_half", "library", "MIOpen"),
     ("SubTensorOpWithCastTensor1d", "library", "MIOpen"),
     ("igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16_wt32x32x8_ws2", "library", "MIOpen"),
+    # FBGEMM_GPU under TorchRec (fixtures/traces/ranks: HolisticTraceAnalysis' rank traces)
+    ("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, "
+     "int*)", "library", "FBGEMM"),
+    ("void permute_pooled_embs_kernel<float>(float const*, long const*, long const*, "
+     "long const*, float*, long, long, long)", "library", "FBGEMM"),
     ("gamma_gridstride(unsigned char*, unsigned long, float)", "user", None),
     ("saxpy", "user", None),
 ]

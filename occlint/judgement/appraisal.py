@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from occlint.judgement.cost import WARN_MIN_SAVING, saving
-from occlint.judgement.design import deliberate, moot
+from occlint.judgement.design import communication, deliberate, moot
 from occlint.judgement.owner import Owner, owner_of
 from occlint.model.finding import Finding
 
@@ -71,11 +71,13 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     owner = subject_owner(subject, owners)
     cooperative = subject.kind == "launch" and bool(
         (subject.group.launched_by or {}).get("cooperative"))
-    design = deliberate(report, advice, owner, cooperative) if report is not None and \
-        (report.occupancy is not None or cooperative) else None
+    design = communication(owner) or (
+        deliberate(report, advice, owner, cooperative) if report is not None and
+        (report.occupancy is not None or cooperative) else None)
+    waits = design is not None and design["kind"] == "communication"
     total_ns = subject.group.total_ns if subject.kind == "launch" else None
     for f in findings:
-        s = saving(f, report, advice)
+        s = None if waits else saving(f, report, advice)
         if s is not None:
             f.saving = s.to_dict(total_ns)
         if owner.kind == "generated" and owner.library in COMPILER_KNOB:

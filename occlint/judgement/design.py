@@ -5,7 +5,8 @@
 * **shared-memory pipelines**: tile kernels (GEMM, attention) whose occupancy is bounded
   by the shared memory they stage tiles through (64 KiB or more per block: Hopper's
   wgmma/TMA and Ampere's cp.async pipelines hold one or two such blocks per SM by design);
-* **cooperative** launches (``cudaLaunchCooperativeKernel``): the grid must be resident.
+* **cooperative** launches (``cudaLaunchCooperativeKernel``): the grid must be resident;
+* **communication** kernels (NCCL / RCCL collectives): their time is waiting, not work.
 
 A kernel whose source the run has, read there as one element per thread or a grid-stride
 loop, is no such design whatever its grid or shared memory. Occupancy and tail findings
@@ -36,6 +37,19 @@ def _shared_per_block(report: KernelReport) -> int:
         res = report.kernel.resources
         return getattr(res, "lds_bytes", 0) + report.launch.dynamic_lds
     return getattr(occ, "allocated_shared_per_block", 0)
+
+
+COMMUNICATION = ("NCCL", "RCCL")
+
+
+def communication(owner: Owner | None) -> dict[str, str] | None:
+    """A collective's kernel (NCCL, RCCL): its time is spent waiting on the other ranks and
+    the links, which no grid, block or occupancy change shortens: no saving is estimated."""
+    if owner is None or owner.library not in COMMUNICATION:
+        return None
+    return {"kind": "communication",
+            "reason": f"a {owner.library} collective: its time waits on the other ranks and "
+                      "the links, not on its launch shape or occupancy"}
 
 
 def deliberate(report: KernelReport, advice: dict[str, Any], owner: Owner | None = None,

@@ -67,6 +67,9 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     ("library", "cuFFT", (r"\b(regular|vector|transpose)_fft|fft_(r2c|c2r|c2c)|cufft")),
     ("library", "cuSPARSE", r"cusparse"),
     ("library", "cuRAND", r"curand"),
+    # FBGEMM_GPU (TorchRec's embedding and permute kernels, some outside its namespace)
+    ("library", "FBGEMM", r"\bfbgemm_gpu::|\bfbgemm::|^void permute_pooled_embs_kernel|"
+                          r"^void (split_)?embedding_(forward|backward)|_embedding_codegen"),
     ("library", "Tensile", r"^Cijk_|^Cij_"),
     ("library", "hipBLASLt", r"hipblaslt|^Custom_Cijk"),
     ("library", "rocBLAS", r"rocblas"),

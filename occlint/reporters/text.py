@@ -243,7 +243,8 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
     for label, rs in sorted(owners.items(), key=lambda kv: -sum(r["total_ns"] for r in kv[1])):
         time = sum(r["total_ns"] for r in rs)
         kind = (rs[0].get("owner") or {}).get("kind", "")
-        shapes = [r for r in rs if {"LCH101", "LCH102", "LCH105"} & set(r["finding_codes"])]
+        shapes = [r for r in rs if {"LCH101", "LCH102", "LCH105"} & set(r["finding_codes"])
+                  and (r.get("design") or {}).get("kind") != "communication"]
         grids = ", ".join(sorted({_dims(r["grid"]) for r in shapes})[:4])
         shape_text = (f"; {len(shapes)} launch shape"
                       f"{'s leave' if len(shapes) != 1 else ' leaves'} "
