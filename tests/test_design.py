@@ -68,7 +68,8 @@ def test_collectives_wait_and_save_nothing():
     traces = sorted((FIXTURES / "traces/ranks").glob("rank-*.json.gz"))
     doc = _json(*traces, "--device", "a100")
     nccl = [r for r in doc["launches"] if r["owner"]["library"] == "NCCL"]
-    names = {e["name"] for t in traces for e in json.loads(gzip.decompress(t.read_bytes()))["traceEvents"]
+    events = [e for t in traces for e in json.loads(gzip.decompress(t.read_bytes()))["traceEvents"]]
+    names = {e["name"] for e in events
              if e.get("cat") == "kernel" and e["name"].startswith("ncclKernel")}
     assert {r["kernel"] for r in nccl} == names and len(nccl) == 2
     for r in nccl:
