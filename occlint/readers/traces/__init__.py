@@ -19,11 +19,14 @@ import sqlite3
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from occlint.errors import FormatError
 from occlint.model.kernel import InputError
-from occlint.model.launch import Dim3, LaunchCollector
 from occlint.readers.formats import BINARY_MAGICS
+
+if TYPE_CHECKING:  # the launch model: imported by the readers, not to sniff a file
+    from occlint.model.launch import Dim3, LaunchCollector
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -107,13 +110,23 @@ NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # an .nsys-rep file (binary, n
 HEAD_BYTES = 4096
 MAX_HEAD_BYTES = 1 << 20  # a JSON object's keys before traceEvents are looked for this far
 TRACE_NAMES = (".pt.trace.json", ".pt.trace.json.gz")  # tensorboard_trace_handler's names
+XPLANE_SUFFIX = ".xplane.pb"
+
+
+def xla_kind(head: bytes, path: Path) -> str | None:
+    """"xla" for an XLA profile's Chrome trace (from its first bytes: processes named by
+    XLA's device and host planes), "xplane" for an ``.xplane.pb``, else None."""
+    if head.lstrip()[:1] == b"{" and b'"traceEvents"' in head and (
+            b'"/device:' in head or b'"/host:' in head):
+        return "xla"
+    if path.name.endswith(XPLANE_SUFFIX):
+        return "xplane"
+    return None
 
 
 def sniff(head: bytes, path: Path) -> str | None:
     """The trace format of a file from its first bytes (gzip already undone), or None."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    from occlint.readers.traces.xla import xla_kind
-
     if kind := xla_kind(head, path):
         return kind
     if head.startswith(SQLITE_MAGIC):
@@ -130,9 +143,19 @@ def sniff(head: bytes, path: Path) -> str | None:
         return "rocprofv3-csv"
     if not head and path.name.lower().endswith(TRACE_NAMES):
         return "kineto"  # named as the profiler names its traces, unreadable: told why
-    from occlint.readers.traces.rocprof import sidecar_kind
-
     return sidecar_kind(first_line)
+
+
+def sidecar_kind(first_line: bytes) -> str | None:
+    """The CSVs beside a profiler's kernel trace that hold no launches, by their header:
+    rocprofv3's ``agent_info.csv`` (``Node_Id``, ``Agent_Type``, ...) and rocprof-compute's
+    ``pmc_dispatch_info.csv`` (``[Node,] Dispatch_ID, [PID,] Kernel_Name, GPU_ID``)."""
+    if b"Node_Id" in first_line and b"Agent_Type" in first_line:
+        return "rocprofv3-agent-info"
+    if b"Dispatch_ID" in first_line and b"Kernel_Name" in first_line \
+            and b"GPU_ID" in first_line:
+        return "rocprof-dispatch-list"
+    return None
 
 
 def _json_kind(head: bytes, path: Path) -> str | None:
@@ -210,6 +233,8 @@ def read_sqlite(path: Path, display: str, fmt: str, body, what: str) -> TraceRea
     """The frame of the SQLite readers: open read-only, ``body(db, read, check)`` streams the
     launches; a database damaged part-way keeps what was read plus one error (``what``
     names the records: "kernel launches", "kernel dispatches")."""
+    from occlint.model.launch import LaunchCollector
+
     read = TraceRead(LaunchCollector(display, fmt))
     check = RecordCheck(display)
     try:

@@ -397,18 +397,6 @@ def register_counts(collector: LaunchCollector, arch: str | None, vgpr: int | No
     return vgpr, agpr
 
 
-def sidecar_kind(first_line: bytes) -> str | None:
-    """The CSVs beside a profiler's kernel trace that hold no launches, by their header:
-    rocprofv3's ``agent_info.csv`` (``Node_Id``, ``Agent_Type``, ...) and rocprof-compute's
-    ``pmc_dispatch_info.csv`` (``[Node,] Dispatch_ID, [PID,] Kernel_Name, GPU_ID``)."""
-    if b"Node_Id" in first_line and b"Agent_Type" in first_line:
-        return "rocprofv3-agent-info"
-    if b"Dispatch_ID" in first_line and b"Kernel_Name" in first_line \
-            and b"GPU_ID" in first_line:
-        return "rocprof-dispatch-list"
-    return None
-
-
 def used_agent_info(kernel_traces: list[Path]) -> set[Path]:
     """The agent_info.csv files the kernel traces of a run read (they are no inputs)."""
     used = set()
