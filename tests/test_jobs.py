@@ -94,6 +94,23 @@ def test_auto_jobs(monkeypatch):
     assert auto_jobs(small * 100) == 1
 
 
+def test_auto_jobs_weighs_sources_by_the_bytes_parsed(monkeypatch, tmp_path):
+    """Sources start workers by the bytes of those that can hold a kernel or a launch (the
+    others are not parsed), not by their number."""
+    import occlint.pipeline.workers as run_mod
+
+    kernels = FIXTURES / "nvidia/src/gamma.cu"
+    no_kernel = tmp_path / "plain.h"  # as large, but nothing a launch could be read from
+    no_kernel.write_bytes(b"int f(int x) { return x; }\n".ljust(kernels.stat().st_size, b" "))
+    monkeypatch.setattr(run_mod, "cpu_count", lambda: 4)
+    with_kernels = [Candidate(str(kernels), "k.cu", True)]
+    assert auto_jobs(with_kernels * 300) == 1  # 300 small sources: one process
+    monkeypatch.setattr(run_mod, "AUTO_MIN_SOURCE_BYTES", kernels.stat().st_size * 2)
+    assert auto_jobs(with_kernels * 2) == 4
+    assert auto_jobs(with_kernels) == 1
+    assert auto_jobs([Candidate(str(no_kernel), "plain.h", True)] * 2) == 1
+
+
 def test_large_wheel_is_shared_by_workers_with_the_same_result(tmp_path):
     """A wheel of three member groups: read whole in one process, or one group per task in
     two workers, the document is the same byte for byte (hashes, kernels, errors)."""

@@ -16,11 +16,15 @@ from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.kinds import analyse_input, failed
 from occlint.pipeline.outcome import InputOutcome
 from occlint.pipeline.setup import Options, Setup
+from occlint.readers.formats import is_source
 
-# "auto" parallelism starts worker processes only for runs this large (below, starting them
-# costs more than it saves): files, or bytes to read.
+# "auto" parallelism starts worker processes only for runs this large (below, starting them,
+# about 0.15 s of CPU each, costs more than it saves; docs/performance.md): inputs other than
+# CUDA / HIP sources, by count or by bytes; sources by the bytes that are parsed (those of
+# the files that can hold a kernel or a launch: the others are only searched for a marker).
 AUTO_MIN_FILES = 256
 AUTO_MIN_BYTES = 64 << 20
+AUTO_MIN_SOURCE_BYTES = 2 << 20
 
 _WORKER_SETUP: Setup | None = None
 
@@ -46,16 +50,54 @@ def cpu_count() -> int:
 
 
 def large_run(candidates: list[Candidate]) -> bool:
-    """AUTO_MIN_FILES files or more, or AUTO_MIN_BYTES to read."""
-    if len(candidates) >= AUTO_MIN_FILES:
-        return True
+    """AUTO_MIN_FILES inputs or more, or AUTO_MIN_BYTES to read, not counting sources; or
+    AUTO_MIN_SOURCE_BYTES of sources to parse."""
+    sources, others = _sources_and_others(candidates)
+    return _many(others) or _parsed_bytes(sources) >= AUTO_MIN_SOURCE_BYTES
+
+
+def _sources_and_others(candidates: list[Candidate]
+                        ) -> tuple[list[Candidate], list[Candidate]]:
+    sources, others = [], []
+    for c in candidates:
+        (sources if c.group is None and is_source(c.path) else others).append(c)
+    return sources, others
+
+
+def _many(others: list[Candidate]) -> bool:
+    """AUTO_MIN_FILES inputs or AUTO_MIN_BYTES (inputs that are not sources)."""
+    return len(others) >= AUTO_MIN_FILES or _bytes(others) >= AUTO_MIN_BYTES
+
+
+def _bytes(candidates: list[Candidate]) -> int:
     size = 0
     for c in candidates:
         try:
             size += os.stat(c.path).st_size
         except OSError:
             continue
-    return size >= AUTO_MIN_BYTES
+    return size
+
+
+def _parsed_bytes(sources: list[Candidate]) -> int:
+    """The bytes of the sources that the reader parses, counted up to AUTO_MIN_SOURCE_BYTES:
+    files are read only when their sizes sum to that much (about 2 ms per MB)."""
+    if _bytes(sources) < AUTO_MIN_SOURCE_BYTES:
+        return 0
+    from occlint.readers.source import MAX_SOURCE_BYTES, may_launch
+
+    parsed = 0
+    for c in sources:
+        try:
+            with open(c.path, "rb") as fh:
+                data = fh.read(MAX_SOURCE_BYTES + 1)
+        except OSError:
+            continue
+        if len(data) <= MAX_SOURCE_BYTES and may_launch(data):
+            parsed += len(data)
+            if parsed >= AUTO_MIN_SOURCE_BYTES:
+                break
+    return parsed
 
 
 def auto_jobs(candidates: list[Candidate]) -> int:
@@ -95,7 +137,8 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
             return
         except parallel.WorkersUnavailable:
             pass  # go on in this process
-    if done < len(batches) and (jobs > 1 or large_run(candidates)):
-        setup.sink = Sink(os.path.join(directory(), "main"))  # keep the memory bounded
+    if done < len(batches) and (jobs > 1 or _many(_sources_and_others(candidates)[1])):
+        # many kernel records to come (sources have none): keep the memory bounded
+        setup.sink = Sink(os.path.join(directory(), "main"))
     for batch in batches[done:]:
         yield [analyse_input(c, setup) for c in batch]
