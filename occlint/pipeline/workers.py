@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from occlint.config import Config
 from occlint.model.records import Sink
@@ -16,14 +17,18 @@ from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.kinds import analyse_input, failed
 from occlint.pipeline.outcome import InputOutcome
 from occlint.pipeline.setup import Options, Setup
-from occlint.readers.formats import is_source
+from occlint.readers.formats import BINARY_MAGICS, is_source
+from occlint.readers.sniff import read_head
 
 # "auto" parallelism starts worker processes only for runs this large (below, starting them,
-# about 0.15 s of CPU each, costs more than it saves; docs/performance.md): inputs other than
-# CUDA / HIP sources, by count or by bytes; sources by the bytes that are parsed (those of
-# the files that can hold a kernel or a launch: the others are only searched for a marker).
+# about 0.15 s of CPU each, costs more than it saves; docs/performance.md): binary inputs
+# (GPU code, archives, host binaries) by count, other inputs by bytes (or by a count that
+# only trees of many thousands of text files reach: those are only sniffed, about 35 us
+# each), and sources by the bytes past the reader's byte test (those of the files that can
+# hold a kernel or a launch: the others are only searched for a marker).
 AUTO_MIN_FILES = 256
 AUTO_MIN_BYTES = 64 << 20
+AUTO_MIN_TEXT_FILES = 16384
 AUTO_MIN_SOURCE_BYTES = 2 << 20
 
 _WORKER_SETUP: Setup | None = None
@@ -50,8 +55,7 @@ def cpu_count() -> int:
 
 
 def large_run(candidates: list[Candidate]) -> bool:
-    """AUTO_MIN_FILES inputs or more, or AUTO_MIN_BYTES to read, not counting sources; or
-    AUTO_MIN_SOURCE_BYTES of sources to parse."""
+    """Enough binary inputs, other inputs or source bytes to parse (see AUTO_MIN_*)."""
     sources, others = _sources_and_others(candidates)
     return _many(others) or _parsed_bytes(sources) >= AUTO_MIN_SOURCE_BYTES
 
@@ -65,8 +69,23 @@ def _sources_and_others(candidates: list[Candidate]
 
 
 def _many(others: list[Candidate]) -> bool:
-    """AUTO_MIN_FILES inputs or AUTO_MIN_BYTES (inputs that are not sources)."""
-    return len(others) >= AUTO_MIN_FILES or _bytes(others) >= AUTO_MIN_BYTES
+    """AUTO_MIN_FILES binary inputs (from their first bytes: read only when there are that
+    many inputs, about 7 us each), AUTO_MIN_TEXT_FILES inputs, or AUTO_MIN_BYTES."""
+    if len(others) >= AUTO_MIN_TEXT_FILES or _bytes(others) >= AUTO_MIN_BYTES:
+        return True
+    if len(others) < AUTO_MIN_FILES:
+        return False
+    binaries = 0
+    for c in others:
+        if c.group is not None or _binary_head(read_head(Path(c.path))):  # (a group: a zip's)
+            binaries += 1
+            if binaries >= AUTO_MIN_FILES:
+                return True
+    return False
+
+
+def _binary_head(head: bytes | None) -> bool:
+    return head is not None and (b"\0" in head or head.startswith(BINARY_MAGICS))
 
 
 def _bytes(candidates: list[Candidate]) -> int:
@@ -80,23 +99,21 @@ def _bytes(candidates: list[Candidate]) -> int:
 
 
 def _parsed_bytes(sources: list[Candidate]) -> int:
-    """The bytes of the sources that the reader parses, counted up to AUTO_MIN_SOURCE_BYTES:
-    files are read only when their sizes sum to that much (about 2 ms per MB)."""
+    """The bytes of the sources past the reader's byte test, up to AUTO_MIN_SOURCE_BYTES:
+    files are read only when their sizes sum to that much (a file with nothing to parse is
+    not read again, occlint.readers.source.parsed_bytes)."""
     if _bytes(sources) < AUTO_MIN_SOURCE_BYTES:
         return 0
-    from occlint.readers.source import MAX_SOURCE_BYTES, may_launch
+    from occlint.readers.source import parsed_bytes
 
     parsed = 0
     for c in sources:
         try:
-            with open(c.path, "rb") as fh:
-                data = fh.read(MAX_SOURCE_BYTES + 1)
+            parsed += parsed_bytes(c.path, c.display)
         except OSError:
             continue
-        if len(data) <= MAX_SOURCE_BYTES and may_launch(data):
-            parsed += len(data)
-            if parsed >= AUTO_MIN_SOURCE_BYTES:
-                break
+        if parsed >= AUTO_MIN_SOURCE_BYTES:
+            break
     return parsed
 
 
