@@ -89,9 +89,8 @@ from occlint.readers.traces import (
     TraceError,
     TraceRead,
     launch_problem,
-    read_sqlite,
-    table_names,
 )
+from occlint.readers.traces.sqlite import read_sqlite, table_names
 
 MAX_NAME = 4096  # longer kernel names are cut (a real one is rarely over 1,000 characters)
 MAX_AGENT_INFO = 1 << 20  # bytes of agent_info.csv read at most
