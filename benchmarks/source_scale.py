@@ -15,7 +15,8 @@ occlint runs as users run it: ``python -m occlint PATH --device h100 -q --isolat
 ``-m`` puts first on the path, and on PYTHONPATH;
 Python may write and use its bytecode caches, as an installed package has them: one run
 before the timed ones writes them), with each ``--jobs`` setting (``auto``: occlint's
-default, one worker per core for runs of 256 files or more). For each: the best wall time
+default, one worker per core for 2 MiB or more of sources past the byte test, or 256
+binary inputs; occlint.pipeline.workers). For each: the best wall time
 of ``--repeat`` runs, start-up and imports included, as MB/s of the ``.cu .cuh .hip .cpp
 .cc .cxx .h .hpp`` bytes of the input; and the CPU seconds of that run (``os.wait4``: the
 process and the workers it waited for; with ``-j 1``, MB per CPU second is the wall rate

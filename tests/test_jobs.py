@@ -94,6 +94,37 @@ def test_auto_jobs(monkeypatch):
     assert auto_jobs(small * 100) == 1
 
 
+def test_auto_jobs_weighs_sources_by_the_bytes_parsed(monkeypatch, tmp_path):
+    """Sources start workers by the bytes of those that can hold a kernel or a launch (the
+    others are not parsed), not by their number."""
+    import occlint.pipeline.workers as run_mod
+
+    kernels = FIXTURES / "nvidia/src/gamma.cu"
+    no_kernel = tmp_path / "plain.h"  # as large, but nothing a launch could be read from
+    no_kernel.write_bytes(b"int f(int x) { return x; }\n".ljust(kernels.stat().st_size, b" "))
+    monkeypatch.setattr(run_mod, "cpu_count", lambda: 4)
+    with_kernels = [Candidate(str(kernels), "k.cu", True)]
+    assert auto_jobs(with_kernels * 300) == 1  # 300 small sources: one process
+    monkeypatch.setattr(run_mod, "AUTO_MIN_SOURCE_BYTES", kernels.stat().st_size * 2)
+    assert auto_jobs(with_kernels * 2) == 4
+    assert auto_jobs(with_kernels) == 1
+    assert auto_jobs([Candidate(str(no_kernel), "plain.h", True)] * 2) == 1
+
+
+def test_auto_jobs_counts_binary_inputs_not_text_files(monkeypatch, tmp_path):
+    """Text files beside the sources of a tree (build files, notes) are only sniffed: 300
+    of them start no workers, 300 binaries do."""
+    import occlint.pipeline.workers as run_mod
+
+    notes = tmp_path / "NOTES.md"
+    notes.write_text("# how to build\n")
+    monkeypatch.setattr(run_mod, "cpu_count", lambda: 4)
+    assert auto_jobs([Candidate(str(notes), "NOTES.md", False)] * 300) == 1
+    assert auto_jobs([Candidate(str(GAMMA), "g", False)] * 300) == 4
+    monkeypatch.setattr(run_mod, "AUTO_MIN_TEXT_FILES", 300)
+    assert auto_jobs([Candidate(str(notes), "NOTES.md", False)] * 300) == 4
+
+
 def test_large_wheel_is_shared_by_workers_with_the_same_result(tmp_path):
     """A wheel of three member groups: read whole in one process, or one group per task in
     two workers, the document is the same byte for byte (hashes, kernels, errors)."""
@@ -316,3 +347,21 @@ def test_no_progress_in_a_pipe_or_when_quiet():
     assert code == 1 and err == "" and out.startswith("{")
     code, out, err = _run_with_stderr(True, str(AMD_CO), "-q")
     assert code == 1 and err == ""
+
+
+def test_deciding_reads_no_source_twice_and_changes_no_model(tmp_path):
+    """What -j auto reads of the sources to decide (occlint.readers.source.parsed_bytes) is
+    the size of those it parses, and the model read_source then gives is the one a fresh
+    read gives: kept for a file with nothing to parse, never for one with a kernel."""
+    from occlint.readers import source
+
+    kernels = FIXTURES / "nvidia/src/gamma.cu"
+    plain = tmp_path / "plain.h"
+    plain.write_text("// the kernels are in gamma.cu\nint f(int x) { return x; }\n")
+    assert source.parsed_bytes(kernels, "k.cu") == kernels.stat().st_size
+    assert source.parsed_bytes(plain, "plain.h") == 0
+    assert ((str(plain), "plain.h") in source._CACHE, (str(kernels), "k.cu") in source._CACHE
+            ) == (True, False)
+    kept = source.read_source(plain, "plain.h")
+    assert kept == source.parse_source(plain.read_bytes(), "plain.h")
+    assert kept.size == plain.stat().st_size and not kept.launches and not kept.kernels

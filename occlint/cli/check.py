@@ -108,7 +108,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("-j", "--jobs", type=JOBS, default=None, metavar="N|auto",
               help="Worker processes reading and analysing inputs; 1 works in this process. "
                    "Default: 'jobs' from the configuration, else auto (one per CPU when there "
-                   "are 256+ files or 64+ MiB to read).")
+                   "are 256+ binary files, 64+ MiB of other inputs or 2+ MiB of CUDA / HIP "
+                   "sources that can hold a kernel or a launch).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
           include, exclude, extend_exclude, select, ignore, extend_select, fail_on, exit_zero,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 
 import click
 
@@ -37,10 +36,10 @@ SHORT_HELP = {
 
 def _reject_mistyped_command(word: str) -> None:
     """``occlint devcies``: a first argument that is no file but looks like a command."""
-    import difflib
-
     if word.startswith("-") or os.path.lexists(word):
         return
+    import difflib  # (not imported for a path: most runs)
+
     close = difflib.get_close_matches(word, LAZY_COMMANDS, n=1, cutoff=0.7)
     if close:
         raise click.UsageError(f"{word}: no such file, directory or command; "
@@ -102,6 +101,12 @@ def _debug_requested(argv: list[str]) -> bool:
     return "--debug" in argv or os.environ.get("OCCLINT_DEBUG") not in (None, "", "0")
 
 
+def _print_traceback() -> None:
+    import traceback  # only with --debug
+
+    traceback.print_exc()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one-line errors, exit 2, tracebacks only with --debug."""
     from occlint.errors import OcclintError
@@ -123,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_ERROR
     except OcclintError as exc:
         if _debug_requested(args):
-            traceback.print_exc()
+            _print_traceback()
         click.echo(f"occlint: error: {exc}", err=True)
         code = EXIT_ERROR
     except BrokenPipeError:
@@ -134,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
     except Exception as exc:
         if _debug_requested(args):
-            traceback.print_exc()
+            _print_traceback()
         click.echo(f"occlint: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for a traceback)", err=True)
         code = EXIT_ERROR

@@ -9,7 +9,6 @@ format: ``[[device]]`` entries and, optionally, architecture tables under
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -281,6 +280,8 @@ class DeviceDb:
         if device is not None:
             return device
         choices = sorted({*self._index, *self.amd_archs, *self.nv_archs})
+        import difflib  # only to name the closest devices
+
         close = difflib.get_close_matches(normalize(name), choices, n=3, cutoff=0.6)
         pretty = [self._index[c].aliases[0] if c in self._index and self._index[c].aliases else c
                   for c in close]

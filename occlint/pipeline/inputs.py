@@ -19,7 +19,7 @@ from occlint.model.kernel import InputError
 class Candidate(NamedTuple):
     """A file to read. ``listed``: named on the command line (always read, and reported when
     it is not a GPU binary); else found in a directory (read only when it looks like GPU
-    code, see :func:`occlint.readers.loader.looks_like_gpu_binary`)."""
+    code, see :func:`occlint.readers.sniff.looks_like_gpu_binary`)."""
 
     path: str
     display: str

@@ -34,7 +34,7 @@ class Probe:
 
     @cached_property
     def head(self) -> bytes | None:
-        from occlint.readers.loader import read_head
+        from occlint.readers.sniff import read_head
 
         return read_head(Path(self.candidate.path)) if self.candidate.group is None else None
 
@@ -84,7 +84,8 @@ def _zip_traces(candidate: Candidate) -> list[TraceCandidate]:
 
 
 def _binary(probe: Probe, setup: Setup) -> InputOutcome | None:
-    from occlint.readers.loader import ZIP_MAGIC, read_path, sniff
+    from occlint.readers.formats import ZIP_MAGIC
+    from occlint.readers.sniff import sniff
 
     candidate, head = probe.candidate, probe.head
     path = Path(candidate.path)
@@ -93,6 +94,8 @@ def _binary(probe: Probe, setup: Setup) -> InputOutcome | None:
         kind = sniff(path, head)
         if kind != "gpu":
             return skipped() if kind == "host" else None
+    from occlint.readers.loader import read_path  # the binary readers: only for GPU code
+
     result = read_path(path, candidate.display, setup.read_options, candidate.group,
                        candidate.listed and not traces)
     if result.no_gpu_code:

@@ -97,7 +97,7 @@ def source_index(opts: Options, candidates: list[Candidate]) -> Options:
     names = [c for c in candidates if is_source(c.path)]
     if not names or len(names) == len(candidates) or opts.source_index:
         return opts
-    from occlint.readers.loader import looks_like_gpu_binary
+    from occlint.readers.sniff import looks_like_gpu_binary
 
     if not any(c.listed or looks_like_gpu_binary(Path(c.path)) for c in candidates
                if not is_source(c.path)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from occlint.config import Config
 from occlint.model.records import Sink
@@ -16,11 +17,19 @@ from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.kinds import analyse_input, failed
 from occlint.pipeline.outcome import InputOutcome
 from occlint.pipeline.setup import Options, Setup
+from occlint.readers.formats import BINARY_MAGICS, is_source
+from occlint.readers.sniff import read_head
 
-# "auto" parallelism starts worker processes only for runs this large (below, starting them
-# costs more than it saves): files, or bytes to read.
+# "auto" parallelism starts worker processes only for runs this large (below, starting them,
+# about 0.15 s of CPU each, costs more than it saves; docs/performance.md): binary inputs
+# (GPU code, archives, host binaries) by count, other inputs by bytes (or by a count that
+# only trees of many thousands of text files reach: those are only sniffed, about 35 us
+# each), and sources by the bytes past the reader's byte test (those of the files that can
+# hold a kernel or a launch: the others are only searched for a marker).
 AUTO_MIN_FILES = 256
 AUTO_MIN_BYTES = 64 << 20
+AUTO_MIN_TEXT_FILES = 16384
+AUTO_MIN_SOURCE_BYTES = 2 << 20
 
 _WORKER_SETUP: Setup | None = None
 
@@ -46,16 +55,66 @@ def cpu_count() -> int:
 
 
 def large_run(candidates: list[Candidate]) -> bool:
-    """AUTO_MIN_FILES files or more, or AUTO_MIN_BYTES to read."""
-    if len(candidates) >= AUTO_MIN_FILES:
+    """Enough binary inputs, other inputs or source bytes to parse (see AUTO_MIN_*)."""
+    sources, others = _sources_and_others(candidates)
+    return _many(others) or _parsed_bytes(sources) >= AUTO_MIN_SOURCE_BYTES
+
+
+def _sources_and_others(candidates: list[Candidate]
+                        ) -> tuple[list[Candidate], list[Candidate]]:
+    sources, others = [], []
+    for c in candidates:
+        (sources if c.group is None and is_source(c.path) else others).append(c)
+    return sources, others
+
+
+def _many(others: list[Candidate]) -> bool:
+    """AUTO_MIN_FILES binary inputs (from their first bytes: read only when there are that
+    many inputs, about 7 us each), AUTO_MIN_TEXT_FILES inputs, or AUTO_MIN_BYTES."""
+    if len(others) >= AUTO_MIN_TEXT_FILES or _bytes(others) >= AUTO_MIN_BYTES:
         return True
+    if len(others) < AUTO_MIN_FILES:
+        return False
+    binaries = 0
+    for c in others:
+        if c.group is not None or _binary_head(read_head(Path(c.path))):  # (a group: a zip's)
+            binaries += 1
+            if binaries >= AUTO_MIN_FILES:
+                return True
+    return False
+
+
+def _binary_head(head: bytes | None) -> bool:
+    return head is not None and (b"\0" in head or head.startswith(BINARY_MAGICS))
+
+
+def _bytes(candidates: list[Candidate]) -> int:
     size = 0
     for c in candidates:
         try:
             size += os.stat(c.path).st_size
         except OSError:
             continue
-    return size >= AUTO_MIN_BYTES
+    return size
+
+
+def _parsed_bytes(sources: list[Candidate]) -> int:
+    """The bytes of the sources past the reader's byte test, up to AUTO_MIN_SOURCE_BYTES:
+    files are read only when their sizes sum to that much (a file with nothing to parse is
+    not read again, occlint.readers.source.parsed_bytes)."""
+    if _bytes(sources) < AUTO_MIN_SOURCE_BYTES:
+        return 0
+    from occlint.readers.source import parsed_bytes
+
+    parsed = 0
+    for c in sources:
+        try:
+            parsed += parsed_bytes(c.path, c.display)
+        except OSError:
+            continue
+        if parsed >= AUTO_MIN_SOURCE_BYTES:
+            break
+    return parsed
 
 
 def auto_jobs(candidates: list[Candidate]) -> int:
@@ -95,7 +154,8 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
             return
         except parallel.WorkersUnavailable:
             pass  # go on in this process
-    if done < len(batches) and (jobs > 1 or large_run(candidates)):
-        setup.sink = Sink(os.path.join(directory(), "main"))  # keep the memory bounded
+    if done < len(batches) and (jobs > 1 or _many(_sources_and_others(candidates)[1])):
+        # many kernel records to come (sources have none): keep the memory bounded
+        setup.sink = Sink(os.path.join(directory(), "main"))
     for batch in batches[done:]:
         yield [analyse_input(c, setup) for c in batch]

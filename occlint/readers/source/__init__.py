@@ -246,13 +246,42 @@ def read_source(path: str | Path, display: str) -> SourceFile:
         result = SourceFile(display, size=st.st_size, truncated=True,
                             vendor_hint=vendor_hint(display, b""))
     else:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_SOURCE_BYTES + 1)
+        data = _file_bytes(path, st.st_size)
         result = parse_source(data, display)
         if result.vendor_hint != "amd" and (result.launches or result.kernels) and \
                 includes_hip(str(path), data):
             result.vendor_hint = "amd"  # through a local header (occlint.readers.source.vendor)
+    _remember(key, stamp, result)
+    return result
+
+
+def parsed_bytes(path: str | Path, display: str) -> int:
+    """How many bytes of the file :func:`read_source` would go on to parse: 0 when it is
+    too large or fails the byte test (:func:`may_launch`). Such a file's model (its size)
+    is kept for read_source, so that deciding this reads no file twice."""
+    st = os.stat(path)
+    if st.st_size > MAX_SOURCE_BYTES:
+        return 0
+    data = _file_bytes(path, st.st_size)
+    if may_launch(data):
+        return len(data)
+    if len(data) == st.st_size:  # all of a regular file: parse_source's model of it
+        _remember((str(path), display), (st.st_size, st.st_mtime_ns),
+                  SourceFile(display, size=len(data)))
+    return 0
+
+
+def _file_bytes(path: str | Path, size: int) -> bytes:
+    """The file's first MAX_SOURCE_BYTES + 1 bytes (``size``: its size as stat tells it;
+    one read of that many, not a buffer of the most for every file)."""
+    with open(path, "rb") as fh:
+        data = fh.read(min(size, MAX_SOURCE_BYTES) + 1)
+        if len(data) > size:  # it grew, or is no regular file
+            data += fh.read(MAX_SOURCE_BYTES + 1 - len(data))
+    return data
+
+
+def _remember(key: tuple[str, str], stamp: tuple[int, int], result: SourceFile) -> None:
     if len(_CACHE) >= MAX_CACHED:
         _CACHE.clear()
     _CACHE[key] = (stamp, result)
-    return result

@@ -23,9 +23,12 @@ from occlint.readers.source.parse import (
     MAX_DEPTH,
     Text,
     ancestors,
-    captures,
+    field_of,
+    fields,
+    in_document_order,
     operator,
     parser,
+    scan,
     unwrap,
 )
 
@@ -74,17 +77,35 @@ CONTAINERS = ("translation_unit", "declaration_list", "linkage_specification",
               "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else",
               "preproc_elif", "preproc_elifdef")
 
-_LOCALS = """
-(init_declarator declarator: (identifier) @decl)
-(declaration declarator: (identifier) @bare)
-(declaration declarator: (function_declarator declarator: (identifier) @dim3))
-(parameter_declaration declarator: (_) @param)
-(optional_parameter_declaration declarator: (_) @param)
-(assignment_expression left: (identifier) @write)
-(assignment_expression left: (field_expression argument: (identifier) @write))
-(update_expression argument: (identifier) @write)
-(pointer_expression operator: "&" argument: (identifier) @write)
-"""
+def _local_names(function: Any) -> dict[str, list[Any]]:
+    """The identifiers a function declares and writes, by role, each in document order:
+    ``decl`` (``int n = 4``), ``bare`` (``int n;``), ``dim3`` (``dim3 b(16, 4)``, which
+    C++ reads as a function declaration), ``param`` (a parameter's declarator) and
+    ``write`` (assigned, incremented, or its address taken)."""
+    nodes = scan(function)
+    declarations = nodes.get("declaration", [])
+    assignments = nodes.get("assignment_expression", [])
+    lefts = [left for n in assignments if (left := n.child_by_field_name("left")) is not None]
+    writes = [left for left in lefts if left.type == "identifier"]
+    writes += [i for left in lefts if left.type == "field_expression"
+               and (i := field_of(left, "argument", "identifier")) is not None]
+    writes += [i for n in nodes.get("update_expression", [])
+               if (i := field_of(n, "argument", "identifier")) is not None]
+    writes += [i for n in nodes.get("pointer_expression", []) if operator(n) == "&"
+               and (i := field_of(n, "argument", "identifier")) is not None]
+    return {
+        "decl": [i for n in nodes.get("init_declarator", [])
+                 if (i := field_of(n, "declarator", "identifier")) is not None],
+        "bare": [i for n in declarations for i in fields(n, "declarator", "identifier")],
+        "dim3": [i for n in declarations for f in fields(n, "declarator", "function_declarator")
+                 if (i := field_of(f, "declarator", "identifier")) is not None],
+        "param": in_document_order(
+            [d for kind in ("parameter_declaration", "optional_parameter_declaration")
+             for n in nodes.get(kind, []) if (d := field_of(n, "declarator")) is not None]),
+        "write": in_document_order(writes),
+    }
+
+
 def parse_int(text: str) -> int | None:
     """A C/C++ integer literal (``0x10``, ``1'000``, ``256u``, ``0b11``, ``017``)."""
     t = text.replace("'", "").rstrip("uUlLzZ")
@@ -289,7 +310,7 @@ class Evaluator:
         if hit is None:
             decls: dict[str, list[_Decl]] = {}
             writes: dict[str, list[int]] = {}
-            found = captures(_LOCALS, function)
+            found = _local_names(function)
             for node in found.get("decl", []):
                 init = node.parent
                 declaration = _declaration_of(node)

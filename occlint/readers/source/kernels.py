@@ -27,15 +27,17 @@ from typing import Any
 from occlint.model.source import Body, SourceKernel, Work
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.markers import kernel_definitions
-from occlint.readers.source.parse import MAX_DEPTH, Text, matches, operator, unwrap
+from occlint.readers.source.parse import (
+    LOOPS,
+    MAX_DEPTH,
+    Text,
+    field_of,
+    in_document_order,
+    operator,
+    scan,
+    unwrap,
+)
 
-LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
-# what the body's classifications read, found in one walk of the body
-_BODY = """
-(init_declarator declarator: (identifier) @name value: (_) @value)
-(assignment_expression) @assign
-(if_statement condition: (_) @cond)
-""" + "[" + " ".join(f"({t})" for t in LOOPS) + "] @loop"
 BLOCK_DIM = re.compile(r"^(blockDim\.[xyz]|hipBlockDim_[xyz]|"
                        r"__builtin_amdgcn_workgroup_size_[xyz]\(\))$")
 GRID_DIM = re.compile(r"^(gridDim\.[xyz]|hipGridDim_[xyz])$")
@@ -97,20 +99,23 @@ def _in_loop(node: Any, stop: Any) -> bool:
     return False
 
 
-def body_matches(body: Any) -> list[dict[str, Any]]:
-    """The matches of :data:`_BODY` in a kernel's body (for :func:`classify` and
-    :func:`work`)."""
-    return matches(_BODY, body)
+def body_matches(body: Any) -> dict[str, list[Any]]:
+    """What :func:`classify` and :func:`work` read of a kernel's body, in one walk: its
+    declarations, assignments, conditions and loops (occlint.readers.source.parse.scan)."""
+    return scan(body)
 
 
-def classify(body: Any, text: Text, found: list[dict[str, Any]] | None = None) -> Body:
+def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -> Body:
     if found is None:
         found = body_matches(body)
     strides: set[str] = set()
     indexes: set[str] = set()
-    pairs = [(m["name"], m["value"]) for m in found if "name" in m and "value" in m]
-    assigns = [m["assign"] for m in found if "assign" in m]
-    conds = [m["cond"] for m in found if "cond" in m]
+    pairs = [(name, value) for n in found.get("init_declarator", [])
+             if (name := field_of(n, "declarator", "identifier")) is not None
+             and (value := field_of(n, "value")) is not None]
+    assigns = found.get("assignment_expression", [])
+    conds = [c for n in found.get("if_statement", [])
+             if (c := field_of(n, "condition")) is not None]
     for name, value in pairs:
         if is_stride(value, text):
             strides.add(text.name(name))
@@ -168,13 +173,14 @@ def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
     return out
 
 
-def _loops(body: Any, found: list[dict[str, Any]]) -> list[Any]:
-    """The loops inside ``body`` (found by the query: no Python walk of the body's tree)."""
-    return [m["loop"] for m in found if "loop" in m and m["loop"].id != body.id]
+def _loops(body: Any, found: dict[str, list[Any]]) -> list[Any]:
+    """The loops inside ``body`` (found by the scan: no Python walk of the body's tree)."""
+    return in_document_order([n for kind in LOOPS for n in found.get(kind, [])
+                              if n.id != body.id])
 
 
 def work(body: Any, kind: Body, pointers: list[str], text: Text,
-         found: list[dict[str, Any]] | None = None) -> Work:
+         found: dict[str, list[Any]] | None = None) -> Work:
     """``memory``, ``compute`` or None (see the module's docstring)."""
     if not pointers:
         return None
@@ -222,7 +228,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
                     values.append(None)
                 bounds = (values[0], values[1])
         body = node.child_by_field_name("body")
-        in_body = body_matches(body) if body is not None else []
+        in_body = body_matches(body) if body is not None else {}
         kind: Body = classify(body, text, in_body) if body is not None else "other"
         template = node.parent is not None and node.parent.type == "template_declaration"
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \

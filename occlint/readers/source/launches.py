@@ -18,7 +18,7 @@ from occlint.model.source import LaunchSite, Param
 from occlint.readers.source.evaluate import Derived, Dim3, Evaluator, Unknown, Value
 from occlint.readers.source.kernels import base_name
 from occlint.readers.source.markers import launch_nodes
-from occlint.readers.source.parse import Text, matches, unwrap
+from occlint.readers.source.parse import Text, field_of, scan, unwrap
 
 API_ARGS = {  # name -> (kernel, grid, block, shared, stream) argument positions
     "hipLaunchKernelGGL": (0, 1, 2, 3, 4),
@@ -100,15 +100,12 @@ class _Config:
         while function is not None and function.type != "function_definition":
             function = function.parent
         scope = function or at
-        found = matches("""
-            (init_declarator declarator: (identifier) @n value: (initializer_list) @v)
-            (assignment_expression left: (field_expression argument: (identifier) @a
-              field: (field_identifier) @f) right: (_) @r)
-            """, scope)
-        for m in found:
-            if "n" not in m:
+        found = scan(scope)
+        for init in found.get("init_declarator", []):
+            n = field_of(init, "declarator", "identifier")
+            v = field_of(init, "value", "initializer_list")
+            if n is None or v is None:
                 continue
-            n, v = m["n"], m["v"]
             if text.of(n) != name or n.start_byte > at.start_byte:
                 continue
             items = list(v.named_children)
@@ -122,9 +119,16 @@ class _Config:
             else:
                 for field, value in zip(CONFIG_FIELDS, items, strict=False):
                     self._set(field, value)
-        for m in found:
-            if "a" in m and text.of(m["a"]) == name and m["a"].start_byte < at.start_byte:
-                self._set(text.of(m["f"]), m["r"])
+        for assign in found.get("assignment_expression", []):
+            right = field_of(assign, "right")
+            left = field_of(assign, "left", "field_expression")
+            if right is None or left is None:
+                continue
+            variable = field_of(left, "argument", "identifier")
+            field = field_of(left, "field", "field_identifier")
+            if variable is not None and field is not None and text.of(variable) == name \
+                    and variable.start_byte < at.start_byte:
+                self._set(text.of(field), right)
 
     def _set(self, field: str, node: Any) -> None:
         if field in self.fields:

@@ -13,17 +13,18 @@ are skipped and counted: :class:`RecordCheck` turns them into one error line per
 
 from __future__ import annotations
 
-import gzip
 import os
-import sqlite3
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from occlint.errors import FormatError
 from occlint.model.kernel import InputError
-from occlint.model.launch import Dim3, LaunchCollector
 from occlint.readers.formats import BINARY_MAGICS
+
+if TYPE_CHECKING:  # the launch model: imported by the readers, not to sniff a file
+    from occlint.model.launch import Dim3, LaunchCollector
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -107,17 +108,27 @@ NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"  # an .nsys-rep file (binary, n
 HEAD_BYTES = 4096
 MAX_HEAD_BYTES = 1 << 20  # a JSON object's keys before traceEvents are looked for this far
 TRACE_NAMES = (".pt.trace.json", ".pt.trace.json.gz")  # tensorboard_trace_handler's names
+XPLANE_SUFFIX = ".xplane.pb"
+
+
+def xla_kind(head: bytes, path: Path) -> str | None:
+    """"xla" for an XLA profile's Chrome trace (from its first bytes: processes named by
+    XLA's device and host planes), "xplane" for an ``.xplane.pb``, else None."""
+    if head.lstrip()[:1] == b"{" and b'"traceEvents"' in head and (
+            b'"/device:' in head or b'"/host:' in head):
+        return "xla"
+    if path.name.endswith(XPLANE_SUFFIX):
+        return "xplane"
+    return None
 
 
 def sniff(head: bytes, path: Path) -> str | None:
     """The trace format of a file from its first bytes (gzip already undone), or None."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    from occlint.readers.traces.xla import xla_kind
-
     if kind := xla_kind(head, path):
         return kind
     if head.startswith(SQLITE_MAGIC):
-        from occlint.readers.traces import sqlite_kind
+        from occlint.readers.traces.sqlite import sqlite_kind
 
         return sqlite_kind(path)
     if head.startswith(NSYS_REP_MAGIC):
@@ -130,9 +141,19 @@ def sniff(head: bytes, path: Path) -> str | None:
         return "rocprofv3-csv"
     if not head and path.name.lower().endswith(TRACE_NAMES):
         return "kineto"  # named as the profiler names its traces, unreadable: told why
-    from occlint.readers.traces.rocprof import sidecar_kind
-
     return sidecar_kind(first_line)
+
+
+def sidecar_kind(first_line: bytes) -> str | None:
+    """The CSVs beside a profiler's kernel trace that hold no launches, by their header:
+    rocprofv3's ``agent_info.csv`` (``Node_Id``, ``Agent_Type``, ...) and rocprof-compute's
+    ``pmc_dispatch_info.csv`` (``[Node,] Dispatch_ID, [PID,] Kernel_Name, GPU_ID``)."""
+    if b"Node_Id" in first_line and b"Agent_Type" in first_line:
+        return "rocprofv3-agent-info"
+    if b"Dispatch_ID" in first_line and b"Kernel_Name" in first_line \
+            and b"GPU_ID" in first_line:
+        return "rocprof-dispatch-list"
+    return None
 
 
 def _json_kind(head: bytes, path: Path) -> str | None:
@@ -166,6 +187,8 @@ def decoded_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     finally:
         os.close(fd)
     if packed:
+        import gzip
+
         try:
             with gzip.open(path, "rb") as fh:
                 head = fh.read(size)
@@ -174,73 +197,6 @@ def decoded_head(path: Path, size: int = HEAD_BYTES) -> bytes:
         except (OSError, EOFError, zlib.error):  # gzip.BadGzipFile is an OSError
             return b""
     return head
-
-
-def sqlite_uri(path: Path) -> str:
-    """A read-only ``file:`` URI for ``path`` (``?``, ``#`` and ``%`` in it escaped)."""
-    import urllib.request
-
-    return f"file:{urllib.request.pathname2url(str(Path(path).absolute()))}?mode=ro"
-
-
-def _text(data: bytes) -> str:
-    """SQLite TEXT as str; invalid UTF-8 (a damaged or hostile database) replaced."""
-    return data.decode("utf-8", "replace")
-
-
-# The sqlite3 module raises UnicodeDecodeError, not sqlite3.Error, when SQLite's own message
-# about a damaged schema is not UTF-8.
-SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
-
-
-def open_sqlite(path: Path, immutable: bool = False) -> sqlite3.Connection:
-    """A read-only connection whose TEXT values are decoded leniently (names are untrusted)."""
-    db = sqlite3.connect(sqlite_uri(path) + ("&immutable=1" if immutable else ""), uri=True)
-    db.text_factory = _text
-    return db
-
-
-def table_names(db: sqlite3.Connection) -> set[str]:
-    """The tables and views of a database."""
-    return {row[0] for row in db.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-
-
-def read_sqlite(path: Path, display: str, fmt: str, body, what: str) -> TraceRead:
-    """The frame of the SQLite readers: open read-only, ``body(db, read, check)`` streams the
-    launches; a database damaged part-way keeps what was read plus one error (``what``
-    names the records: "kernel launches", "kernel dispatches")."""
-    read = TraceRead(LaunchCollector(display, fmt))
-    check = RecordCheck(display)
-    try:
-        db = open_sqlite(path)
-    except SQLITE_ERRORS as exc:
-        raise TraceError(f"cannot open the database: {exc}") from None
-    try:
-        body(db, read, check)
-    except SQLITE_ERRORS as exc:
-        if not read.collector.launches:
-            raise TraceError(f"cannot read the database: {exc}") from None
-        read.errors.append(InputError(display, f"stops after {read.collector.launches} "
-                                               f"{what}: {exc}"))
-    finally:
-        db.close()
-    read.errors[:0] = check.errors()
-    return read
-
-
-def sqlite_kind(path: Path) -> str | None:
-    """'nsys' or 'rocpd' for an SQLite database of either profiler, else None."""
-    try:
-        with open_sqlite(path, immutable=True) as db:
-            names = table_names(db)
-    except SQLITE_ERRORS:
-        return None
-    if "CUPTI_ACTIVITY_KIND_KERNEL" in names or "TARGET_INFO_GPU" in names:
-        return "nsys"
-    if any(n.startswith("rocpd_") for n in names):
-        return "rocpd"
-    return None
 
 
 def trace_kind(path: Path) -> str | None:

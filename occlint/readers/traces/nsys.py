@@ -35,10 +35,9 @@ from occlint.readers.traces import (
     TraceError,
     TraceRead,
     launch_problem,
-    read_sqlite,
-    table_names,
 )
 from occlint.readers.traces.rocprof import Emitter
+from occlint.readers.traces.sqlite import read_sqlite, table_names
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 MAX_NAME = 4096

@@ -89,9 +89,8 @@ from occlint.readers.traces import (
     TraceError,
     TraceRead,
     launch_problem,
-    read_sqlite,
-    table_names,
 )
+from occlint.readers.traces.sqlite import read_sqlite, table_names
 
 MAX_NAME = 4096  # longer kernel names are cut (a real one is rarely over 1,000 characters)
 MAX_AGENT_INFO = 1 << 20  # bytes of agent_info.csv read at most
@@ -395,18 +394,6 @@ def register_counts(collector: LaunchCollector, arch: str | None, vgpr: int | No
             collector.notes.append(GFX950_NOTE)
         return None, None
     return vgpr, agpr
-
-
-def sidecar_kind(first_line: bytes) -> str | None:
-    """The CSVs beside a profiler's kernel trace that hold no launches, by their header:
-    rocprofv3's ``agent_info.csv`` (``Node_Id``, ``Agent_Type``, ...) and rocprof-compute's
-    ``pmc_dispatch_info.csv`` (``[Node,] Dispatch_ID, [PID,] Kernel_Name, GPU_ID``)."""
-    if b"Node_Id" in first_line and b"Agent_Type" in first_line:
-        return "rocprofv3-agent-info"
-    if b"Dispatch_ID" in first_line and b"Kernel_Name" in first_line \
-            and b"GPU_ID" in first_line:
-        return "rocprof-dispatch-list"
-    return None
 
 
 def used_agent_info(kernel_traces: list[Path]) -> set[Path]:

@@ -30,25 +30,19 @@ import msgspec
 
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, LaunchKey, NvLaunchResources, dim3
-from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+from occlint.readers.traces import (
+    GZIP_MAGIC,
+    XPLANE_SUFFIX,
+    RecordCheck,
+    TraceError,
+    TraceRead,
+)
 from occlint.readers.traces.xplane import GPU_PLANE, gpu_planes, kernel_events, xspace_devices
 
 TRACE_SUFFIX = ".trace.json.gz"
 TRACE_SUFFIXES = (TRACE_SUFFIX, ".trace.json")  # as written, or gunzip'd
-XPLANE_SUFFIX = ".xplane.pb"
 DETAIL_INTS = {"regs": "registers", "static_shared": "static_shared",
                "dynamic_shared": "dynamic_shared"}
-
-
-def xla_kind(head: bytes, path: Path) -> str | None:
-    """"xla" for an XLA profile's Chrome trace (from its first bytes: processes named by
-    XLA's device and host planes), "xplane" for an ``.xplane.pb``, else None."""
-    if head.lstrip()[:1] == b"{" and b'"traceEvents"' in head and (
-            b'"/device:' in head or b'"/host:' in head):
-        return "xla"
-    if path.name.endswith(XPLANE_SUFFIX):
-        return "xplane"
-    return None
 
 
 def parse_kernel_details(text: str) -> dict[str, Any]:

@@ -1,0 +1,67 @@
+"""What a run over CUDA / HIP sources loads before and besides reading them (issue 20: on a
+small kernel-heavy tree, start-up is most of the run). A source tree's other files (build
+files, notes) are told apart from GPU code and traces by their first bytes, without the
+binary or trace readers; and the source reader compiles one tree-sitter query (each costs
+10 ms or more of CPU in every process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+# read in the same process as the CLI, which is then asked what it imported
+_RUN = """
+import json, runpy, sys
+sys.argv = ["occlint", *sys.argv[1:]]
+try:
+    runpy.run_module("occlint", run_name="__main__")
+except SystemExit:
+    pass
+from occlint.readers.source import parse
+print(json.dumps({"modules": sorted(sys.modules),
+                  "queries": parse.query.cache_info().currsize}), file=sys.stderr)
+"""
+
+BINARY_AND_TRACE_READERS = (
+    "occlint.readers.loader", "occlint.readers.walker", "occlint.readers.elf",
+    "occlint.readers.dwarf", "occlint.readers.debuginfo", "occlint.readers.archive",
+    "occlint.readers.traces.kineto", "occlint.readers.traces.rocprof",
+    "occlint.readers.traces.nsys", "occlint.readers.traces.xla",
+    "occlint.readers.traces.xplane", "occlint.model.launch", "msgspec")
+
+
+def _cli_in_one_process(*args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", _RUN, *args], capture_output=True,
+                          text=True, env=env, cwd=REPO, timeout=300)
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+def test_a_source_tree_loads_no_binary_or_trace_reader_and_one_query(tmp_path):
+    (tmp_path / "scale.cu").write_text(
+        "__global__ void scale(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] *= 2.0f;\n"
+        "}\n"
+        "void run(float *x, int n) {\n"
+        "  int threads = 256;\n"
+        "  scale<<<(n + threads - 1) / threads, threads>>>(x, n);\n"
+        "}\n")
+    (tmp_path / "Makefile").write_text("scale: scale.cu\n\tnvcc -o scale scale.cu\n")
+    (tmp_path / "README.md").write_text("# scale\n\nRun `make`.\n")
+    out = tmp_path / "report.json"
+    seen = _cli_in_one_process(str(tmp_path), "--device", "h100", "--isolated", "-j", "1",
+                               "--format", "json", "-o", str(out), "--exit-zero")
+    report = json.loads(out.read_text())
+    (source,) = [s for s in report["sources"] if s["launches"]]  # read and evaluated:
+    assert source["launches"][0]["block"]["dims"] == [256, 1, 1]  # a local's value
+    assert (source["kernels"][0]["body"], source["kernels"][0]["work"]) == (
+        "per-element", "memory")  # the kernel body's scan
+    loaded = set(seen["modules"])
+    assert "occlint.readers.source.evaluate" in loaded
+    assert sorted(loaded.intersection(BINARY_AND_TRACE_READERS)) == []
+    assert seen["queries"] == 1
