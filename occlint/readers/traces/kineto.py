@@ -171,13 +171,19 @@ def _open(path: Path) -> IO[bytes]:
     return fh
 
 
+UNSET = msgspec.UNSET  # a key the event does not hold
+
+
 class _Args(msgspec.Struct, frozen=True):
-    device: int | str = 0
-    stream: int | str = ""
+    device: int | str | msgspec.UnsetType = UNSET
+    stream: int | str | msgspec.UnsetType = UNSET
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
-    registers: int | None = msgspec.field(name="registers per thread", default=None)
+    registers: int | msgspec.UnsetType | None = msgspec.field(name="registers per thread",
+                                                               default=UNSET)
     shared: int | None = msgspec.field(name="shared memory", default=None)
+    correlation: Any = None
+    external: Any = msgspec.field(name="External id", default=None)
 
 
 class _Event(msgspec.Struct, frozen=True):
@@ -189,7 +195,23 @@ class _Event(msgspec.Struct, frozen=True):
     dur: float = 0.0
 
 
+class _CallArgs(msgspec.Struct, frozen=True):
+    correlation: Any = None
+    grid: Any = UNSET
+    block: Any = None
+    shared: Any = msgspec.field(name="shared memory", default=None)
+
+
+class _Call(msgspec.Struct, frozen=True):
+    """A ROCm runtime call: the fields :class:`RuntimeJoin` needs; anything else (a name
+    or args of another type) takes the dict path."""
+
+    name: str
+    args: _CallArgs
+
+
 _DECODE = msgspec.json.Decoder(_Event).decode
+_DECODE_CALL = msgspec.json.Decoder(_Call).decode
 _DECODE_ANY = msgspec.json.Decoder().decode
 
 
@@ -218,7 +240,10 @@ class _Reader:
         except msgspec.DecodeError:
             raise ValueError("invalid JSON") from None
         a = e.args
-        if a.grid is None or a.block is None:  # ROCm: dimensions on the runtime call
+        if a.registers is UNSET and is_id(a.correlation):  # ROCm: joined to its call
+            self._rocm_kernel(e, text)
+            return
+        if a.grid is None or a.block is None:  # no dimensions: the careful path says why
             self.kernel(_DECODE_ANY(text))
             return
         shape = (e.name, a.device, a.stream, a.grid, a.block, a.registers, a.shared)
@@ -232,6 +257,39 @@ class _Reader:
             self._bad(f"kernel event {self.events} ({e.name[:80]}): inconsistent")
             return
         self.collector.add_to(handle, start, duration)
+
+    def _rocm_kernel(self, e: _Event, text: bytes) -> None:
+        """A ROCm kernel event, decoded typed: joined to its runtime call as
+        :meth:`kernel` joins the dict; an event it would fault goes there to say why."""
+        a = e.args
+        if not e.name or a.device is UNSET or a.stream is UNSET or not 0 <= e.dur < math.inf \
+                or not math.isfinite(e.ts):
+            self.kernel(_DECODE_ANY(text))
+            return
+        self.events += 1
+        launch = self.join.kernel(a.correlation, (
+            e.name, str(a.device), str(a.stream), e.ts * 1000.0, e.dur * 1000.0,
+            _listed(a.grid), _listed(a.block), a.shared, a.external))
+        if launch is not None:
+            self._add_rocm(launch, a.correlation)
+
+    def call(self, text: bytes) -> None:
+        """A runtime call's JSON text (ROCm); ValueError when it is not JSON."""
+        try:
+            try:
+                c = _DECODE_CALL(text)
+            except msgspec.ValidationError:
+                event = _DECODE_ANY(text)  # another shape: the dict path
+                if isinstance(event, dict):
+                    self.runtime(event)
+                return
+        except msgspec.DecodeError:
+            raise ValueError("invalid JSON") from None
+        a = c.args
+        for launch in self.join.call_of(c.name, a.correlation, a.grid is not UNSET,
+                                        None if a.grid is UNSET else a.grid, a.block,
+                                        a.shared):
+            self._add_rocm(launch, a.correlation)
 
     def kernel(self, event: dict[str, Any], shape: tuple | None = None) -> None:
         self.events += 1
@@ -370,6 +428,11 @@ class _Reader:
                                      "dimensions (no runtime call with the same "
                                      "correlation id): skipped"))
         return errors
+
+
+def _listed(value: tuple | None) -> list | None:
+    """A typed decoder's dimension as the list JSON gives (what kineto_links expects)."""
+    return None if value is None else list(value)
 
 
 def _frozen(value: Any) -> Any:

@@ -75,18 +75,24 @@ class RuntimeJoin:
         """A runtime call; the kernels waiting for it, as :meth:`launch` tuples."""
         args = event.get("args")
         api = event.get("name")
-        if not isinstance(args, dict) or not is_id(args.get("correlation")) \
-                or not isinstance(api, str):
+        if not isinstance(args, dict) or not isinstance(api, str):
             return []
-        if "grid" not in args and api not in GRAPH_APIS:
+        return self.call_of(api, args.get("correlation"), "grid" in args, args.get("grid"),
+                            args.get("block"), args.get("shared memory"))
+
+    def call_of(self, api: str, correlation: Any, has_grid: bool, grid: Any, block: Any,
+                shared: Any) -> list[tuple]:
+        """:meth:`call` from the call's fields (a typed decoder's): ``has_grid``, whether
+        its args hold a ``grid`` key at all."""
+        if not is_id(correlation) or (not has_grid and api not in GRAPH_APIS):
             return []  # no launch of a kernel event
-        call = (api, args.get("grid"), args.get("block"), args.get("shared memory"))
-        waiting = self.pending.pop(args["correlation"], None)
+        call = (api, grid, block, shared)
+        waiting = self.pending.pop(correlation, None)
         if waiting is None:
-            self.calls[args["correlation"]] = call
+            self.calls[correlation] = call
             return []
         if api in GRAPH_APIS:
-            self.calls[args["correlation"]] = call  # later kernels of the same replay
+            self.calls[correlation] = call  # later kernels of the same replay
         return [x for kernel in waiting if (x := self._launch(kernel, call)) is not None]
 
     def kernel(self, correlation: Any, kernel: tuple) -> tuple | None:

@@ -71,6 +71,10 @@ class EventSink:
     def runtime(self, event: dict) -> None:
         raise NotImplementedError
 
+    def call(self, text: bytes) -> None:
+        """A runtime call as JSON text; ValueError when it is not JSON."""
+        raise NotImplementedError
+
 
 def events_start(first: bytes) -> tuple[int, int] | None:
     """(start of the ``"traceEvents"`` key, start of the list's content) in the document's
@@ -238,6 +242,12 @@ def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
             pass  # the careful path below says why
     elif b'"grid"' not in text and not any(api in text for api in _GRAPH_LAUNCHES):
         return text.rstrip().endswith(b"}")  # a runtime call that launched no kernel
+    else:
+        try:
+            sink.call(text)
+            return True
+        except ValueError:
+            pass  # the careful path below says why
     event = _decoded(text)
     if event is None:
         return False
