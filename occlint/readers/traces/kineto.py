@@ -72,6 +72,7 @@ from occlint.readers.traces.kineto_scan import (
     check_tail,
     events_start,
     kernel_event_start,
+    may_launch,
     parse_head,
     scan_events,
 )
@@ -79,6 +80,7 @@ from occlint.readers.traces.kineto_scan import (
 CHUNK = 8 << 20
 EVENTS_KEY = b'"traceEvents": ['
 KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
+CALL_LINE = b'\n    "ph": "X", "cat": "cuda_runtime"'
 EVENT_END = b"\n  }"
 
 
@@ -513,13 +515,13 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
         try:
             with _open(path) as fh:
                 first = fh.read(CHUNK)
-                own = _kineto_layout(first) and not runtime
+                own = _kineto_layout(first)
                 if jobs > 1 and not runtime and isinstance(fh, io.BufferedReader):
                     split = _split_plan(fh, first, jobs, own)
                     if split is not None:
                         return _read_split(path, display, split, jobs), reader
                 if own:
-                    head = _scan_layout(fh, first, reader)
+                    head = _scan_layout(fh, first, reader, runtime)
                 else:
                     head = _scan_any_layout(fh, first, reader, runtime)
         except Unanchored:
@@ -725,8 +727,11 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
         data, pos = data[cut:] + chunk, resume - cut
 
 
-def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
-    """Kineto's own layout: find kernel events by their first line, parse only those."""
+def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
+                 runtime: bool = False) -> dict[str, Any]:
+    """Kineto's own layout: find kernel events (``runtime``: and runtime calls) by their first
+    line, parse only those."""
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
     at = data.find(EVENTS_KEY)
     try:
         head = json.loads(data[:at] + b'"traceEvents": []}')
@@ -737,8 +742,8 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
     pos = at + len(EVENTS_KEY)
     consumed = 0  # bytes of the file before `data`
     while True:
-        resume = _scan_kernels(data, pos, reader, consumed)
-        if reader.join.pending:
+        resume = scan(data, pos, reader, consumed)
+        if reader.join.pending and not runtime:
             raise NeedsRuntime
         chunk = fh.read(CHUNK)
         if not chunk:
@@ -770,6 +775,36 @@ def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
             raise TraceError(f"invalid kernel event at byte {consumed + i - 3}: stopped "
                              f"after {reader.events} kernel events") from None
         pos = end + 4
+
+
+def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
+    """:func:`_scan_kernels` for ROCm traces: the kernel events and the runtime calls that
+    launched them (those with a grid, and graph replays), in file order."""
+    find = data.find
+    kernel_at, call_at = find(KERNEL_LINE, pos), find(CALL_LINE, pos)
+    while kernel_at >= 0 or call_at >= 0:
+        kernel = call_at < 0 or 0 <= kernel_at < call_at
+        i = kernel_at if kernel else call_at
+        end = find(EVENT_END, i)
+        if end < 0:
+            return i - 3
+        text = data[i - 3:end + 4]
+        try:
+            if kernel:
+                reader.raw(text)
+            elif may_launch(text):
+                reader.call(text)
+        except ValueError:
+            raise TraceError(f"invalid {'kernel' if kernel else 'runtime'} event at byte "
+                             f"{consumed + i - 3}: stopped after {reader.events} kernel "
+                             "events") from None
+        pos = end + 4
+        if kernel:
+            kernel_at = find(KERNEL_LINE, pos)
+        else:
+            call_at = find(CALL_LINE, pos)
+    # a line cut by the end of data: resume where its event starts, not inside it
+    return max(pos, len(data) - len(CALL_LINE) - 3)
 
 
 def _tail(data: bytes, head: dict[str, Any], reader: _Reader,

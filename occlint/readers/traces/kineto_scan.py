@@ -240,7 +240,7 @@ def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
             return True
         except ValueError:
             pass  # the careful path below says why
-    elif b'"grid"' not in text and not any(api in text for api in _GRAPH_LAUNCHES):
+    elif not may_launch(text):
         return text.rstrip().endswith(b"}")  # a runtime call that launched no kernel
     else:
         try:
@@ -254,6 +254,12 @@ def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
     if isinstance(event, dict):
         (sink.kernel if kernel else sink.runtime)(event)
     return True
+
+
+def may_launch(call: bytes) -> bool:
+    """Whether a runtime call's text may be a kernel launch (it has a ``grid``, or is a graph
+    replay): the rest (memory copies, syncs, queries) are not decoded."""
+    return b'"grid"' in call or any(api in call for api in _GRAPH_LAUNCHES)
 
 
 def _decoded(text: bytes) -> object | None:

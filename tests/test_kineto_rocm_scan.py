@@ -1,0 +1,86 @@
+"""The ROCm Kineto scan (issue 19 item 8): kernel events and their runtime calls found by
+their first line in libkineto's layout and decoded into typed structs, odd events by the
+dict path. The truth is the public ROCm traces (fixtures/traces/README.md) read with the
+standard library's json and joined here by correlation id, as the HIP API defines the grids
+(tests/test_kineto_links.py: ``launched_grids``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from benchmarks.trace_layouts import split_document, write_trace
+from occlint.readers.traces import kineto
+from tests.test_kineto_links import ROCM, events, launched_grids
+
+
+def read_groups(path: Path) -> tuple[Counter, Counter, float]:
+    """(kernel, grid, block) counts, launches per device and the summed kernel time (µs)
+    as occlint reads the trace."""
+    read = kineto.read_kineto(path, "t")
+    grids: Counter = Counter()
+    devices: Counter = Counter()
+    for g in read.collector.group_list:
+        grids[(g.key.kernel, tuple(g.key.grid), tuple(g.key.block))] += g.count
+        devices[g.key.device] += g.count
+    assert read.errors == []
+    return grids, devices, sum(g.total_ns for g in read.collector.group_list) / 1000.0
+
+
+def truth(evs: list[dict]) -> tuple[Counter, Counter, float]:
+    kernels = [e for e in evs if e.get("cat") == "kernel"]
+    devices = Counter(str(k["args"].get("device", k.get("pid"))) for k in kernels)
+    return launched_grids(evs), devices, sum(k.get("dur", 0.0) for k in kernels)
+
+
+def same(found: tuple, expected: tuple) -> bool:
+    return found[:2] == expected[:2] and found[2] == pytest.approx(expected[2], rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ["mi250_minitoy_train.json.gz", "mi210_gpu_only.json.gz"])
+@pytest.mark.parametrize("chunk", [1 << 23, 9000, 4133, 2500])
+def test_rocm_scan_at_every_chunk_boundary(monkeypatch, tmp_path, name, chunk):
+    """libkineto's layout, read in chunks that cut events (and their first lines) at many
+    places: every launch joined to its call, as json reads it."""
+    evs = events(ROCM / name)
+    plain = tmp_path / "trace.json"
+    with gzip.open(ROCM / name) as fh:
+        plain.write_bytes(fh.read())
+    head_end = plain.read_bytes().find(b'"traceEvents": [') + 64
+    monkeypatch.setattr(kineto, "CHUNK", max(chunk, head_end))
+    assert same(read_groups(plain), truth(evs))
+
+
+def odd(evs: list[dict]) -> list[dict]:
+    """The same trace with events the typed decoders refuse or the byte scanners must
+    delimit with care: a kernel without ``device`` (its pid stands in), a stream as a
+    string, a call whose args hold a nested object with a ``}`` in a string, a
+    list as External id."""
+    out = json.loads(json.dumps(evs))
+    kernels = [e for e in out if e.get("cat") == "kernel"]
+    calls = [e for e in out if e.get("cat") == "cuda_runtime" and "grid" in e.get("args", {})]
+    del kernels[0]["args"]["device"]
+    kernels[1]["args"]["stream"] = "0x0"
+    kernels[2]["args"]["External id"] = [1, 2]
+    calls[0]["args"]["extra"] = {"nested": [1, {"x": "}"}]}
+    return out
+
+
+@pytest.mark.parametrize("name", ["mi250_minitoy_train.json.gz", "mi210_gpu_only.json.gz"])
+@pytest.mark.parametrize("layout", ["libkineto", "compact"])
+def test_odd_events_take_the_dict_path(tmp_path, name, layout):
+    """Events of another shape give what json gives, in libkineto's layout and in the
+    compact one (the layout-free scanner)."""
+    with gzip.open(ROCM / name) as fh:
+        doc = json.load(fh)
+    head, evs, tail = split_document(doc)
+    evs = odd(evs)
+    path = tmp_path / "trace.json"
+    with open(path, "wb") as out:
+        write_trace(out, layout, head, evs, tail)
+    assert same(read_groups(path), truth(evs))
