@@ -19,27 +19,32 @@ from occlint.readers.traces import kineto
 from tests.test_kineto_links import ROCM, events, launched_grids
 
 
-def read_groups(path: Path) -> tuple[Counter, Counter, float]:
-    """(kernel, grid, block) counts, launches per device and the summed kernel time (µs)
-    as occlint reads the trace."""
+def read_groups(path: Path) -> tuple[Counter, Counter, Counter, float]:
+    """(kernel, grid, block) counts, launches per device and per dynamic LDS size, and the
+    summed kernel time (µs) as occlint reads the trace."""
     read = kineto.read_kineto(path, "t")
     grids: Counter = Counter()
     devices: Counter = Counter()
+    lds: Counter = Counter()
     for g in read.collector.group_list:
         grids[(g.key.kernel, tuple(g.key.grid), tuple(g.key.block))] += g.count
         devices[g.key.device] += g.count
+        lds[g.key.resources.dynamic_lds] += g.count
     assert read.errors == []
-    return grids, devices, sum(g.total_ns for g in read.collector.group_list) / 1000.0
+    return grids, devices, lds, sum(g.total_ns for g in read.collector.group_list) / 1000.0
 
 
-def truth(evs: list[dict]) -> tuple[Counter, Counter, float]:
+def truth(evs: list[dict]) -> tuple[Counter, Counter, Counter, float]:
     kernels = [e for e in evs if e.get("cat") == "kernel"]
     devices = Counter(str(k["args"].get("device", k.get("pid"))) for k in kernels)
-    return launched_grids(evs), devices, sum(k.get("dur", 0.0) for k in kernels)
+    calls = {e["args"]["correlation"]: e["args"] for e in evs
+             if e.get("cat") == "cuda_runtime" and "grid" in e.get("args", {})}
+    lds = Counter(calls[k["args"]["correlation"]].get("shared memory") for k in kernels)
+    return launched_grids(evs), devices, lds, sum(k.get("dur", 0.0) for k in kernels)
 
 
 def same(found: tuple, expected: tuple) -> bool:
-    return found[:2] == expected[:2] and found[2] == pytest.approx(expected[2], rel=1e-9)
+    return found[:3] == expected[:3] and found[3] == pytest.approx(expected[3], rel=1e-9)
 
 
 @pytest.mark.parametrize("name", ["mi250_minitoy_train.json.gz", "mi210_gpu_only.json.gz"])
