@@ -19,10 +19,10 @@ from occlint.readers.traces import kineto
 from tests.test_kineto_links import ROCM, events, launched_grids
 
 
-def read_groups(path: Path) -> tuple[Counter, Counter, Counter, float]:
+def read_groups(path: Path, jobs: int = 1) -> tuple[Counter, Counter, Counter, float]:
     """(kernel, grid, block) counts, launches per device and per dynamic LDS size, and the
     summed kernel time (µs) as occlint reads the trace."""
-    read = kineto.read_kineto(path, "t")
+    read = kineto.read_kineto(path, "t", jobs)
     grids: Counter = Counter()
     devices: Counter = Counter()
     lds: Counter = Counter()
@@ -89,3 +89,39 @@ def test_odd_events_take_the_dict_path(tmp_path, name, layout):
     with open(path, "wb") as out:
         write_trace(out, layout, head, evs, tail)
     assert same(read_groups(path), truth(evs))
+
+
+def timelines(path: Path, jobs: int) -> dict:
+    """Each stream's launches (start, duration, kernel), in time order."""
+    c = kineto.read_kineto(path, "t", jobs).collector
+    return {k: sorted(zip(t.starts, t.durations, (c.group_list[i].key for i in t.groups),
+                          strict=True)) for k, t in c.streams.items()}
+
+
+@pytest.mark.parametrize("name", ["mi250_minitoy_train.json.gz", "mi210_gpu_only.json.gz"])
+@pytest.mark.parametrize("layout", ["libkineto", "compact"])
+def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout):
+    """A ROCm trace split over 2 to 9 processes: kernels and runtime calls on either side of
+    every seam are joined as json joins them, and each stream's launches are one
+    process's."""
+    with gzip.open(ROCM / name) as fh:
+        doc = json.load(fh)
+    head, evs, tail = split_document(doc)
+    path = tmp_path / "trace.json"
+    with open(path, "wb") as out:
+        write_trace(out, layout, head, evs, tail)
+    monkeypatch.setattr(kineto, "SPLIT_MIN_BYTES", 1)
+    crossing: Counter = Counter()  # launches joined across seams
+    join = kineto._join_seams
+
+    def counted(reader, seams):
+        before = reader.collector.launches
+        join(reader, seams)
+        crossing["joined"] += reader.collector.launches - before
+
+    monkeypatch.setattr(kineto, "_join_seams", counted)
+    expected, one = truth(evs), timelines(path, 1)
+    for jobs in range(2, 10):
+        assert same(read_groups(path, jobs), expected), jobs
+        assert timelines(path, jobs) == one, jobs
+    assert crossing["joined"] >= 5  # seams did cut kernels from their calls

@@ -516,10 +516,10 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
             with _open(path) as fh:
                 first = fh.read(CHUNK)
                 own = _kineto_layout(first)
-                if jobs > 1 and not runtime and isinstance(fh, io.BufferedReader):
-                    split = _split_plan(fh, first, jobs, own)
+                if jobs > 1 and isinstance(fh, io.BufferedReader):
+                    split = _split_plan(fh, first, jobs, own, runtime)
                     if split is not None:
-                        return _read_split(path, display, split, jobs), reader
+                        return _read_split(path, display, split, jobs, runtime), reader
                 if own:
                     head = _scan_layout(fh, first, reader, runtime)
                 else:
@@ -568,7 +568,8 @@ class _Rewound:
 SPLIT_MIN_BYTES = 256 << 20
 
 
-def _split_plan(fh, first: bytes, jobs: int, own: bool) -> tuple | None:
+def _split_plan(fh, first: bytes, jobs: int, own: bool,
+                runtime: bool = False) -> tuple | None:
     """(head, byte ranges of the event list, each starting at an event, the layout's
     markers or None for libkineto's own layout) for a large plain trace whose head
     and tail are valid; None otherwise (one process reads it, and says where it stops if
@@ -590,7 +591,7 @@ def _split_plan(fh, first: bytes, jobs: int, own: bool) -> tuple | None:
         bounds.append(fh.tell() - len(window) + i)
     bounds.append(stop)
     fh.seek(len(first))
-    markers = None if own else categories(first, False)
+    markers = None if own else categories(first, runtime)
     return head, [(a, b) for a, b in itertools.pairwise(bounds) if b > a], markers
 
 
@@ -620,9 +621,13 @@ def _split_bounds(fh, first: bytes, size: int, own: bool) -> tuple | None:
     return head, found[1], size  # the tail holds no event: scanned, it adds nothing
 
 
-def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tuple:
-    """One process's part: the kernel events between two event boundaries."""
+def _scan_range(path: str, display: str, start: int, stop: int, markers,
+                runtime: bool = False) -> tuple:
+    """One process's part: the kernel events between two event boundaries (``runtime``:
+    and the runtime calls, joined; what is left unjoined at the range's ends is returned for
+    the parent to join, :func:`_join_seams`)."""
     reader = _Reader(display)
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
     with open(path, "rb") as fh:
         fh.seek(start)
         data, pos, consumed = b"", 0, start
@@ -636,22 +641,41 @@ def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tupl
             if markers is not None:
                 pos = scan_events(data, 0, reader, consumed, final, markers)
             else:
-                pos = _scan_kernels(data, 0, reader, consumed)
+                pos = scan(data, 0, reader, consumed)
                 if final:  # the range's last event
-                    _scan_kernels(data[pos:] + b"\n  }", 0, reader, consumed + pos)
-            if reader.join.pending:
+                    scan(data[pos:] + b"\n  }", 0, reader, consumed + pos)
+            if reader.join.pending and not runtime:
                 raise NeedsRuntime
             if final:
                 break
             if len(data) - pos > MAX_EVENT:
                 raise TraceError(f"an event at byte {consumed + pos} is larger than "
                                  f"{MAX_EVENT} bytes")
-    c = reader.collector
+    c, join = reader.collector, reader.join
+    seams = (list(join.calls.items()),
+             [(correlation, kernel) for correlation, waiting in join.pending.items()
+              for kernel in waiting], join.replayed)
     return (c.group_list, list(c.streams.values()), reader.events, reader.check.bad,
-            reader.check.first, reader.kernels_at_last_group)
+            reader.check.first, reader.kernels_at_last_group, seams)
 
 
-def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
+def _join_seams(reader: _Reader, seams: tuple) -> None:
+    """A range's runtime calls and kernels left unjoined (their partner in another range),
+    joined with those of the ranges before it; a kernel whose call never comes is left to
+    :meth:`_Reader.finish`."""
+    calls, kernels, replayed = seams
+    join = reader.join
+    join.replayed += replayed
+    for correlation, (api, grid, block, shared) in calls:
+        for launch in join.call_of(api, correlation, True, grid, block, shared):
+            reader._add_rocm(launch, correlation)
+    for correlation, kernel in kernels:
+        launch = join.kernel(correlation, kernel)
+        if launch is not None:
+            reader._add_rocm(launch, correlation)
+
+
+def _read_split(path: Path, display: str, plan, jobs: int, runtime: bool = False) -> TraceRead:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -661,10 +685,11 @@ def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
     with ProcessPoolExecutor(max_workers=min(jobs, len(ranges)), mp_context=context) as pool:
         parts = list(pool.map(_scan_range, [str(path)] * len(ranges), [display] * len(ranges),
                               [a for a, _ in ranges], [b for _, b in ranges],
-                              [markers] * len(ranges)))
+                              [markers] * len(ranges), [runtime] * len(ranges)))
     c = reader.collector
     kernels_before = 0  # kernel events up to the last group's first launch
-    for groups, timelines, events, bad, first_bad, last_group in parts:  # in file order
+    for groups, timelines, events, bad, first_bad, last_group, seams in parts:  # file order
+        _join_seams(reader, seams)  # launches at the seam before this range
         remap = array("l")
         for g in groups:
             handle = c.handle(g.key, next(iter(g.streams)))
