@@ -125,3 +125,19 @@ def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout)
         assert same(read_groups(path, jobs), expected), jobs
         assert timelines(path, jobs) == one, jobs
     assert crossing["joined"] >= 5  # seams did cut kernels from their calls
+
+
+@pytest.mark.parametrize(("trace", "passes"), [
+    (ROCM / "mi210_gpu_only.json.gz", [True]),  # deviceProperties: gfx90a, AMD Instinct MI210
+    (ROCM.parent / "resnet18_train.pt.trace.json.gz", [False]),  # an H100
+])
+def test_a_trace_describing_amd_gpus_is_read_once_with_its_calls(monkeypatch, trace, passes):
+    """The runtime calls are read from the start when the head describes an AMD GPU (no
+    first pass stopped at the first kernel); an NVIDIA trace reads its kernel events only."""
+    seen: list[bool] = []
+    scan = kineto._scan_layout
+    monkeypatch.setattr(kineto, "_scan_layout",
+                        lambda fh, data, reader, runtime=False:
+                        seen.append(runtime) or scan(fh, data, reader, runtime))
+    assert kineto.read_kineto(trace, "t").collector.launches > 0
+    assert seen == passes

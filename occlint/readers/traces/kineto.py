@@ -458,6 +458,14 @@ def _is_amd(p: dict[str, Any]) -> bool:
             or (isinstance(name, str) and any(w in name for w in ("AMD", "Radeon", "Instinct"))))
 
 
+def _describes_amd(first: bytes) -> bool:
+    """Whether the document's head (in its first bytes) describes an AMD GPU."""
+    found = events_start(first)
+    head = parse_head(first, found[0]) if found else None
+    props = head.get("deviceProperties") if head else None
+    return isinstance(props, list) and any(isinstance(p, dict) and _is_amd(p) for p in props)
+
+
 def _devices(reader: _Reader, head: dict[str, Any]) -> None:
     props = head.get("deviceProperties")
     if not isinstance(props, list):
@@ -510,11 +518,13 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
     TraceRead from the split scan. Kernel events without dimensions (ROCm traces of
     roctracer write them on the runtime call only) make a second scan that reads the runtime
     calls too; a layout the byte scanners cannot delimit goes to ijson."""
-    runtime = False
+    runtime = None
     while True:
         try:
             with _open(path) as fh:
                 first = fh.read(CHUNK)
+                if runtime is None:  # a ROCm trace's kernels wait for their calls: read both
+                    runtime = _describes_amd(first)
                 own = _kineto_layout(first)
                 if jobs > 1 and isinstance(fh, io.BufferedReader):
                     split = _split_plan(fh, first, jobs, own, runtime)
