@@ -199,9 +199,9 @@ class _Event(msgspec.Struct, frozen=True):
 
 class _CallArgs(msgspec.Struct, frozen=True):
     correlation: Any = None
-    grid: Any = UNSET
-    block: Any = None
-    shared: Any = msgspec.field(name="shared memory", default=None)
+    grid: tuple[int, int, int] | msgspec.UnsetType | None = UNSET
+    block: tuple[int, int, int] | None = None
+    shared: int | None = msgspec.field(name="shared memory", default=None)
 
 
 class _Call(msgspec.Struct, frozen=True):
@@ -231,6 +231,7 @@ class _Reader:
         self.join = RuntimeJoin()  # ROCm: kernel events and their runtime calls
         self.kernels_at_last_group = 0  # kernel events read when the last group began
         self.kinds: dict[tuple, Any] = {}  # launch kind -> collector handle, None: bad
+        self.rocm_shapes: dict[tuple, Any] = {}  # ROCm kernel and call shape -> the same
 
     def raw(self, text: bytes) -> None:
         """One kernel event's JSON text (the Kineto-layout fast path)."""
@@ -269,11 +270,29 @@ class _Reader:
             self.kernel(_DECODE_ANY(text))
             return
         self.events += 1
-        launch = self.join.kernel(a.correlation, (
-            e.name, str(a.device), str(a.stream), e.ts * 1000.0, e.dur * 1000.0,
-            _listed(a.grid), _listed(a.block), a.shared, a.external))
-        if launch is not None:
-            self._add_rocm(launch, a.correlation)
+        kernel = (e.name, str(a.device), str(a.stream), e.ts * 1000.0, e.dur * 1000.0, a.grid,
+                  a.block, a.shared, a.external)
+        call = self.join.take_call(a.correlation)
+        if call is None:  # its call comes later (or replays a graph)
+            launch = self.join.kernel(a.correlation, kernel)
+            if launch is not None:
+                self._add_rocm(launch, a.correlation)
+            return
+        # a kernel and call of a shape already seen: counted without joining or checking
+        shape: tuple | None = (e.name, a.device, a.stream, a.grid, a.block, a.shared, call)
+        try:
+            handle = self.rocm_shapes.get(shape, self)  # type: ignore[arg-type]
+        except TypeError:  # a call decoded as a dict (lists): not cached
+            shape, handle = None, self
+        if handle is self:
+            launch = self.join.joined(kernel, call)
+            handle = None if launch is None else self._add_rocm(launch, a.correlation)
+            if shape is not None:
+                self.rocm_shapes[shape] = handle
+        elif handle is None:
+            self._bad("")  # counted; the first bad launch of the shape is named
+        else:
+            self.collector.add_to(handle, kernel[3], kernel[4])
 
     def call(self, text: bytes) -> None:
         """A runtime call's JSON text (ROCm); ValueError when it is not JSON."""
@@ -339,13 +358,14 @@ class _Reader:
         for launch in self.join.call(event):
             self._add_rocm(launch, event["args"]["correlation"])
 
-    def _add_rocm(self, launch: tuple, correlation: Any) -> None:
+    def _add_rocm(self, launch: tuple, correlation: Any) -> Any:
+        """Add a joined ROCm launch; its collector handle, or None when it is invalid."""
         name, device, stream, start, duration, grid, block, shared, external, api = launch
         if grid is None or block is None:
             self._bad(f"kernel event ({name[:80]}): no grid / block")
-            return
-        self._add(name, device, stream, start, duration, grid, block, None, None,
-                  origin=(external, correlation, api), dynamic_lds=shared, amd=True)
+            return None
+        return self._add(name, device, stream, start, duration, grid, block, None, None,
+                         origin=(external, correlation, api), dynamic_lds=shared, amd=True)
 
     def _bad(self, message: str) -> None:
         self.check.bad += 1
@@ -430,11 +450,6 @@ class _Reader:
                                      "dimensions (no runtime call with the same "
                                      "correlation id): skipped"))
         return errors
-
-
-def _listed(value: tuple | None) -> list | None:
-    """A typed decoder's dimension as the list JSON gives (what kineto_links expects)."""
-    return None if value is None else list(value)
 
 
 def _frozen(value: Any) -> Any:

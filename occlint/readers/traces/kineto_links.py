@@ -51,8 +51,8 @@ def is_cooperative(api: str | None) -> bool:
 def blocks_of(grid: Any, block: Any, api: str | None) -> Any:
     """The grid in blocks: a work-item grid (``WORK_ITEM_APIS``) is ceil(grid / block) per
     dimension; anything else (or a malformed value, which validation reports) unchanged."""
-    if api not in WORK_ITEM_APIS or not isinstance(grid, list) or not isinstance(block, list) \
-            or len(grid) != len(block):
+    if api not in WORK_ITEM_APIS or not isinstance(grid, (list, tuple)) \
+            or not isinstance(block, (list, tuple)) or len(grid) != len(block):
         return grid
     try:
         return [math.ceil(g / b) for g, b in zip(grid, block, strict=True)]
@@ -93,7 +93,7 @@ class RuntimeJoin:
             return []
         if api in GRAPH_APIS:
             self.calls[correlation] = call  # later kernels of the same replay
-        return [x for kernel in waiting if (x := self._launch(kernel, call)) is not None]
+        return [x for kernel in waiting if (x := self.joined(kernel, call)) is not None]
 
     def kernel(self, correlation: Any, kernel: tuple) -> tuple | None:
         """A kernel event (name, device, stream, start, duration, grid, block, shared,
@@ -105,9 +105,19 @@ class RuntimeJoin:
             return None
         if call[0] not in GRAPH_APIS:
             del self.calls[correlation]
-        return self._launch(kernel, call)
+        return self.joined(kernel, call)
 
-    def _launch(self, kernel: tuple, call: tuple) -> tuple | None:
+    def take_call(self, correlation: Any) -> tuple | None:
+        """The call (api, grid, block, shared) of a kernel event about to be joined, when the
+        call came first and launched this one kernel (not a graph replay): taken out of the
+        join, for :meth:`joined`."""
+        call = self.calls.get(correlation)
+        if call is None or call[0] in GRAPH_APIS:
+            return None
+        del self.calls[correlation]
+        return call
+
+    def joined(self, kernel: tuple, call: tuple) -> tuple | None:
         """(name, device, stream, start, duration, grid, block, shared, external id, api)."""
         name, device, stream, start, duration, grid, block, shared, external = kernel
         api, call_grid, call_block, call_shared = call
