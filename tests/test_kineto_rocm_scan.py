@@ -141,3 +141,27 @@ def test_a_trace_describing_amd_gpus_is_read_once_with_its_calls(monkeypatch, tr
                         seen.append(runtime) or scan(fh, data, reader, runtime))
     assert kineto.read_kineto(trace, "t").collector.launches > 0
     assert seen == passes
+
+
+def test_a_bad_launch_shape_is_counted_at_every_launch(tmp_path):
+    """Every launch of a call shape no GPU can run (a block of 2048 threads, above HIP's
+    1024) is skipped and counted, the cached shape included; the others are read."""
+    with gzip.open(ROCM / "mi210_gpu_only.json.gz") as fh:
+        doc = json.load(fh)
+    head, evs, tail = split_document(doc)
+    calls = [e for e in evs if e.get("cat") == "cuda_runtime" and "grid" in e["args"]]
+    shape = Counter((c["args"]["kernel"], tuple(c["args"]["grid"]), tuple(c["args"]["block"]))
+                    for c in calls).most_common(1)[0]
+    for c in calls:
+        if (c["args"]["kernel"], tuple(c["args"]["grid"]), tuple(c["args"]["block"])) \
+                == shape[0]:
+            c["args"]["block"] = [2048, 1, 1]
+    path = tmp_path / "trace.json"
+    with open(path, "wb") as out:
+        write_trace(out, "libkineto", head, evs, tail)
+    read = kineto.read_kineto(path, "t")
+    kernels = sum(e.get("cat") == "kernel" for e in evs)
+    assert shape[1] > 1
+    assert read.collector.launches == kernels - shape[1]
+    (error,) = read.errors
+    assert error.message.startswith(f"skipped {shape[1]} inconsistent launch records: ")
