@@ -277,22 +277,30 @@ class _Reader:
             launch = self.join.kernel(a.correlation, kernel)
             if launch is not None:
                 self._add_rocm(launch, a.correlation)
-            return
-        # a kernel and call of a shape already seen: counted without joining or checking
-        shape: tuple | None = (e.name, a.device, a.stream, a.grid, a.block, a.shared, call)
+        else:
+            self._join(kernel, call, a.correlation)
+
+    def _join(self, kernel: tuple, call: tuple, correlation: Any) -> None:
+        """Add a ROCm kernel joined to its call. A kernel and call of a shape already seen
+        (name, device, stream, dimensions, the call) are counted without joining or
+        checking again, as NVIDIA kernels are by theirs."""
+        name, device, stream, start, duration, grid, block, shared, _ = kernel
+        shape: tuple | None = (name, device, stream, grid, block, shared, call)
         try:
             handle = self.rocm_shapes.get(shape, self)  # type: ignore[arg-type]
-        except TypeError:  # a call decoded as a dict (lists): not cached
+        except TypeError:  # dimensions decoded as lists (the dict path): not cached
             shape, handle = None, self
         if handle is self:
             launch = self.join.joined(kernel, call)
-            handle = None if launch is None else self._add_rocm(launch, a.correlation)
+            if launch is None:  # a graph replay: counted by the join
+                return
+            handle = self._add_rocm(launch, correlation)
             if shape is not None:
                 self.rocm_shapes[shape] = handle
         elif handle is None:
             self._bad("")  # counted; the first bad launch of the shape is named
         else:
-            self.collector.add_to(handle, kernel[3], kernel[4])
+            self.collector.add_to(handle, start, duration)
 
     def call(self, text: bytes) -> None:
         """A runtime call's JSON text (ROCm); ValueError when it is not JSON."""
@@ -307,10 +315,11 @@ class _Reader:
         except msgspec.DecodeError:
             raise ValueError("invalid JSON") from None
         a = c.args
-        for launch in self.join.call_of(c.name, a.correlation, a.grid is not UNSET,
-                                        None if a.grid is UNSET else a.grid, a.block,
-                                        a.shared):
-            self._add_rocm(launch, a.correlation)
+        call, waiting = self.join.take_waiting(c.name, a.correlation, a.grid is not UNSET,
+                                               None if a.grid is UNSET else a.grid, a.block,
+                                               a.shared)
+        for kernel in waiting:
+            self._join(kernel, call, a.correlation)
 
     def kernel(self, event: dict[str, Any], shape: tuple | None = None) -> None:
         self.events += 1

@@ -84,16 +84,23 @@ class RuntimeJoin:
                 shared: Any) -> list[tuple]:
         """:meth:`call` from the call's fields (a typed decoder's): ``has_grid``, whether
         its args hold a ``grid`` key at all."""
-        if not is_id(correlation) or (not has_grid and api not in GRAPH_APIS):
-            return []  # no launch of a kernel event
+        call, waiting = self.take_waiting(api, correlation, has_grid, grid, block, shared)
+        return [x for kernel in waiting if (x := self.joined(kernel, call)) is not None]
+
+    def take_waiting(self, api: str, correlation: Any, has_grid: bool, grid: Any, block: Any,
+                     shared: Any) -> tuple[tuple, list[tuple]]:
+        """A runtime call read: (the call, the kernels that waited for it, for
+        :meth:`joined`); the call is kept for kernels still to come."""
         call = (api, grid, block, shared)
+        if not is_id(correlation) or (not has_grid and api not in GRAPH_APIS):
+            return call, []  # no launch of a kernel event
         waiting = self.pending.pop(correlation, None)
         if waiting is None:
             self.calls[correlation] = call
-            return []
+            return call, []
         if api in GRAPH_APIS:
             self.calls[correlation] = call  # later kernels of the same replay
-        return [x for kernel in waiting if (x := self.joined(kernel, call)) is not None]
+        return call, waiting
 
     def kernel(self, correlation: Any, kernel: tuple) -> tuple | None:
         """A kernel event (name, device, stream, start, duration, grid, block, shared,
