@@ -21,7 +21,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.traces_scale import CACHE, REPO, SOURCES, build, warm
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))  # this checkout's benchmarks, not an installed one's
+
+from benchmarks.traces_scale import CACHE, REPO, SOURCES, build, warm  # noqa: E402
 
 
 def cpu_seconds(root: Path, trace: Path) -> float:
