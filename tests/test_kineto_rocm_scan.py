@@ -100,10 +100,11 @@ def timelines(path: Path, jobs: int) -> dict:
 
 @pytest.mark.parametrize("name", ["mi250_minitoy_train.json.gz", "mi210_gpu_only.json.gz"])
 @pytest.mark.parametrize("layout", ["libkineto", "compact"])
-def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout):
-    """A ROCm trace split over 2 to 9 processes: kernels and runtime calls on either side of
-    every seam are joined as json joins them, and each stream's launches are one
-    process's."""
+@pytest.mark.parametrize("chunk", [None, 3001])
+def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout, chunk):
+    """A ROCm trace split over 2 to 9 processes, each reading its range whole or in chunks
+    that cut events: kernels and runtime calls on either side of every seam are joined as
+    json joins them, and each stream's launches are one process's."""
     with gzip.open(ROCM / name) as fh:
         doc = json.load(fh)
     head, evs, tail = split_document(doc)
@@ -111,6 +112,9 @@ def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout)
     with open(path, "wb") as out:
         write_trace(out, layout, head, evs, tail)
     monkeypatch.setattr(kineto, "SPLIT_MIN_BYTES", 1)
+    if chunk is not None:  # the head must fit in the first chunk
+        head_end = path.read_bytes().find(b'"traceEvents"') + 64
+        monkeypatch.setattr(kineto, "CHUNK", head_end + chunk)
     crossing: Counter = Counter()  # launches joined across seams
     join = kineto._join_seams
 
