@@ -72,6 +72,7 @@ from occlint.readers.traces.kineto_scan import (
     check_tail,
     events_start,
     kernel_event_start,
+    may_launch,
     parse_head,
     scan_events,
 )
@@ -79,6 +80,7 @@ from occlint.readers.traces.kineto_scan import (
 CHUNK = 8 << 20
 EVENTS_KEY = b'"traceEvents": ['
 KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
+CALL_LINE = b'\n    "ph": "X", "cat": "cuda_runtime"'
 EVENT_END = b"\n  }"
 
 
@@ -171,13 +173,19 @@ def _open(path: Path) -> IO[bytes]:
     return fh
 
 
+UNSET = msgspec.UNSET  # a key the event does not hold
+
+
 class _Args(msgspec.Struct, frozen=True):
-    device: int | str = 0
-    stream: int | str = ""
+    device: int | str | msgspec.UnsetType = UNSET
+    stream: int | str | msgspec.UnsetType = UNSET
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
-    registers: int | None = msgspec.field(name="registers per thread", default=None)
+    registers: int | msgspec.UnsetType | None = msgspec.field(name="registers per thread",
+                                                               default=UNSET)
     shared: int | None = msgspec.field(name="shared memory", default=None)
+    correlation: Any = None
+    external: Any = msgspec.field(name="External id", default=None)
 
 
 class _Event(msgspec.Struct, frozen=True):
@@ -189,7 +197,23 @@ class _Event(msgspec.Struct, frozen=True):
     dur: float = 0.0
 
 
+class _CallArgs(msgspec.Struct, frozen=True):
+    correlation: Any = None
+    grid: tuple[int, int, int] | msgspec.UnsetType | None = UNSET
+    block: tuple[int, int, int] | None = None
+    shared: int | None = msgspec.field(name="shared memory", default=None)
+
+
+class _Call(msgspec.Struct, frozen=True):
+    """A ROCm runtime call: the fields :class:`RuntimeJoin` needs; anything else (a name
+    or args of another type) takes the dict path."""
+
+    name: str
+    args: _CallArgs
+
+
 _DECODE = msgspec.json.Decoder(_Event).decode
+_DECODE_CALL = msgspec.json.Decoder(_Call).decode
 _DECODE_ANY = msgspec.json.Decoder().decode
 
 
@@ -207,6 +231,7 @@ class _Reader:
         self.join = RuntimeJoin()  # ROCm: kernel events and their runtime calls
         self.kernels_at_last_group = 0  # kernel events read when the last group began
         self.kinds: dict[tuple, Any] = {}  # launch kind -> collector handle, None: bad
+        self.rocm_shapes: dict[tuple, Any] = {}  # ROCm kernel and call shape -> the same
 
     def raw(self, text: bytes) -> None:
         """One kernel event's JSON text (the Kineto-layout fast path)."""
@@ -218,7 +243,10 @@ class _Reader:
         except msgspec.DecodeError:
             raise ValueError("invalid JSON") from None
         a = e.args
-        if a.grid is None or a.block is None:  # ROCm: dimensions on the runtime call
+        if a.registers is UNSET and is_id(a.correlation):  # ROCm: joined to its call
+            self._rocm_kernel(e, text)
+            return
+        if a.grid is None or a.block is None:  # no dimensions: the careful path says why
             self.kernel(_DECODE_ANY(text))
             return
         shape = (e.name, a.device, a.stream, a.grid, a.block, a.registers, a.shared)
@@ -232,6 +260,66 @@ class _Reader:
             self._bad(f"kernel event {self.events} ({e.name[:80]}): inconsistent")
             return
         self.collector.add_to(handle, start, duration)
+
+    def _rocm_kernel(self, e: _Event, text: bytes) -> None:
+        """A ROCm kernel event, decoded typed: joined to its runtime call as
+        :meth:`kernel` joins the dict; an event it would fault goes there to say why."""
+        a = e.args
+        if not e.name or a.device is UNSET or a.stream is UNSET or not 0 <= e.dur < math.inf \
+                or not math.isfinite(e.ts):
+            self.kernel(_DECODE_ANY(text))
+            return
+        self.events += 1
+        kernel = (e.name, str(a.device), str(a.stream), e.ts * 1000.0, e.dur * 1000.0, a.grid,
+                  a.block, a.shared, a.external)
+        call = self.join.take_call(a.correlation)
+        if call is None:  # its call comes later (or replays a graph)
+            launch = self.join.kernel(a.correlation, kernel)
+            if launch is not None:
+                self._add_rocm(launch, a.correlation)
+        else:
+            self._join(kernel, call, a.correlation)
+
+    def _join(self, kernel: tuple, call: tuple, correlation: Any) -> None:
+        """Add a ROCm kernel joined to its call. A kernel and call of a shape already seen
+        (name, device, stream, dimensions, the call) are counted without joining or
+        checking again, as NVIDIA kernels are by theirs."""
+        name, device, stream, start, duration, grid, block, shared, _ = kernel
+        shape: tuple | None = (name, device, stream, grid, block, shared, call)
+        try:
+            handle = self.rocm_shapes.get(shape, self)  # type: ignore[arg-type]
+        except TypeError:  # dimensions decoded as lists (the dict path): not cached
+            shape, handle = None, self
+        if handle is self:
+            launch = self.join.joined(kernel, call)
+            if launch is None:  # a graph replay: counted by the join
+                return
+            handle = self._add_rocm(launch, correlation)
+            if shape is not None:
+                self.rocm_shapes[shape] = handle
+        elif handle is None:
+            self._bad("")  # counted; the first bad launch of the shape is named
+        else:
+            self.collector.add_to(handle, start, duration)
+
+    def call(self, text: bytes) -> None:
+        """A runtime call's JSON text (ROCm); ValueError when it is not JSON."""
+        try:
+            try:
+                c = _DECODE_CALL(text)
+            except msgspec.ValidationError:
+                event = _DECODE_ANY(text)  # another shape: the dict path
+                if isinstance(event, dict):
+                    self.runtime(event)
+                return
+        except msgspec.DecodeError:
+            raise ValueError("invalid JSON") from None
+        a = c.args
+        call, waiting = self.join.take_waiting(c.name, a.correlation, a.grid is not UNSET,
+                                               None if a.grid is UNSET else a.grid, a.block,
+                                               a.shared)
+        for kernel in waiting:
+            self._join(kernel, call, a.correlation)
 
     def kernel(self, event: dict[str, Any], shape: tuple | None = None) -> None:
         self.events += 1
@@ -279,13 +367,14 @@ class _Reader:
         for launch in self.join.call(event):
             self._add_rocm(launch, event["args"]["correlation"])
 
-    def _add_rocm(self, launch: tuple, correlation: Any) -> None:
+    def _add_rocm(self, launch: tuple, correlation: Any) -> Any:
+        """Add a joined ROCm launch; its collector handle, or None when it is invalid."""
         name, device, stream, start, duration, grid, block, shared, external, api = launch
         if grid is None or block is None:
             self._bad(f"kernel event ({name[:80]}): no grid / block")
-            return
-        self._add(name, device, stream, start, duration, grid, block, None, None,
-                  origin=(external, correlation, api), dynamic_lds=shared, amd=True)
+            return None
+        return self._add(name, device, stream, start, duration, grid, block, None, None,
+                         origin=(external, correlation, api), dynamic_lds=shared, amd=True)
 
     def _bad(self, message: str) -> None:
         self.check.bad += 1
@@ -393,6 +482,14 @@ def _is_amd(p: dict[str, Any]) -> bool:
             or (isinstance(name, str) and any(w in name for w in ("AMD", "Radeon", "Instinct"))))
 
 
+def _describes_amd(first: bytes) -> bool:
+    """Whether the document's head (in its first bytes) describes an AMD GPU."""
+    found = events_start(first)
+    head = parse_head(first, found[0]) if found else None
+    props = head.get("deviceProperties") if head else None
+    return isinstance(props, list) and any(isinstance(p, dict) and _is_amd(p) for p in props)
+
+
 def _devices(reader: _Reader, head: dict[str, Any]) -> None:
     props = head.get("deviceProperties")
     if not isinstance(props, list):
@@ -445,18 +542,20 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
     TraceRead from the split scan. Kernel events without dimensions (ROCm traces of
     roctracer write them on the runtime call only) make a second scan that reads the runtime
     calls too; a layout the byte scanners cannot delimit goes to ijson."""
-    runtime = False
+    runtime = None
     while True:
         try:
             with _open(path) as fh:
                 first = fh.read(CHUNK)
-                own = _kineto_layout(first) and not runtime
-                if jobs > 1 and not runtime and isinstance(fh, io.BufferedReader):
-                    split = _split_plan(fh, first, jobs, own)
+                if runtime is None:  # a ROCm trace's kernels wait for their calls: read both
+                    runtime = _describes_amd(first)
+                own = _kineto_layout(first)
+                if jobs > 1 and isinstance(fh, io.BufferedReader):
+                    split = _split_plan(fh, first, jobs, own, runtime)
                     if split is not None:
-                        return _read_split(path, display, split, jobs), reader
+                        return _read_split(path, display, split, jobs, runtime), reader
                 if own:
-                    head = _scan_layout(fh, first, reader)
+                    head = _scan_layout(fh, first, reader, runtime)
                 else:
                     head = _scan_any_layout(fh, first, reader, runtime)
         except Unanchored:
@@ -503,7 +602,8 @@ class _Rewound:
 SPLIT_MIN_BYTES = 256 << 20
 
 
-def _split_plan(fh, first: bytes, jobs: int, own: bool) -> tuple | None:
+def _split_plan(fh, first: bytes, jobs: int, own: bool,
+                runtime: bool = False) -> tuple | None:
     """(head, byte ranges of the event list, each starting at an event, the layout's
     markers or None for libkineto's own layout) for a large plain trace whose head
     and tail are valid; None otherwise (one process reads it, and says where it stops if
@@ -525,7 +625,7 @@ def _split_plan(fh, first: bytes, jobs: int, own: bool) -> tuple | None:
         bounds.append(fh.tell() - len(window) + i)
     bounds.append(stop)
     fh.seek(len(first))
-    markers = None if own else categories(first, False)
+    markers = None if own else categories(first, runtime)
     return head, [(a, b) for a, b in itertools.pairwise(bounds) if b > a], markers
 
 
@@ -555,9 +655,13 @@ def _split_bounds(fh, first: bytes, size: int, own: bool) -> tuple | None:
     return head, found[1], size  # the tail holds no event: scanned, it adds nothing
 
 
-def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tuple:
-    """One process's part: the kernel events between two event boundaries."""
+def _scan_range(path: str, display: str, start: int, stop: int, markers,
+                runtime: bool = False) -> tuple:
+    """One process's part: the kernel events between two event boundaries (``runtime``:
+    and the runtime calls, joined; what is left unjoined at the range's ends is returned for
+    the parent to join, :func:`_join_seams`)."""
     reader = _Reader(display)
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
     with open(path, "rb") as fh:
         fh.seek(start)
         data, pos, consumed = b"", 0, start
@@ -571,22 +675,41 @@ def _scan_range(path: str, display: str, start: int, stop: int, markers) -> tupl
             if markers is not None:
                 pos = scan_events(data, 0, reader, consumed, final, markers)
             else:
-                pos = _scan_kernels(data, 0, reader, consumed)
+                pos = scan(data, 0, reader, consumed)
                 if final:  # the range's last event
-                    _scan_kernels(data[pos:] + b"\n  }", 0, reader, consumed + pos)
-            if reader.join.pending:
+                    scan(data[pos:] + b"\n  }", 0, reader, consumed + pos)
+            if reader.join.pending and not runtime:
                 raise NeedsRuntime
             if final:
                 break
             if len(data) - pos > MAX_EVENT:
                 raise TraceError(f"an event at byte {consumed + pos} is larger than "
                                  f"{MAX_EVENT} bytes")
-    c = reader.collector
+    c, join = reader.collector, reader.join
+    seams = (list(join.calls.items()),
+             [(correlation, kernel) for correlation, waiting in join.pending.items()
+              for kernel in waiting], join.replayed)
     return (c.group_list, list(c.streams.values()), reader.events, reader.check.bad,
-            reader.check.first, reader.kernels_at_last_group)
+            reader.check.first, reader.kernels_at_last_group, seams)
 
 
-def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
+def _join_seams(reader: _Reader, seams: tuple) -> None:
+    """A range's runtime calls and kernels left unjoined (their partner in another range),
+    joined with those of the ranges before it; a kernel whose call never comes is left to
+    :meth:`_Reader.finish`."""
+    calls, kernels, replayed = seams
+    join = reader.join
+    join.replayed += replayed
+    for correlation, (api, grid, block, shared) in calls:
+        for launch in join.call_of(api, correlation, True, grid, block, shared):
+            reader._add_rocm(launch, correlation)
+    for correlation, kernel in kernels:
+        launch = join.kernel(correlation, kernel)
+        if launch is not None:
+            reader._add_rocm(launch, correlation)
+
+
+def _read_split(path: Path, display: str, plan, jobs: int, runtime: bool = False) -> TraceRead:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -596,10 +719,11 @@ def _read_split(path: Path, display: str, plan, jobs: int) -> TraceRead:
     with ProcessPoolExecutor(max_workers=min(jobs, len(ranges)), mp_context=context) as pool:
         parts = list(pool.map(_scan_range, [str(path)] * len(ranges), [display] * len(ranges),
                               [a for a, _ in ranges], [b for _, b in ranges],
-                              [markers] * len(ranges)))
+                              [markers] * len(ranges), [runtime] * len(ranges)))
     c = reader.collector
     kernels_before = 0  # kernel events up to the last group's first launch
-    for groups, timelines, events, bad, first_bad, last_group in parts:  # in file order
+    for groups, timelines, events, bad, first_bad, last_group, seams in parts:  # file order
+        _join_seams(reader, seams)  # launches at the seam before this range
         remap = array("l")
         for g in groups:
             handle = c.handle(g.key, next(iter(g.streams)))
@@ -662,8 +786,11 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
         data, pos = data[cut:] + chunk, resume - cut
 
 
-def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
-    """Kineto's own layout: find kernel events by their first line, parse only those."""
+def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
+                 runtime: bool = False) -> dict[str, Any]:
+    """Kineto's own layout: find kernel events (``runtime``: and runtime calls) by their first
+    line, parse only those."""
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
     at = data.find(EVENTS_KEY)
     try:
         head = json.loads(data[:at] + b'"traceEvents": []}')
@@ -674,8 +801,8 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader) -> dict[str, Any]:
     pos = at + len(EVENTS_KEY)
     consumed = 0  # bytes of the file before `data`
     while True:
-        resume = _scan_kernels(data, pos, reader, consumed)
-        if reader.join.pending:
+        resume = scan(data, pos, reader, consumed)
+        if reader.join.pending and not runtime:
             raise NeedsRuntime
         chunk = fh.read(CHUNK)
         if not chunk:
@@ -707,6 +834,36 @@ def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
             raise TraceError(f"invalid kernel event at byte {consumed + i - 3}: stopped "
                              f"after {reader.events} kernel events") from None
         pos = end + 4
+
+
+def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
+    """:func:`_scan_kernels` for ROCm traces: the kernel events and the runtime calls that
+    launched them (those with a grid, and graph replays), in file order."""
+    find = data.find
+    kernel_at, call_at = find(KERNEL_LINE, pos), find(CALL_LINE, pos)
+    while kernel_at >= 0 or call_at >= 0:
+        kernel = call_at < 0 or 0 <= kernel_at < call_at
+        i = kernel_at if kernel else call_at
+        end = find(EVENT_END, i)
+        if end < 0:
+            return i - 3
+        text = data[i - 3:end + 4]
+        try:
+            if kernel:
+                reader.raw(text)
+            elif may_launch(text):
+                reader.call(text)
+        except ValueError:
+            raise TraceError(f"invalid {'kernel' if kernel else 'runtime'} event at byte "
+                             f"{consumed + i - 3}: stopped after {reader.events} kernel "
+                             "events") from None
+        pos = end + 4
+        if kernel:
+            kernel_at = find(KERNEL_LINE, pos)
+        else:
+            call_at = find(CALL_LINE, pos)
+    # a line cut by the end of data: resume where its event starts, not inside it
+    return max(pos, len(data) - len(CALL_LINE) - 3)
 
 
 def _tail(data: bytes, head: dict[str, Any], reader: _Reader,

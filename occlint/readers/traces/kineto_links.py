@@ -51,8 +51,8 @@ def is_cooperative(api: str | None) -> bool:
 def blocks_of(grid: Any, block: Any, api: str | None) -> Any:
     """The grid in blocks: a work-item grid (``WORK_ITEM_APIS``) is ceil(grid / block) per
     dimension; anything else (or a malformed value, which validation reports) unchanged."""
-    if api not in WORK_ITEM_APIS or not isinstance(grid, list) or not isinstance(block, list) \
-            or len(grid) != len(block):
+    if api not in WORK_ITEM_APIS or not isinstance(grid, (list, tuple)) \
+            or not isinstance(block, (list, tuple)) or len(grid) != len(block):
         return grid
     try:
         return [math.ceil(g / b) for g, b in zip(grid, block, strict=True)]
@@ -75,19 +75,32 @@ class RuntimeJoin:
         """A runtime call; the kernels waiting for it, as :meth:`launch` tuples."""
         args = event.get("args")
         api = event.get("name")
-        if not isinstance(args, dict) or not is_id(args.get("correlation")) \
-                or not isinstance(api, str):
+        if not isinstance(args, dict) or not isinstance(api, str):
             return []
-        if "grid" not in args and api not in GRAPH_APIS:
-            return []  # no launch of a kernel event
-        call = (api, args.get("grid"), args.get("block"), args.get("shared memory"))
-        waiting = self.pending.pop(args["correlation"], None)
+        return self.call_of(api, args.get("correlation"), "grid" in args, args.get("grid"),
+                            args.get("block"), args.get("shared memory"))
+
+    def call_of(self, api: str, correlation: Any, has_grid: bool, grid: Any, block: Any,
+                shared: Any) -> list[tuple]:
+        """:meth:`call` from the call's fields (a typed decoder's): ``has_grid``, whether
+        its args hold a ``grid`` key at all."""
+        call, waiting = self.take_waiting(api, correlation, has_grid, grid, block, shared)
+        return [x for kernel in waiting if (x := self.joined(kernel, call)) is not None]
+
+    def take_waiting(self, api: str, correlation: Any, has_grid: bool, grid: Any, block: Any,
+                     shared: Any) -> tuple[tuple, list[tuple]]:
+        """A runtime call read: (the call, the kernels that waited for it, for
+        :meth:`joined`); the call is kept for kernels still to come."""
+        call = (api, grid, block, shared)
+        if not is_id(correlation) or (not has_grid and api not in GRAPH_APIS):
+            return call, []  # no launch of a kernel event
+        waiting = self.pending.pop(correlation, None)
         if waiting is None:
-            self.calls[args["correlation"]] = call
-            return []
+            self.calls[correlation] = call
+            return call, []
         if api in GRAPH_APIS:
-            self.calls[args["correlation"]] = call  # later kernels of the same replay
-        return [x for kernel in waiting if (x := self._launch(kernel, call)) is not None]
+            self.calls[correlation] = call  # later kernels of the same replay
+        return call, waiting
 
     def kernel(self, correlation: Any, kernel: tuple) -> tuple | None:
         """A kernel event (name, device, stream, start, duration, grid, block, shared,
@@ -99,9 +112,19 @@ class RuntimeJoin:
             return None
         if call[0] not in GRAPH_APIS:
             del self.calls[correlation]
-        return self._launch(kernel, call)
+        return self.joined(kernel, call)
 
-    def _launch(self, kernel: tuple, call: tuple) -> tuple | None:
+    def take_call(self, correlation: Any) -> tuple | None:
+        """The call (api, grid, block, shared) of a kernel event about to be joined, when the
+        call came first and launched this one kernel (not a graph replay): taken out of the
+        join, for :meth:`joined`."""
+        call = self.calls.get(correlation)
+        if call is None or call[0] in GRAPH_APIS:
+            return None
+        del self.calls[correlation]
+        return call
+
+    def joined(self, kernel: tuple, call: tuple) -> tuple | None:
         """(name, device, stream, start, duration, grid, block, shared, external id, api)."""
         name, device, stream, start, duration, grid, block, shared, external = kernel
         api, call_grid, call_block, call_shared = call

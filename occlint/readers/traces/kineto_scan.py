@@ -71,6 +71,10 @@ class EventSink:
     def runtime(self, event: dict) -> None:
         raise NotImplementedError
 
+    def call(self, text: bytes) -> None:
+        """A runtime call as JSON text; ValueError when it is not JSON."""
+        raise NotImplementedError
+
 
 def events_start(first: bytes) -> tuple[int, int] | None:
     """(start of the ``"traceEvents"`` key, start of the list's content) in the document's
@@ -236,14 +240,26 @@ def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
             return True
         except ValueError:
             pass  # the careful path below says why
-    elif b'"grid"' not in text and not any(api in text for api in _GRAPH_LAUNCHES):
+    elif not may_launch(text):
         return text.rstrip().endswith(b"}")  # a runtime call that launched no kernel
+    else:
+        try:
+            sink.call(text)
+            return True
+        except ValueError:
+            pass  # the careful path below says why
     event = _decoded(text)
     if event is None:
         return False
     if isinstance(event, dict):
         (sink.kernel if kernel else sink.runtime)(event)
     return True
+
+
+def may_launch(call: bytes) -> bool:
+    """Whether a runtime call's text may be a kernel launch (it has a ``grid``, or is a graph
+    replay): the rest (memory copies, syncs, queries) are not decoded."""
+    return b'"grid"' in call or any(api in call for api in _GRAPH_LAUNCHES)
 
 
 def _decoded(text: bytes) -> object | None:
