@@ -17,7 +17,7 @@ import os
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from occlint.errors import FormatError
 from occlint.model.kernel import InputError
@@ -172,6 +172,18 @@ def _undecided_json(head: bytes) -> bool:
     """A JSON object whose first bytes do not say which format it is: look further."""
     return (head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
             and _json_kind(head, Path("")) is None)
+
+
+def unpacked(raw: IO[bytes]) -> IO[bytes]:
+    """The bytes of an open file that may be gzip'd: a GzipFile over it when its first
+    bytes say so, else the file itself (at its start)."""
+    gzipped = raw.read(2) == GZIP_MAGIC
+    raw.seek(0)
+    if not gzipped:
+        return raw
+    import gzip
+
+    return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
 
 
 def decoded_head(path: Path, size: int = HEAD_BYTES) -> bytes:

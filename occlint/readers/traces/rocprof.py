@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import gzip
 import io
 import json
 import operator
@@ -89,6 +88,7 @@ from occlint.readers.traces import (
     TraceError,
     TraceRead,
     launch_problem,
+    unpacked,
 )
 from occlint.readers.traces.sqlite import read_sqlite, table_names
 
@@ -268,23 +268,12 @@ def _gfx(name: Any) -> str | None:
 
 
 def _open_text(path: Path) -> IO[str]:
-    fh = open(path, "rb")  # noqa: SIM115 - wrapped and returned
-    if fh.read(2) == GZIP_MAGIC:
-        fh.seek(0)
-        raw: IO[bytes] = gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[assignment]
-    else:
-        fh.seek(0)
-        raw = fh
+    raw = unpacked(open(path, "rb"))  # noqa: SIM115 - wrapped and returned
     return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")  # type: ignore[arg-type]
 
 
 def _open_binary(path: Path) -> IO[bytes]:
-    fh = open(path, "rb")  # noqa: SIM115 - returned
-    if fh.read(2) == GZIP_MAGIC:
-        fh.seek(0)
-        return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
-    fh.seek(0)
-    return fh
+    return unpacked(open(path, "rb"))
 
 
 # ---------------------------------------------------------------- agent info (CSV)

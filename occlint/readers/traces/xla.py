@@ -21,7 +21,6 @@ The JSON names no GPU model: the GPUs come from the ``.xplane.pb`` beside it
 
 from __future__ import annotations
 
-import gzip
 import math
 from pathlib import Path
 from typing import IO, Any
@@ -31,11 +30,11 @@ import msgspec
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, LaunchKey, NvLaunchResources, dim3
 from occlint.readers.traces import (
-    GZIP_MAGIC,
     XPLANE_SUFFIX,
     RecordCheck,
     TraceError,
     TraceRead,
+    unpacked,
 )
 from occlint.readers.traces.xplane import GPU_PLANE, gpu_planes, kernel_events, xspace_devices
 
@@ -233,12 +232,6 @@ def read_xplane(path: Path, display: str) -> TraceRead:
     return TraceRead(reader.collector, reader.check.errors() + errors)
 
 
-def _open(raw: IO[bytes]) -> IO[bytes]:
-    gzipped = raw.read(2) == GZIP_MAGIC
-    raw.seek(0)
-    return gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw  # type: ignore[return-value]
-
-
 def read_xla(path: Path, display: str) -> TraceRead:
     """Read an XLA profile's trace.json(.gz): every kernel launch, and the GPUs from the
     ``.xplane.pb`` beside it. XLA's own compact layout is decoded in batches of events
@@ -247,11 +240,11 @@ def read_xla(path: Path, display: str) -> TraceRead:
     errors: list[InputError] = []
     with open(path, "rb") as raw:
         try:
-            _scan_xla_layout(_open(raw), reader)
+            _scan_xla_layout(unpacked(raw), reader)
         except (_NotXlaLayout, OSError, EOFError):
             raw.seek(0)
             reader = _Reader(display)
-            errors = _scan_generic(_open(raw), reader, display)
+            errors = _scan_generic(unpacked(raw), reader, display)
     if not reader.events and not errors:
         raise TraceError(f"no GPU kernel in this XLA profile ({_processes(reader)}): "
                          "occlint reads the kernels of GPU profiles")
