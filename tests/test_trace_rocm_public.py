@@ -230,3 +230,51 @@ def test_documents_validate():
     doc, _ = run(ROC / "public", ROC / "derived")
     assert {r["status"] for r in doc["launches"]} >= {"ok", "no-registers"}
     jsonschema.Draft202012Validator(schema).validate(doc)
+
+
+def _jacobi_with(tmp_path, dispatches) -> dict:
+    """The MI300A Jacobi trace (no register columns) with its dispatches' LDS, work-group
+    and grid (in work-groups) replaced by ``dispatches``."""
+    with open(JACOBI / "jacobi_kernel_trace.csv", newline="") as fh:
+        reader = csv.DictReader(fh)
+        header, rows = reader.fieldnames, list(reader)
+    out = []
+    for i, (lds, block, grid) in enumerate(dispatches):
+        row = dict(rows[0], Kernel_Name=f"k{i}", Group_Segment_Size=lds,
+                   Workgroup_Size_X=block, Grid_Size_X=grid * block)
+        out.append(row)
+    with open(tmp_path / "jacobi_kernel_trace.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, header, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: int(v) if str(v).isdigit() else v for k, v in r.items()}
+                         for r in out)
+    (tmp_path / "jacobi_agent_info.csv").write_bytes(
+        (JACOBI / "jacobi_agent_info.csv").read_bytes())
+    doc, _ = run(tmp_path / "jacobi_kernel_trace.csv")
+    return {r["kernel"]: r for r in doc["launches"]}
+
+
+def test_partial_wave_without_registers_only_where_every_occupancy_has_one(tmp_path):
+    """LCH105 on a launch whose registers the trace does not give: a gfx942 CU holds 32
+    waves (4 SIMDs x 8, LLVM's getMaxWavesPerEU), so a 1,024-thread work-group (16 wave64s)
+    runs 1 or 2 to a CU whatever its registers, and 64 KiB of LDS holds one work-group of
+    40 KiB. On the MI300A's 228 CUs: 500 work-groups are 2.19 waves at one per CU (the
+    partial wave a third of the runtime) and 1.10 at two (a half): fires. 300 are 0.66 waves
+    at two: no full wave there, no claim. 456 are whole waves at one: none. 256-thread
+    work-groups run up to 8 to a CU: 500 are under a wave at 3: none, unless 40 KiB of LDS
+    holds them to one, whatever the registers: 300 are then 1.32 waves of 228, a partial
+    wave of 72 blocks half the runtime, and a saving is estimated as with registers."""
+    got = _jacobi_with(tmp_path, [(0, 1024, 500), (0, 1024, 300), (0, 1024, 456),
+                                  (0, 256, 500), (40960, 256, 300)])
+    fired = {k for k, r in got.items() if "LCH105" in r["finding_codes"]}
+    assert fired == {"k0", "k4"}
+    f = next(f for f in got["k0"]["findings"] if f["rule"] == "LCH105")
+    assert f["data"]["blocks_per_unit_at_most"] == 2
+    assert f["data"]["waves"] == [round(500 / 456, 4), round(500 / 228, 4)]
+    assert (f["data"]["partial_share_low"], f["data"]["partial_share"]) == (0.3333, 0.5)
+    assert "33.3% to 50.0% of the runtime" in f["message"]
+    assert f.get("saving") is None  # blocks per CU unknown: no estimate
+    f = next(f for f in got["k4"]["findings"] if f["rule"] == "LCH105")  # one per CU: known
+    assert (f["data"]["blocks_per_wave"], f["data"]["full_waves"],
+            f["data"]["partial_blocks"]) == (228, 1, 72)
+    assert "up to 50.0% of the runtime" in f["message"] and f["saving"]["high"] > 0

@@ -14,7 +14,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from occlint.analysis.kernels import KernelReport, potential_block_size
+from occlint.analysis.kernels import (
+    KernelReport,
+    amd_kernel_model,
+    nv_function_model,
+    potential_block_size,
+)
 from occlint.analysis.sites import SiteReport, Target
 from occlint.devices.models import AmdArch, NvArch
 from occlint.model.kernel import AmdResources
@@ -335,14 +340,23 @@ def _advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
 def grid_advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any]:
     """The advice that needs no occupancy (a traced launch without a register count): the
     device's units and wave slots, the oversubscription target and the grid's balance over
-    the units; blocks per unit, and so waves of blocks, stay unknown (None)."""
+    the units. Blocks per unit, and so waves of blocks, stay unknown (None) with their most
+    (``blocks_per_unit_at_most``), unless one block per unit is all the block size and the
+    LDS / shared memory allow: then they are known whatever the registers."""
     n, slots = units(report), wave_slots(report)
     if not n or not slots or not report.block_size:
         return {}
     target = grid_for_target(n, slots, waves_per_block(report), settings.oversubscription)
+    most = most_blocks_per_unit(report)
+    known = most == 1
+    capacity: dict[str, Any] = {
+        "units": n, "unit": unit_name(report), "blocks_per_unit": 1 if known else None,
+        "concurrent_blocks": n if known else None,
+        "concurrent_waves": n * waves_per_block(report) if known else None, "wave_slots": slots}
+    if most and not known:
+        capacity["blocks_per_unit_at_most"] = most
     out: dict[str, Any] = {
-        "capacity": {"units": n, "unit": unit_name(report), "blocks_per_unit": None,
-                     "concurrent_blocks": None, "concurrent_waves": None, "wave_slots": slots},
+        "capacity": capacity,
         "oversubscription": {"factor": settings.oversubscription,
                              "target_waves": math.ceil(settings.oversubscription * slots),
                              "block": report.block_size, "recommended_grid": target,
@@ -351,8 +365,29 @@ def grid_advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any
     grid = report.launch.grid
     if grid:
         out["grid"] = {"grid": grid, "waves": grid * waves_per_block(report),
-                       "device_waves": None, **tail(grid, n)}
+                       "device_waves": round(grid / n, 4) if known else None,
+                       **tail(grid, n)}
     return out
+
+
+def most_blocks_per_unit(report: KernelReport) -> int | None:
+    """The most blocks per unit a launch without a register count can have: its occupancy as
+    if it used no registers at all, so that only the block size, the unit's block limit and
+    the LDS / shared memory the trace gives (none, where it gives none) bound it. At least
+    one block fits, since the launch ran. None when even that cannot be computed."""
+    arch, block, dynamic = report.arch, report.block_size, report.launch.dynamic_lds
+    try:
+        if isinstance(arch, AmdArch):
+            res = report.kernel.resources
+            occ = amd.occupancy(arch, amd_kernel_model(report.kernel, arch, dynamic), block,
+                                report.wgp_mode, max_block_size=res.max_block_size)
+            return occ.blocks_per_cu or None
+        if isinstance(arch, NvArch):
+            model = nv_function_model(report.kernel, arch, dynamic)
+            return nvidia.active_blocks(arch, model, block, dynamic).blocks_per_sm or None
+    except ValueError:  # nvidia.OccupancyInputError too
+        return None
+    return None
 
 
 def with_block(report: KernelReport, block: int):

@@ -31,7 +31,10 @@ def partial_wave(report, ctx):
     into the grid — Nsight Compute's "Waves Per SM". Fires,
     like Nsight Compute's tail-effect rule, when there is at least one full wave and a
     partial one, and the partial wave may take 20% or more of the runtime (1 / the number
-    of waves, rounded up, assuming blocks of equal duration).
+    of waves, rounded up, assuming blocks of equal duration). A launch whose register count
+    the trace does not give has blocks per unit only at most (its occupancy with no
+    registers): it fires only if the tail holds at every blocks per unit up to that most,
+    with the waves and the share as ranges and no saving estimated.
     Why it matters:
     During the last, partial wave part of the device idles. With 2 full waves and a partial
     one, a third of the runtime can run at a fraction of the device.
@@ -43,8 +46,10 @@ def partial_wave(report, ctx):
     SMs): 3.70 waves; the partial wave may account for up to 25.0% of the runtime.
     """
     grid = ctx.advice.get("grid")
-    if not grid or not report.device or report.block_source != "trace" \
-            or grid["device_waves"] is None:  # blocks per unit unknown: no registers
+    if not grid or not report.device or report.block_source != "trace":
+        return
+    if grid["device_waves"] is None:  # no registers: blocks per unit known only at most
+        yield from _partial_wave_at_any_occupancy(report, ctx.advice["capacity"])
         return
     waves = grid["device_waves"]
     full = math.floor(waves)
@@ -66,6 +71,39 @@ def partial_wave(report, ctx):
                "per block", grid=report.launch.grid, waves=round(waves, 4), full_waves=full,
         partial_blocks=partial, blocks_per_wave=capacity, partial_share=round(share, 4),
         tail_efficiency=round(waves / math.ceil(waves), 4))
+
+
+def _partial_wave_at_any_occupancy(report, capacity):
+    """LCH105 for a launch whose register count the trace does not give: its blocks per unit
+    are 1 to ``blocks_per_unit_at_most`` (its occupancy with no registers). Fires only when
+    every one of them gives full waves and a partial wave of 20 % or more of the runtime;
+    the share is then a range, and no saving is estimated."""
+    most, n = capacity.get("blocks_per_unit_at_most"), capacity["units"]
+    grid = report.launch.grid
+    if not most or not n:  # (one block per unit at most: known, the exact rule's case)
+        return
+    shares = []
+    for per_unit in range(1, most + 1):
+        waves = grid / (n * per_unit)
+        if waves < 1 or waves == math.floor(waves) \
+                or 1 / math.ceil(waves) < PARTIAL_WAVE_MIN_SHARE:
+            return
+        shares.append(1 / math.ceil(waves))
+    unit = capacity["unit"]
+    few, many = grid / (n * most), grid / n
+    low, high = min(shares), max(shares)
+    yield kernel_finding(
+        "LCH105", report,
+        f"grid of {grid} blocks is {few:.2f} to {many:.2f} waves of blocks on "
+        f"{report.device.name} ({n} {unit}s, 1 to {most} blocks per {unit} as its registers, "
+        "which the trace does not give, allow): at every occupancy it ends with a partial "
+        f"wave, which may account for {100 * low:.1f}% to {100 * high:.1f}% of the runtime "
+        "(tail effect)",
+        advice=f"a grid of whole waves is a multiple of {n} x the kernel's blocks per {unit} "
+               f"(its code object tells them: read it with the trace), or give each block "
+               "more work", grid=grid, waves=[round(few, 4), round(many, 4)],
+        full_waves=math.floor(few), blocks_per_unit_at_most=most,
+        partial_share=round(max(shares), 4), partial_share_low=round(min(shares), 4))
 
 
 @rule("OCC108", "theoretical-occupancy-below-max", "info")
