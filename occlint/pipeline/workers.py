@@ -155,7 +155,7 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
         from occlint.pipeline import parallel  # multiprocessing: imported only when used
 
         # sources are read here too, while the workers start and whenever the next result
-        # is not ready: one process less to start (about 0.15 s of CPU), and none idle
+        # is not ready: one process less to start (about 0.13 s of CPU), and none idle
         helping = _sources_and_others(batches[-1])[1] == []
         here = partial(_here, setup=setup) if helping else None
         try:
