@@ -257,9 +257,11 @@ def test_ordered_map_isolates_the_item_that_kills_its_worker():
 
 
 def test_ordered_map_with_the_calling_process_helping():
-    """``here`` takes the last batches while the next result is not ready; every result
-    still comes in order, with the workers' crash isolation for the batches they ran, and a
-    batch ``here`` declines (None) goes to a worker, as every batch before it."""
+    """``here`` takes the last batches while the next result is not ready, then those sent
+    to the worker that it has not started (the worker, starting, cannot have taken more
+    than two); every result still comes in order, with the workers' crash isolation for
+    the batches they ran, and a batch ``here`` declines (None) goes to a worker, as every
+    batch before it."""
     batches = [list(range(i, i + 5)) for i in range(0, 40, 5)]
     helped: list[int] = []
 
@@ -272,7 +274,8 @@ def test_ordered_map_with_the_calling_process_helping():
     results = [r for chunk in parallel.ordered_map(
         parallel_helpers.square_or_die, batches, 1,
         crashed=lambda item, message: ("crashed", item), here=here) for r in chunk]
-    assert helped and helped == sorted(helped, reverse=True)  # from the last batch back
+    assert helped == sorted(helped, reverse=True)  # from the last batch back
+    assert 35 in helped and 15 in helped  # not sent to the worker; sent but not started
     assert all(first > 10 for first in helped)
     assert results == [-i if i - i % 5 in helped else
                        ("crashed", i) if i in parallel_helpers.DEADLY else i * i

@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -89,14 +90,19 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
                 done = True
                 return
             batch, future = pending[0]
-            if here is not None and todo and not future.done():
-                result = here(todo[-1])
-                if result is None:
-                    here = None
-                else:
-                    todo.pop()
-                    helped.append(result)
-                continue
+            if here is not None and not future.done():
+                if todo:
+                    result = here(todo[-1])
+                    if result is None:
+                        here = None
+                    else:
+                        todo.pop()
+                        helped.append(result)
+                    continue
+                taken = _take_back(pending, here, partial(executor.submit, work))
+                if taken is not False:  # pending changed: look again
+                    here = here if taken else None
+                    continue
             pending.popleft()
             try:
                 result = future.result()
@@ -117,6 +123,26 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
         # interrupted (Ctrl-C, an error in the consumer), the chunks still running are not
         # waited for.
         executor.shutdown(wait=done, cancel_futures=True)
+
+
+def _take_back(pending: deque, here: Callable[[list[T]], list[R] | None],
+               resend: Callable[[list[T]], Future]) -> bool | None:
+    """Read here the last batch sent to a worker that no worker has started, so that this
+    process does not wait while a worker still has a queue; its entry then holds the
+    result: True. False when every batch sent has started; None when ``here`` declines the
+    batch (it is sent again with ``resend``, in its place)."""
+    for i in range(len(pending) - 1, -1, -1):
+        batch, future = pending[i]
+        if future.cancel():
+            result = here(batch)
+            if result is None:
+                pending[i] = (batch, resend(batch))
+                return None
+            done: Future = Future()
+            done.set_result(result)
+            pending[i] = (batch, done)
+            return True
+    return False
 
 
 def _finished(future: Future) -> Any:
