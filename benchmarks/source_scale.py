@@ -7,8 +7,8 @@
 Inputs: the CUDA / HIP sources of CuPy's pinned sdist (downloaded with ``pip download
 --no-binary :all: --no-deps`` unless given), and each ``NAME=PATH``: a checkout of a public
 tree pinned by commit in ``benchmarks.source_trees.SPEED_TREES`` (``hecbench-cuda``, the
-kernel-heavy tree of issue 20's speed target: 8.9 MB, 541 of its 817 files with kernels
-and launches) or ``benchmarks.source_recall.TREES`` (the six recall trees); nothing is
+kernel-heavy tree of issue 20's speed target: 8.9 MB, 541 of its 817 files naming kernels
+or launches) or ``benchmarks.source_recall.TREES`` (the six recall trees); nothing is
 downloaded for them: bring one with ``python benchmarks/source_trees.py NAME GIT_DIR
 PATH`` from a clone. ``all`` as a NAME runs the PATHs given before it together, as one
 input list.

@@ -11,7 +11,7 @@ blobs (data sets, documents) are absent still gives the tree. NAME is one of
 ``benchmarks.source_recall.TREES`` (the six recall trees, whole directories).
 
 ``hecbench-cuda``: the ``.cu`` files of the CUDA versions of HeCBench's benchmarks
-(``src/*-cuda/``; 817 files, 8.9 MB at the pinned commit, 541 of them with a kernel or a
+(``src/*-cuda/``; 817 files, 8.9 MB at the pinned commit, 541 of them naming a kernel or a
 launch): each benchmark is a small application whose ``.cu`` files define its kernels and
 launch them from host code, so most files hold kernels and launches and the tree is large
 enough that start-up is a small part of a run. The benchmarks' headers (image and
