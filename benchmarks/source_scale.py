@@ -6,17 +6,21 @@
 
 Inputs: the CUDA / HIP sources of CuPy's pinned sdist (downloaded with ``pip download
 --no-binary :all: --no-deps`` unless given), and each ``NAME=PATH``: a checkout of a public
-tree pinned by commit in ``benchmarks.source_recall.TREES`` (the kernel-heavy trees of
-issue 20; nothing is downloaded for them: bring one with ``git archive COMMIT``). ``all``
-as a NAME runs the PATHs given before it together, as one input list.
+tree pinned by commit in ``benchmarks.source_trees.SPEED_TREES`` (``hecbench-cuda``, the
+kernel-heavy tree of issue 20's speed target: 8.9 MB, 541 of its 817 files naming kernels
+or launches) or ``benchmarks.source_recall.TREES`` (the six recall trees); nothing is
+downloaded for them: bring one with ``python benchmarks/source_trees.py NAME GIT_DIR
+PATH`` from a clone. ``all`` as a NAME runs the PATHs given before it together, as one
+input list.
 
 occlint runs as users run it: ``python -m occlint PATH --device h100 -q --isolated
 --exit-zero --format json -o FILE`` in a new process (started in this checkout, which
 ``-m`` puts first on the path, and on PYTHONPATH;
 Python may write and use its bytecode caches, as an installed package has them: one run
 before the timed ones writes them), with each ``--jobs`` setting (``auto``: occlint's
-default, one worker per core for 2 MiB or more of sources past the byte test, or 256
-binary inputs; occlint.pipeline.workers). For each: the best wall time
+default, one process per core for 2 MiB or more of sources past the byte test, the main
+process reading sources too, or one worker per core for 256 binary inputs;
+occlint.pipeline.workers). For each: the best wall time
 of ``--repeat`` runs, start-up and imports included, as MB/s of the ``.cu .cuh .hip .cpp
 .cc .cxx .h .hpp`` bytes of the input; and the CPU seconds of that run (``os.wait4``: the
 process and the workers it waited for; with ``-j 1``, MB per CPU second is the wall rate

@@ -28,6 +28,7 @@ from tests.conftest import FIXTURES, REPO, run_occlint
 
 AMD_CO = FIXTURES / "amd/co"
 GAMMA = AMD_CO / "gamma.gfx1100.hsaco"
+SOURCES = REPO / "tests" / "sources"
 
 
 def _json(jobs, paths=(AMD_CO, FIXTURES / "nvidia"), **kw) -> str:
@@ -253,6 +254,52 @@ def test_ordered_map_isolates_the_item_that_kills_its_worker():
         crashed=lambda item, message: ("crashed", item)) for r in chunk]
     assert results == [("crashed", i) if i in parallel_helpers.DEADLY else i * i
                        for i in range(40)]
+
+
+def test_ordered_map_with_the_calling_process_helping():
+    """``here`` takes the last batches while the next result is not ready, then those sent
+    to the worker that it has not started (the worker, starting, cannot have taken more
+    than two); every result still comes in order, with the workers' crash isolation for
+    the batches they ran, and a batch ``here`` declines (None) goes to a worker, as every
+    batch before it."""
+    batches = [list(range(i, i + 5)) for i in range(0, 40, 5)]
+    helped: list[int] = []
+
+    def here(batch: list[int]) -> list[int] | None:
+        if batch[0] == 10:  # declined: this batch and the rest go to the workers
+            return None
+        helped.append(batch[0])
+        return [-item for item in batch]
+
+    results = [r for chunk in parallel.ordered_map(
+        parallel_helpers.square_or_die, batches, 1,
+        crashed=lambda item, message: ("crashed", item), here=here) for r in chunk]
+    assert helped == sorted(helped, reverse=True)  # from the last batch back
+    assert 35 in helped and 15 in helped  # not sent to the worker; sent but not started
+    assert all(first > 10 for first in helped)
+    assert results == [-i if i - i % 5 in helped else
+                       ("crashed", i) if i in parallel_helpers.DEADLY else i * i
+                       for i in range(40)]
+
+
+def test_sources_read_in_the_main_process_too(tmp_path, monkeypatch):
+    """With two processes for many sources, the main process reads some of them and one
+    worker the rest (none started for the main's share); the document is the one of -j 1."""
+    from occlint.pipeline import workers
+
+    text = (SOURCES / "gamma.hip.in").read_text()
+    for i in range(40):
+        (tmp_path / f"g{i:02d}.hip").write_text(
+            text.replace("@BLOCK@", str(32 * (1 + i % 8))).replace("@GRID@", str(i + 1)))
+    sizes, read_here = [], []
+    real_map, real_here = parallel.ordered_map, workers._here
+    monkeypatch.setattr(parallel, "ordered_map", lambda *a, **kw: sizes.append(a[2]) or
+                        real_map(*a, **kw))
+    monkeypatch.setattr(workers, "_here", lambda batch, setup: read_here.append(batch) or
+                        real_here(batch, setup))
+    one, two = _json(1, paths=[tmp_path]), _json(2, paths=[tmp_path])
+    assert one == two
+    assert sizes == [1] and read_here  # one worker, and the main process read sources
 
 
 def test_ordered_map_reports_workers_that_cannot_start():

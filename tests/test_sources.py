@@ -499,3 +499,52 @@ def test_launches_found_at_their_markers_only():
         for api, needle, grid, block in expected
         for line in [next(i for i, t in enumerate(lines, 1) if needle in t)]]
     assert [k.name for k in source.kernels] == ["g"]
+
+
+BLANKED_BODIES = """\
+#include <cstdio>
+static void helper(int *p)
+{
+    for (int i = 0; i < 4; ++i) {
+        p[i] = i * 2;   // a body with no launch and no kernel: not parsed
+    }
+}
+int twice(int v) { return v + v; }
+__global__ void k(float *x) { if (threadIdx.x < 8) x[threadIdx.x] = 0; }
+void launch(float *x)
+{
+    k<<<3, 128>>>(x);
+}
+"""
+
+
+def test_bodies_without_launches_are_parsed_as_comments():
+    """The bodies of functions that hold no launch and no kernel reach tree-sitter as one
+    comment each, of the same length and with every newline in place: the launch and the
+    kernel after them are read at the lines and columns of the file."""
+    from occlint.readers.source import parse_source
+    from occlint.readers.source.lexical import Layout, blank_ranges
+
+    data = BLANKED_BODIES.encode()
+    layout = Layout(data)
+    bodies = layout.reducible_bodies()
+    assert len(bodies) == 2  # helper's and twice's
+    parsed = blank_ranges(layout.code, bodies, comments=True)
+    assert len(parsed) == len(data)
+    assert [i for i, c in enumerate(parsed) if c == 0x0A] == \
+        [i for i, c in enumerate(data) if c == 0x0A]
+    for start, end in bodies:
+        body = parsed[start:end]
+        assert body.strip(b" \n").startswith(b"/*") and body.strip(b" \n").endswith(b"*/")
+        assert b"i * 2" not in body and b"return" not in body
+    source = parse_source(data, "blanked.cu")
+    lines = BLANKED_BODIES.splitlines()
+    launch_line = next(i for i, t in enumerate(lines, 1) if "<<<" in t)
+    [site] = source.launches
+    assert (site.span.line, site.span.column) == \
+        (launch_line, lines[launch_line - 1].index("k<<<") + 1)
+    assert (site.grid.dims, site.block.dims) == ((3, 1, 1), (128, 1, 1))
+    assert site.block.span.column == lines[launch_line - 1].index("128") + 1
+    [kernel] = source.kernels
+    assert (kernel.name, kernel.span.line) == \
+        ("k", next(i for i, t in enumerate(lines, 1) if "__global__" in t))

@@ -109,7 +109,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
               help="Worker processes reading and analysing inputs; 1 works in this process. "
                    "Default: 'jobs' from the configuration, else auto (one per CPU when there "
                    "are 256+ binary files, 64+ MiB of other inputs or 2+ MiB of CUDA / HIP "
-                   "sources that can hold a kernel or a launch).")
+                   "sources that can hold a kernel or a launch). When the last inputs are "
+                   "sources, this process reads sources too and N-1 workers start.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
           include, exclude, extend_exclude, select, ignore, extend_select, fail_on, exit_zero,

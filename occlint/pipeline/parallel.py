@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -50,39 +51,59 @@ def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> N
 
 def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs: int,
                 crashed: Callable[[T, str], R], initializer: Callable[..., None] | None = None,
-                initargs: tuple = ()) -> Iterator[list[R]]:
+                initargs: tuple = (), here: Callable[[list[T]], list[R] | None] | None = None
+                ) -> Iterator[list[R]]:
     """``work(batch)`` for every batch, in ``jobs`` worker processes, yielded in order.
 
     ``work`` and ``initializer`` must be module-level functions (they are pickled by name);
-    ``crashed(item, message)`` stands in for the result of an item whose worker died."""
+    ``crashed(item, message)`` stands in for the result of an item whose worker died.
+    ``here(batch)``: the calling process helps: whenever the next result is not ready, it
+    takes the last batch not yet sent to a worker and returns its result, or None when that
+    batch must go to a worker (then it stops helping); it starts before the workers have,
+    and its results are yielded in their turn."""
     context = multiprocessing.get_context("spawn")
 
-    def pool(workers: int) -> ProcessPoolExecutor:
+    def pool(workers: int, wait: bool = True) -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
                                        initargs=(initializer, initargs))
         try:  # one no-op per worker: the executor starts a process per task while none idles
-            for probe in [executor.submit(_ready) for _ in range(workers)]:
+            probes = [executor.submit(_ready) for _ in range(workers)]
+            for probe in probes if wait else ():
                 probe.result()
         except (BrokenProcessPool, OSError) as exc:
             executor.shutdown(wait=True, cancel_futures=True)
             raise WorkersUnavailable(str(exc)) from None
         return executor
 
-    executor = pool(jobs)
+    executor = pool(jobs, wait=here is None)
     pending: deque[tuple[list[T], Future]] = deque()
-    todo = iter(batches)
+    todo = deque(batches)
+    helped: list[list[R]] = []  # results of the last batches, done here (last first)
     done = False
     try:
         while True:
-            while len(pending) < jobs * IN_FLIGHT_PER_WORKER:
-                batch = next(todo, None)
-                if batch is None:
-                    break
+            while todo and len(pending) < jobs * IN_FLIGHT_PER_WORKER:
+                batch = todo.popleft()
                 pending.append((batch, executor.submit(work, batch)))
             if not pending:
+                yield from reversed(helped)
                 done = True
                 return
-            batch, future = pending.popleft()
+            batch, future = pending[0]
+            if here is not None and not future.done():
+                if todo:
+                    result = here(todo[-1])
+                    if result is None:
+                        here = None
+                    else:
+                        todo.pop()
+                        helped.append(result)
+                    continue
+                taken = _take_back(pending, here, partial(executor.submit, work))
+                if taken is not False:  # pending changed: look again
+                    here = here if taken else None
+                    continue
+            pending.popleft()
             try:
                 result = future.result()
             except BrokenProcessPool:
@@ -102,6 +123,26 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
         # interrupted (Ctrl-C, an error in the consumer), the chunks still running are not
         # waited for.
         executor.shutdown(wait=done, cancel_futures=True)
+
+
+def _take_back(pending: deque, here: Callable[[list[T]], list[R] | None],
+               resend: Callable[[list[T]], Future]) -> bool | None:
+    """Read here the last batch sent to a worker that no worker has started, so that this
+    process does not wait while a worker still has a queue; its entry then holds the
+    result: True. False when every batch sent has started; None when ``here`` declines the
+    batch (it is sent again with ``resend``, in its place)."""
+    for i in range(len(pending) - 1, -1, -1):
+        batch, future = pending[i]
+        if future.cancel():
+            result = here(batch)
+            if result is None:
+                pending[i] = (batch, resend(batch))
+                return None
+            done: Future = Future()
+            done.set_result(result)
+            pending[i] = (batch, done)
+            return True
+    return False
 
 
 def _finished(future: Future) -> Any:

@@ -200,7 +200,8 @@ def parse_source(data: bytes, display: str) -> SourceFile:
     if not layout.has_markers():  # only comments and strings name a kernel or a launch
         return result
     # the bodies of functions that hold no launch and no kernel are not parsed
-    parse = blank_ranges(layout.code, layout.reducible_bodies() + layout.macro_arguments())
+    parse = blank_ranges(blank_ranges(layout.code, layout.macro_arguments()),
+                         layout.reducible_bodies(), comments=True)
     read = _read(parse, text, layout, display)
     if read.errors and any(layout.has_conditionals(s, e) for s, e, _ in read.errors):
         read = _with_configurations(read, parse, text, layout, display)

@@ -90,6 +90,14 @@ def is_stride(node: Any, text: Text) -> bool:
     return any(BLOCK_DIM.match(t) for t in terms) and any(GRID_DIM.match(t) for t in terms)
 
 
+def _has_index(node: Any, text: Text) -> bool:
+    """Whether the expression's text (its first 400 characters) names a thread or block
+    index; the bytes are searched for "Idx" first, which every such name holds."""
+    if text.data.find(b"Idx", node.start_byte, node.end_byte) < 0:
+        return False
+    return THREAD_INDEX.search(text.of(node, 400)) is not None
+
+
 def _in_loop(node: Any, stop: Any) -> bool:
     parent = node.parent
     while parent is not None and parent is not stop and parent.id != stop.id:
@@ -119,7 +127,7 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
     for name, value in pairs:
         if is_stride(value, text):
             strides.add(text.name(name))
-        if THREAD_INDEX.search(text.of(value, 400)):
+        if _has_index(value, text):
             indexes.add(text.name(name))
     for a in assigns:
         left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
@@ -127,7 +135,7 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
         if op == "=" and left is not None and left.type == "identifier" and right is not None:
             if is_stride(right, text):
                 strides.add(text.name(left))
-            if THREAD_INDEX.search(text.of(right, 400)):
+            if _has_index(right, text):
                 indexes.add(text.name(left))
     for a in assigns:
         op = operator(a)
@@ -150,6 +158,9 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
                                                     and text.name(s) in strides)):
             return "grid-stride"
     for cond in conds:
+        if text.data.find(b"<", cond.start_byte, cond.end_byte) < 0 and \
+                text.data.find(b">", cond.start_byte, cond.end_byte) < 0:
+            continue  # no comparison (COMPARISON)
         words = text.of(cond, 400)
         if not COMPARISON.search(words):
             continue
