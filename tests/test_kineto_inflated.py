@@ -18,6 +18,7 @@ from occlint.readers.traces import kineto
 from occlint.readers.traces.kineto_inflated import inflated_size, planned_cuts
 from tests.test_kineto_rocm_scan import read_groups, same, timelines, truth
 from tests.test_traces_layouts import (
+    PUBLIC,
     ROCM,
     TRAIN,
     expected_launches,
@@ -159,3 +160,39 @@ def test_planned_ranges_cost_the_same(jobs):
     costs = [ratio * b + (b - a) for a, b in itertools.pairwise(bounds)]
     assert bounds == sorted(bounds) and len(bounds) == jobs + 1
     assert max(costs) - min(costs) < 1e-6 * total
+
+
+@pytest.mark.parametrize("name", ["hta_cpu_only.pt.trace.json.gz",
+                                  "hta_cupti_profiler_no_kernels.json.gz"])
+@pytest.mark.parametrize("pack", [False, True])
+def test_a_split_trace_without_kernels_says_why(tmp_path, monkeypatch, name, pack):
+    """Real traces without kernel events (fixtures/traces/README.md), split plain or
+    gzip'd: the reason one stream gives, not an empty reading."""
+    from occlint.readers.traces import TraceError
+
+    data = gzip.decompress((PUBLIC / name).read_bytes())
+    trace = packed(tmp_path, data) if pack else tmp_path / "t.json"
+    if not pack:
+        trace.write_bytes(data)
+    with pytest.raises(TraceError) as one:
+        kineto.read_kineto(trace, "t", jobs=1)
+    monkeypatch.setattr(kineto, "SPLIT_MIN_BYTES", 1)
+    with pytest.raises(TraceError) as two:
+        kineto.read_kineto(trace, "t", jobs=2)
+    assert str(two.value) == str(one.value) and "no GPU" in str(one.value)
+
+
+@pytest.mark.parametrize("pack", [False, True])
+def test_a_split_trace_notes_as_one_stream(tmp_path, monkeypatch, pack):
+    """A ROCm trace with graph replays and kernels on an undescribed device id (a real MI300X
+    trace): the split reading's notes are one stream's, in the same order."""
+    data = gzip.decompress((ROCM / "mi300x_sglang_decode.json.gz").read_bytes())
+    trace = packed(tmp_path, data) if pack else tmp_path / "t.json"
+    if not pack:
+        trace.write_bytes(data)
+    one = kineto.read_kineto(trace, "t", jobs=1)
+    monkeypatch.setattr(kineto, "SPLIT_MIN_BYTES", 1)
+    two = kineto.read_kineto(trace, "t", jobs=2)
+    assert len(one.collector.notes) == 2 and "replayed by graph" in one.collector.notes[0]
+    assert two.collector.notes == one.collector.notes
+    assert reading(two) == reading(one)

@@ -520,14 +520,12 @@ def _devices(reader: _Reader, head: dict[str, Any]) -> None:
 
 
 def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
-    """Read a Kineto trace; ``jobs`` > 1 lets a large uncompressed one be scanned by that
-    many processes, each over a part of the event list (same result as one)."""
+    """Read a Kineto trace; ``jobs`` > 1 lets a large one (plain or gzip'd) be scanned by
+    that many processes, each over a part of the event list (same result as one)."""
     reader = _Reader(display)
     errors: list[InputError] = []
     try:
         head, reader = _read_events(path, display, jobs, reader)
-        if isinstance(head, TraceRead):
-            return head
     except TraceError as exc:
         errors.append(InputError(display, str(exc)))
         head = exc.head  # a cut trace's device description, read before the cut
@@ -543,11 +541,13 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
     return TraceRead(reader.collector, errors)
 
 
-def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[Any, _Reader]:
-    """Scan the events by the fastest way the layout allows: (head, reader), or a whole
-    TraceRead from the split scan. Kernel events without dimensions (ROCm traces of
-    roctracer write them on the runtime call only) make a second scan that reads the runtime
-    calls too; a layout the byte scanners cannot delimit goes to ijson."""
+def _read_events(path: Path, display: str, jobs: int,
+                 reader: _Reader) -> tuple[dict[str, Any], _Reader]:
+    """Scan the events by the fastest way the layout allows: (head, reader), the reader
+    the split scan's parts were merged into when it was split. Kernel events without
+    dimensions (ROCm traces of roctracer write them on the runtime call only) make a second
+    scan that reads the runtime calls too; a layout the byte scanners cannot delimit goes to
+    ijson."""
     runtime = None
     splittable = jobs > 1
     while True:
@@ -567,7 +567,7 @@ def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[
                                                                        runtime)
             if split is not None:  # the stream (and its inflating thread) closed: fork
                 try:
-                    return _read_split(path, display, split, jobs, runtime), reader
+                    return _read_split(path, display, split, jobs, runtime)
                 except (Unsplittable, TraceError, *INFLATE_ERRORS):
                     if not isinstance(split, _InflatedPlan):
                         raise
@@ -787,7 +787,10 @@ def _join_seams(reader: _Reader, seams: tuple) -> None:
             reader._add_rocm(launch, correlation)
 
 
-def _read_split(path: Path, display: str, plan, jobs: int, runtime: bool = False) -> TraceRead:
+def _read_split(path: Path, display: str, plan, jobs: int,
+                runtime: bool = False) -> tuple[dict[str, Any], _Reader]:
+    """(head, reader) of the parts of a split trace, read by worker processes and merged
+    in file order."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -833,9 +836,8 @@ def _read_split(path: Path, display: str, plan, jobs: int, runtime: bool = False
         reader.events += events
         reader.check.bad += bad
         reader.check.first = reader.check.first or first_bad
-    _devices(reader, head)
-    _link(path, reader, kernels_before)
-    return TraceRead(c, reader.finish())
+    reader.kernels_at_last_group = kernels_before
+    return head, reader
 
 
 def _kineto_layout(first: bytes) -> bool:
