@@ -88,6 +88,10 @@ EVENTS_KEY = b'"traceEvents": ['
 KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
 CALL_LINE = b'\n    "ph": "X", "cat": "cuda_runtime"'
 EVENT_END = b"\n  }"
+_ROCM_LINES = (KERNEL_LINE, CALL_LINE)
+_X_AT = KERNEL_LINE.index(b"X")  # where both lines hold their one X
+_KIND_AT = KERNEL_LINE.index(b"kernel") - _X_AT  # from the X: "k"ernel or "c"uda_runtime
+_KERNEL_KIND = ord("k")
 
 
 def _inflate_errors() -> tuple[type[BaseException], ...]:
@@ -925,16 +929,23 @@ def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
 
 def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
     """:func:`_scan_kernels` for ROCm traces: the kernel events and the runtime calls that
-    launched them (those with a grid, and graph replays), in file order."""
-    find = data.find
-    kernel_at, call_at = find(KERNEL_LINE, pos), find(CALL_LINE, pos)
-    while kernel_at >= 0 or call_at >= 0:
-        kernel = call_at < 0 or 0 <= kernel_at < call_at
-        i = kernel_at if kernel else call_at
-        end = find(EVENT_END, i)
+    launched them (those with a grid, and graph replays), in file order. Both first lines
+    hold the ``X`` of ``"ph": "X"`` at the same place: that byte, found by memchr, finds
+    both in one pass over the data (two searches for the lines cost twice as much)."""
+    find, starts = data.find, data.startswith
+    x = pos + _X_AT - 1
+    while (x := find(b"X", x + 1)) >= 0:
+        i = x - _X_AT
+        if not starts(_ROCM_LINES, i):
+            continue
+        # a newline cannot occur in a JSON string: the event's end is not on its first line
+        # (the long one: the kernel's name), which memchr passes
+        line_end = find(b"\n", i + 1)
+        end = find(EVENT_END, line_end) if line_end >= 0 else -1
         if end < 0:
             return i - 3
         text = data[i - 3:end + 4]
+        kernel = data[x + _KIND_AT] == _KERNEL_KIND
         try:
             if kernel:
                 reader.raw(text)
@@ -945,10 +956,7 @@ def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: in
                              f"{consumed + i - 3}: stopped after {reader.events} kernel "
                              "events") from None
         pos = end + 4
-        if kernel:
-            kernel_at = find(KERNEL_LINE, pos)
-        else:
-            call_at = find(CALL_LINE, pos)
+        x = pos + _X_AT - 1
     # a line cut by the end of data: resume where its event starts, not inside it
     return max(pos, len(data) - len(CALL_LINE) - 3)
 
