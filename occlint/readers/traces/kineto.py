@@ -165,7 +165,9 @@ class _Salvaging:
         self.stream.close()
 
 
-def _open(path: Path) -> IO[bytes]:
+def _open(path: Path, threaded: bool = True) -> IO[bytes]:
+    """The trace's bytes, inflated if it is gzip'd (by a second thread when ``threaded`` and
+    it is large)."""
     fh = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if fh.read(2) == GZIP_MAGIC:
         fh.seek(0)
@@ -173,7 +175,7 @@ def _open(path: Path) -> IO[bytes]:
             from isal import igzip, igzip_threaded  # ISA-L inflate: about twice zlib's speed
         except ImportError:
             return _Salvaging(gzip.GzipFile(fileobj=fh, mode="rb"))  # type: ignore[return-value]
-        if os.fstat(fh.fileno()).st_size >= THREADED_MIN_BYTES:
+        if threaded and os.fstat(fh.fileno()).st_size >= THREADED_MIN_BYTES:
             # inflated by a thread of its own (ISA-L releases the GIL) while this one scans
             fh.close()
             return _Salvaging(igzip_threaded.open(path, "rb", threads=1, block_size=CHUNK),
@@ -557,7 +559,9 @@ def _read_events(path: Path, display: str, jobs: int,
     while True:
         try:
             split = None
-            with _open(path) as fh:
+            # a split gzip'd trace is inflated by its workers: the parent's first bytes are
+            # inflated here, not by a thread that inflates (and holds) 80 MB ahead
+            with _open(path, threaded=not splittable) as fh:
                 first = fh.read(CHUNK)
                 if runtime is None:  # a ROCm trace's kernels wait for their calls: read both
                     runtime = _describes_amd(first)
@@ -566,6 +570,9 @@ def _read_events(path: Path, display: str, jobs: int,
                     split = _split_plan(fh, first, jobs, own, runtime)
                 elif splittable and isinstance(fh, _Salvaging):  # gzip'd
                     split = _inflated_plan(path, first, jobs, own, runtime)
+                    if split is None:  # read as one stream, by the threaded inflater
+                        splittable = False
+                        continue
                 if split is None:
                     head = (_scan_layout if own else _scan_any_layout)(fh, first, reader,
                                                                        runtime)
