@@ -38,7 +38,7 @@ import os
 import zlib
 from array import array
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import msgspec
 
@@ -54,6 +54,12 @@ from occlint.model.launch import (
     integral,
 )
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+from occlint.readers.traces.kineto_inflated import (
+    InflatedRange,
+    Unsplittable,
+    inflated_size,
+    planned_cuts,
+)
 from occlint.readers.traces.kineto_links import (
     RuntimeJoin,
     generic_events,
@@ -82,6 +88,10 @@ EVENTS_KEY = b'"traceEvents": ['
 KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
 CALL_LINE = b'\n    "ph": "X", "cat": "cuda_runtime"'
 EVENT_END = b"\n  }"
+_ROCM_LINES = (KERNEL_LINE, CALL_LINE)
+_X_AT = KERNEL_LINE.index(b"X")  # where both lines hold their one X
+_KIND_AT = KERNEL_LINE.index(b"kernel") - _X_AT  # from the X: "k"ernel or "c"uda_runtime
+_KERNEL_KIND = ord("k")
 
 
 def _inflate_errors() -> tuple[type[BaseException], ...]:
@@ -155,7 +165,9 @@ class _Salvaging:
         self.stream.close()
 
 
-def _open(path: Path) -> IO[bytes]:
+def _open(path: Path, threaded: bool = True) -> IO[bytes]:
+    """The trace's bytes, inflated if it is gzip'd (by a second thread when ``threaded`` and
+    it is large)."""
     fh = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if fh.read(2) == GZIP_MAGIC:
         fh.seek(0)
@@ -163,7 +175,7 @@ def _open(path: Path) -> IO[bytes]:
             from isal import igzip, igzip_threaded  # ISA-L inflate: about twice zlib's speed
         except ImportError:
             return _Salvaging(gzip.GzipFile(fileobj=fh, mode="rb"))  # type: ignore[return-value]
-        if os.fstat(fh.fileno()).st_size >= THREADED_MIN_BYTES:
+        if threaded and os.fstat(fh.fileno()).st_size >= THREADED_MIN_BYTES:
             # inflated by a thread of its own (ISA-L releases the GIL) while this one scans
             fh.close()
             return _Salvaging(igzip_threaded.open(path, "rb", threads=1, block_size=CHUNK),
@@ -514,14 +526,12 @@ def _devices(reader: _Reader, head: dict[str, Any]) -> None:
 
 
 def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
-    """Read a Kineto trace; ``jobs`` > 1 lets a large uncompressed one be scanned by that
-    many processes, each over a part of the event list (same result as one)."""
+    """Read a Kineto trace; ``jobs`` > 1 lets a large one (plain or gzip'd) be scanned by
+    that many processes, each over a part of the event list (same result as one)."""
     reader = _Reader(display)
     errors: list[InputError] = []
     try:
         head, reader = _read_events(path, display, jobs, reader)
-        if isinstance(head, TraceRead):
-            return head
     except TraceError as exc:
         errors.append(InputError(display, str(exc)))
         head = exc.head  # a cut trace's device description, read before the cut
@@ -537,27 +547,43 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
     return TraceRead(reader.collector, errors)
 
 
-def _read_events(path: Path, display: str, jobs: int, reader: _Reader) -> tuple[Any, _Reader]:
-    """Scan the events by the fastest way the layout allows: (head, reader), or a whole
-    TraceRead from the split scan. Kernel events without dimensions (ROCm traces of
-    roctracer write them on the runtime call only) make a second scan that reads the runtime
-    calls too; a layout the byte scanners cannot delimit goes to ijson."""
+def _read_events(path: Path, display: str, jobs: int,
+                 reader: _Reader) -> tuple[dict[str, Any], _Reader]:
+    """Scan the events by the fastest way the layout allows: (head, reader), the reader
+    the split scan's parts were merged into when it was split. Kernel events without
+    dimensions (ROCm traces of roctracer write them on the runtime call only) make a second
+    scan that reads the runtime calls too; a layout the byte scanners cannot delimit goes to
+    ijson."""
     runtime = None
+    splittable = jobs > 1
     while True:
         try:
-            with _open(path) as fh:
+            split = None
+            # a split gzip'd trace is inflated by its workers: the parent's first bytes are
+            # inflated here, not by a thread that inflates (and holds) 80 MB ahead
+            with _open(path, threaded=not splittable) as fh:
                 first = fh.read(CHUNK)
                 if runtime is None:  # a ROCm trace's kernels wait for their calls: read both
                     runtime = _describes_amd(first)
                 own = _kineto_layout(first)
-                if jobs > 1 and isinstance(fh, io.BufferedReader):
+                if splittable and isinstance(fh, io.BufferedReader):
                     split = _split_plan(fh, first, jobs, own, runtime)
-                    if split is not None:
-                        return _read_split(path, display, split, jobs, runtime), reader
-                if own:
-                    head = _scan_layout(fh, first, reader, runtime)
-                else:
-                    head = _scan_any_layout(fh, first, reader, runtime)
+                elif splittable and isinstance(fh, _Salvaging):  # gzip'd
+                    split = _inflated_plan(path, first, jobs, own, runtime)
+                    if split is None:  # read as one stream, by the threaded inflater
+                        splittable = False
+                        continue
+                if split is None:
+                    head = (_scan_layout if own else _scan_any_layout)(fh, first, reader,
+                                                                       runtime)
+            if split is not None:  # the stream (and its inflating thread) closed: fork
+                try:
+                    return _read_split(path, display, split, jobs, runtime)
+                except (Unsplittable, TraceError, *INFLATE_ERRORS):
+                    if not isinstance(split, _InflatedPlan):
+                        raise
+                    splittable = False  # damaged, or misjudged: one stream says what is read
+                    continue
         except Unanchored:
             reader = _Reader(display)
             return _scan_generic(path, reader), reader
@@ -637,6 +663,17 @@ def _split_bounds(fh, first: bytes, size: int, own: bool) -> tuple | None:
         return None
     fh.seek(max(size - KEEP_TAIL, 0))
     end = fh.read()
+    close = _merged_tail(end, head, own)
+    if close is None:
+        return None
+    return head, found[1], size - len(end) + close
+
+
+def _merged_tail(end: bytes, head: dict[str, Any], own: bool) -> int | None:
+    """Where the event list ends in ``end``, the document's last bytes, once the keys after
+    it are merged into ``head``; None when they do not end the document. In libkineto's own
+    layout, the list's close; else the end (the tail holds no event: scanned, it adds
+    nothing)."""
     if own:
         close = end.rfind(b"\n  ]")
         try:
@@ -647,44 +684,96 @@ def _split_bounds(fh, first: bytes, size: int, own: bool) -> tuple | None:
             return None
         for key, value in rest.items():
             head.setdefault(key, value)
-        return head, found[1], size - len(end) + close
+        return close
     try:
-        check_tail(end, head, size - len(end), 0)
+        check_tail(end, head, 0, 0)
     except TraceError:
         return None
-    return head, found[1], size  # the tail holds no event: scanned, it adds nothing
+    return len(end)
+
+
+class _InflatedPlan(NamedTuple):
+    """A gzip'd trace's split: the ranges' planned offsets in the inflated stream
+    (kineto_inflated), the last ending with the stream."""
+
+    head: dict[str, Any]
+    ranges: list[tuple[int, int | None]]
+    markers: Any
+    events_at: int  # where the event list's content starts
+
+
+def _inflated_plan(path: Path, first: bytes, jobs: int, own: bool,
+                   runtime: bool) -> _InflatedPlan | None:
+    """The split of a gzip'd trace (its first bytes ``first``) whose head parses and whose
+    inflated size is estimated at SPLIT_MIN_BYTES or more; None otherwise."""
+    found = events_start(first)
+    head = parse_head(first, found[0]) if found else None
+    size = inflated_size(path)
+    if found is None or head is None or size < SPLIT_MIN_BYTES:
+        return None
+    bounds = [0, *planned_cuts(size, jobs), None]
+    return _InflatedPlan(head, list(itertools.pairwise(bounds)),
+                         None if own else categories(first, runtime), found[1])
 
 
 def _scan_range(path: str, display: str, start: int, stop: int, markers,
                 runtime: bool = False) -> tuple:
-    """One process's part: the kernel events between two event boundaries (``runtime``:
-    and the runtime calls, joined; what is left unjoined at the range's ends is returned for
-    the parent to join, :func:`_join_seams`)."""
-    reader = _Reader(display)
-    scan = _scan_kernels_and_calls if runtime else _scan_kernels
+    """One process's part of a plain trace: the events between two event boundaries."""
     with open(path, "rb") as fh:
         fh.seek(start)
-        data, pos, consumed = b"", 0, start
-        left = stop - start
-        while True:
-            chunk = fh.read(min(CHUNK, left)) if left > 0 else b""
-            left -= len(chunk)
-            data = data[pos:] + chunk
-            consumed += pos
-            final = left <= 0 or not chunk
-            if markers is not None:
-                pos = scan_events(data, 0, reader, consumed, final, markers)
-            else:
-                pos = scan(data, 0, reader, consumed)
-                if final:  # the range's last event
-                    scan(data[pos:] + b"\n  }", 0, reader, consumed + pos)
-            if reader.join.pending and not runtime:
-                raise NeedsRuntime
-            if final:
-                break
-            if len(data) - pos > MAX_EVENT:
-                raise TraceError(f"an event at byte {consumed + pos} is larger than "
-                                 f"{MAX_EVENT} bytes")
+        return (*_scan_chunks(_file_chunks(fh, stop - start), display, start, markers,
+                              runtime), None)
+
+
+def _scan_inflated(path: str, display: str, near_start: int, near_stop: int | None,
+                   events_at: int, markers, runtime: bool = False) -> tuple:
+    """One process's part of a gzip'd trace (kineto_inflated): the events from the first
+    that starts at or after ``near_start`` to the first at or after ``near_stop``, and the
+    stream's last bytes when the range is the last."""
+    source = InflatedRange(path, events_at, near_start, near_stop, markers is None, CHUNK)
+    chunks = source.chunks()
+    first = next(chunks, b"")  # finds the range's start
+    return (*_scan_chunks(itertools.chain((first,), chunks), display, max(source.start, 0),
+                          markers, runtime), source.tail)
+
+
+def _file_chunks(fh, left: int):
+    """The next ``left`` bytes of a file, a chunk at a time."""
+    while left > 0:
+        chunk = fh.read(min(CHUNK, left))
+        if not chunk:
+            return
+        left -= len(chunk)
+        yield chunk
+
+
+def _scan_chunks(chunks, display: str, start: int, markers, runtime: bool) -> tuple:
+    """The kernel events (``runtime``: and the runtime calls, joined; what is left unjoined
+    at the range's ends is returned for the parent to join, :func:`_join_seams`) of a range
+    of the event list that starts at an event boundary, byte ``start`` of the trace."""
+    reader = _Reader(display)
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
+    data, pos, consumed = b"", 0, start
+    chunk = next(chunks, b"")
+    while True:
+        following = next(chunks, b"")
+        data = data[pos:] + chunk
+        consumed += pos
+        final = not following
+        if markers is not None:
+            pos = scan_events(data, 0, reader, consumed, final, markers)
+        else:
+            pos = scan(data, 0, reader, consumed)
+            if final:  # the range's last event
+                scan(data[pos:] + b"\n  }", 0, reader, consumed + pos)
+        if reader.join.pending and not runtime:
+            raise NeedsRuntime
+        if final:
+            break
+        if len(data) - pos > MAX_EVENT:
+            raise TraceError(f"an event at byte {consumed + pos} is larger than "
+                             f"{MAX_EVENT} bytes")
+        chunk = following
     c, join = reader.collector, reader.join
     seams = (list(join.calls.items()),
              [(correlation, kernel) for correlation, waiting in join.pending.items()
@@ -709,20 +798,30 @@ def _join_seams(reader: _Reader, seams: tuple) -> None:
             reader._add_rocm(launch, correlation)
 
 
-def _read_split(path: Path, display: str, plan, jobs: int, runtime: bool = False) -> TraceRead:
+def _read_split(path: Path, display: str, plan, jobs: int,
+                runtime: bool = False) -> tuple[dict[str, Any], _Reader]:
+    """(head, reader) of the parts of a split trace, read by worker processes and merged
+    in file order."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    head, ranges, markers = plan
+    head, ranges, markers = plan[:3]
     reader = _Reader(display)
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(ranges)), mp_context=context) as pool:
-        parts = list(pool.map(_scan_range, [str(path)] * len(ranges), [display] * len(ranges),
-                              [a for a, _ in ranges], [b for _, b in ranges],
-                              [markers] * len(ranges), [runtime] * len(ranges)))
+    n = len(ranges)
+    inflated = isinstance(plan, _InflatedPlan)
+    more = ([plan.events_at] * n,) if inflated else ()
+    with ProcessPoolExecutor(max_workers=min(jobs, n), mp_context=context) as pool:
+        parts = list(pool.map(_scan_inflated if inflated else _scan_range, [str(path)] * n,
+                              [display] * n, [a for a, _ in ranges], [b for _, b in ranges],
+                              *more, [markers] * n, [runtime] * n))
+    if inflated:  # the document's end, checked as a plain trace's is before it is split
+        tail = parts[-1][-1]
+        if tail is None or _merged_tail(tail, head, markers is None) is None:
+            raise Unsplittable("the trace's end")
     c = reader.collector
     kernels_before = 0  # kernel events up to the last group's first launch
-    for groups, timelines, events, bad, first_bad, last_group, seams in parts:  # file order
+    for groups, timelines, events, bad, first_bad, last_group, seams, _ in parts:  # in order
         _join_seams(reader, seams)  # launches at the seam before this range
         remap = array("l")
         for g in groups:
@@ -748,9 +847,8 @@ def _read_split(path: Path, display: str, plan, jobs: int, runtime: bool = False
         reader.events += events
         reader.check.bad += bad
         reader.check.first = reader.check.first or first_bad
-    _devices(reader, head)
-    _link(path, reader, kernels_before)
-    return TraceRead(c, reader.finish())
+    reader.kernels_at_last_group = kernels_before
+    return head, reader
 
 
 def _kineto_layout(first: bytes) -> bool:
@@ -838,16 +936,23 @@ def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
 
 def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
     """:func:`_scan_kernels` for ROCm traces: the kernel events and the runtime calls that
-    launched them (those with a grid, and graph replays), in file order."""
-    find = data.find
-    kernel_at, call_at = find(KERNEL_LINE, pos), find(CALL_LINE, pos)
-    while kernel_at >= 0 or call_at >= 0:
-        kernel = call_at < 0 or 0 <= kernel_at < call_at
-        i = kernel_at if kernel else call_at
-        end = find(EVENT_END, i)
+    launched them (those with a grid, and graph replays), in file order. Both first lines
+    hold the ``X`` of ``"ph": "X"`` at the same place: that byte, found by memchr, finds
+    both in one pass over the data (two searches for the lines cost twice as much)."""
+    find, starts = data.find, data.startswith
+    x = pos + _X_AT - 1
+    while (x := find(b"X", x + 1)) >= 0:
+        i = x - _X_AT
+        if not starts(_ROCM_LINES, i):
+            continue
+        # a newline cannot occur in a JSON string: the event's end is not on its first line
+        # (the long one: the kernel's name), which memchr passes
+        line_end = find(b"\n", i + 1)
+        end = find(EVENT_END, line_end) if line_end >= 0 else -1
         if end < 0:
             return i - 3
         text = data[i - 3:end + 4]
+        kernel = data[x + _KIND_AT] == _KERNEL_KIND
         try:
             if kernel:
                 reader.raw(text)
@@ -858,10 +963,7 @@ def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: in
                              f"{consumed + i - 3}: stopped after {reader.events} kernel "
                              "events") from None
         pos = end + 4
-        if kernel:
-            kernel_at = find(KERNEL_LINE, pos)
-        else:
-            call_at = find(CALL_LINE, pos)
+        x = pos + _X_AT - 1
     # a line cut by the end of data: resume where its event starts, not inside it
     return max(pos, len(data) - len(CALL_LINE) - 3)
 
