@@ -24,12 +24,15 @@ SHT_SYMTAB = 2
 SHT_NOTE = 7
 SHT_NOBITS = 8
 PT_NOTE = 4
+SHF_COMPRESSED = 0x800
+ELF_COMPRESSION = {1: "zlib", 2: "zstd"}  # Elf64_Chdr.ch_type: ELFCOMPRESS_ZLIB / _ZSTD
 
 _EHDR = struct.Struct("<4sBBBBB7xHHIQQQIHHHHHH")
 _SHDR = struct.Struct("<IIQQQQIIQQ")
 _PHDR = struct.Struct("<IIQQQQQQ")
 _SYM = struct.Struct("<IBBHQQ")
 _NOTE = struct.Struct("<III")
+_CHDR = struct.Struct("<IIQQ")  # Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign
 MAX_SECTIONS = 1 << 16
 MAX_SYMBOLS = 1 << 22
 NAME_RATIO = 16  # decoded symbol-name bytes per string-table byte (plus 1 MiB)
@@ -127,6 +130,23 @@ class ElfImage:
         if section.type == SHT_NOBITS:
             return Span(b"")
         return self.span.sub(section.offset, section.size, f"section {section.name!r}")
+
+    def compression(self, section: Section) -> tuple[str, int, Span] | None:
+        """(method, decompressed size, the compressed stream) of an ``SHF_COMPRESSED``
+        section (debug sections that ``-gz`` / ``--compress-debug-sections`` compressed);
+        None for a section stored as it is."""
+        if not section.flags & SHF_COMPRESSED or section.type == SHT_NOBITS:
+            return None
+        span = self.section_span(section)
+        kind, _, size, _ = span.unpack(_CHDR, 0, "compression header")
+        if kind not in ELF_COMPRESSION:
+            raise FormatError(f"section {section.name!r}: unknown compression type {kind}")
+        return ELF_COMPRESSION[kind], size, span.sub(_CHDR.size, len(span) - _CHDR.size)
+
+    def contents_size(self, section: Section) -> int:
+        """The size of the section's contents, once decompressed if compressed."""
+        compressed = self.compression(section)
+        return section.size if compressed is None else compressed[1]
 
     def symbols(self) -> list[Symbol]:
         """Every symbol of the first SHT_SYMTAB (decoded once, then cached)."""
