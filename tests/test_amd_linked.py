@@ -42,3 +42,21 @@ def test_notes_merge_as_comgr_merges_them():
                           ({"amdhsa.version": [1, 2]}, note([1, 2], "b"))):
         with pytest.raises(FormatError):
             _merged(first, second)
+
+
+def test_symbols_where_keeps_what_symbols_has():
+    """The filtered symbol reader (names decoded only for the symbols kept) gives the same
+    symbols, in the same order, as filtering the whole table."""
+    from occlint.readers.elf import ElfImage
+    from occlint.readers.span import Span
+
+    for path in (LINKED, FIXTURES / "debug/rocsparse-gemmi.gfx1030.co"):
+        elf = ElfImage(Span(path.read_bytes()))
+        everything = elf.symbols()
+        for keep in (lambda info, shndx, size: info & 0xF == 1 and size == 64,
+                     lambda info, shndx, size: info & 0xF == 2 and shndx,
+                     lambda info, shndx, size: shndx == 0xFFF1):
+            kept = elf.symbols_where(keep)
+            assert kept == [s for s in everything if keep(s.info, s.shndx, s.size)]
+        assert len(elf.symbols_where(lambda info, shndx, size: info & 0xF == 1 and size == 64)) \
+            >= 2

@@ -10,7 +10,7 @@ class and byte order, are read with pyelftools (occlint.readers.host).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from typing import NamedTuple
 
@@ -154,9 +154,29 @@ class ElfImage:
 
     @cached_property
     def _symbols(self) -> list[Symbol]:
+        table = self._symbol_table()
+        if table is None:
+            return []
+        data, strings = table
+        return _decoded(enumerate(_SYM.iter_unpack(data)), strings)
+
+    def symbols_where(self, keep: Callable[[int, int, int], bool]) -> list[Symbol]:
+        """The symbols whose ``(st_info, st_shndx, st_size)`` ``keep`` accepts, in table
+        order, as :meth:`symbols` gives them; only their names are decoded (a code object
+        linked from assembly, such as rocBLAS's Tensile libraries, holds a million local
+        labels, for some thousands of kernels). Not cached."""
+        table = self._symbol_table()
+        if table is None:
+            return []
+        data, strings = table
+        return _decoded(((i, row) for i, row in enumerate(_SYM.iter_unpack(data))
+                         if keep(row[1], row[3], row[5])), strings)
+
+    def _symbol_table(self) -> tuple[bytes, bytes] | None:
+        """(the entries, the string table) of the first SHT_SYMTAB; None without one."""
         symtab = next((s for s in self.sections if s.type == SHT_SYMTAB), None)
         if symtab is None:
-            return []
+            return None
         if symtab.entsize not in (0, _SYM.size):
             raise FormatError(f"unexpected symbol size {symtab.entsize}")
         count = symtab.size // _SYM.size
@@ -166,21 +186,7 @@ class ElfImage:
             raise FormatError("symbol table links to a missing string table")
         strtab = self.section_span(self.sections[symtab.link])
         strings = strtab.bytes(0, len(strtab), "string table")
-        data = self.section_span(symtab).bytes(0, count * _SYM.size, "symbol")
-        out = []
-        # Names may overlap (suffix sharing) but not much more: without a bound, symbols that
-        # all name one 4 KiB string would take ~170 times the file's size in memory.
-        left = NAME_RATIO * len(strings) + (1 << 20)
-        new = tuple.__new__  # the fast NamedTuple path
-        name_at = _Names(strings)
-        for i, (name_off, info, other, shndx, value, size) in enumerate(_SYM.iter_unpack(data)):
-            name = name_at.symbol(name_off) if name_off else ""
-            left -= len(name)
-            if left < 0:
-                raise FormatError("symbol names add up to far more than the string table holds: "
-                                  "corrupted or hostile")
-            out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
-        return out
+        return self.section_span(symtab).bytes(0, count * _SYM.size, "symbol"), strings
 
     def notes(self) -> Iterator[tuple[str, int, bytes]]:
         """(owner, type, descriptor) of every note, from PT_NOTE segments else SHT_NOTE sections."""
@@ -226,6 +232,24 @@ class _Names:
             if end >= 0:
                 return self.text[offset:end]
         return _cstring(self.table, offset, "symbol name", limit)
+
+
+def _decoded(rows: Iterable[tuple[int, tuple]], strings: bytes) -> list[Symbol]:
+    """Symbols of the (index, raw entry) ``rows``, names from the string table ``strings``.
+    Names may overlap (suffix sharing) but not much more: without a bound, symbols that all
+    name one 4 KiB string would take ~170 times the file's size in memory."""
+    out = []
+    left = NAME_RATIO * len(strings) + (1 << 20)
+    new = tuple.__new__  # the fast NamedTuple path
+    name_at = _Names(strings)
+    for i, (name_off, info, other, shndx, value, size) in rows:
+        name = name_at.symbol(name_off) if name_off else ""
+        left -= len(name)
+        if left < 0:
+            raise FormatError("symbol names add up to far more than the string table holds: "
+                              "corrupted or hostile")
+        out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
+    return out
 
 
 def _cstring(table: bytes, offset: int, what: str, limit: int = 4096) -> str:

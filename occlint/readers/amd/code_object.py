@@ -28,6 +28,7 @@ ELFOSABI_AMDGPU_MESA3D = 66
 NT_AMDGPU_METADATA = 32
 NT_AMD_HSA_METADATA = 10  # code object v2 (YAML)
 STT_OBJECT = 1
+SHN_ABS = 0xFFF1
 MAX_METADATA_BYTES = 64 << 20
 MAX_KERNELS = 1 << 16
 # Most code objects have 1-3 notes; linked ones one metadata note per kernel. Program
@@ -190,8 +191,9 @@ class AmdCodeObject:
         """Kernel descriptors by symbol name (``<kernel>.kd``)."""
         out: dict[str, KernelDescriptor] = {}
         sections = self.elf.sections
-        for sym in self.elf.symbols():
-            if not sym.name.endswith(".kd") or sym.type != STT_OBJECT or sym.size != KD_SIZE:
+        for sym in self.elf.symbols_where(
+                lambda info, shndx, size: info & 0xF == STT_OBJECT and size == KD_SIZE):
+            if not sym.name.endswith(".kd"):
                 continue
             if not 0 < sym.shndx < len(sections):
                 continue
@@ -204,8 +206,9 @@ class AmdCodeObject:
     @cached_property
     def _register_symbols(self) -> dict[str, int]:
         """clang >= 20 writes ``<kernel>.num_vgpr`` / ``.num_agpr`` absolute symbols."""
-        return {s.name: s.value for s in self.elf.symbols()
-                if s.name.endswith((".num_vgpr", ".num_agpr")) and s.shndx == 0xFFF1}
+        return {s.name: s.value for s in self.elf.symbols_where(
+                lambda info, shndx, size: shndx == SHN_ABS)
+                if s.name.endswith((".num_vgpr", ".num_agpr"))}
 
     def metadata_target(self) -> str | None:
         meta = self.metadata or {}
