@@ -20,7 +20,7 @@ import multiprocessing
 import signal
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -28,6 +28,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 IN_FLIGHT_PER_WORKER = 4
+AHEAD_PER_WORKER = 32  # finished chunks held while an earlier one runs (their results are small)
 CRASH_MESSAGE = ("the worker process reading this input died (a crash or out of memory); "
                  "nothing from it is reported")
 
@@ -74,14 +75,23 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
     done = False
     try:
         while True:
-            while len(pending) < jobs * IN_FLIGHT_PER_WORKER:
+            # Keep every worker busy while the oldest chunk (whose results come next) is
+            # still running: chunks are submitted while fewer than IN_FLIGHT_PER_WORKER per
+            # worker are unfinished, up to AHEAD_PER_WORKER finished ones held for their turn.
+            running = sum(not f.done() for _, f in pending)
+            while running < jobs * IN_FLIGHT_PER_WORKER and \
+                    len(pending) < jobs * AHEAD_PER_WORKER:
                 batch = next(todo, None)
                 if batch is None:
                     break
                 pending.append((batch, executor.submit(work, batch)))
+                running += 1
             if not pending:
                 done = True
                 return
+            if not pending[0][1].done():
+                wait([f for _, f in pending if not f.done()], return_when=FIRST_COMPLETED)
+                continue
             batch, future = pending.popleft()
             try:
                 result = future.result()
