@@ -31,9 +31,12 @@ when occlint's kernel count of a package differs from this one.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 import zipfile
 from dataclasses import dataclass
@@ -47,6 +50,7 @@ from benchmarks.regress import Pinned
 DEBIAN = regress.DEBIAN
 LIB = "usr/lib/x86_64-linux-gnu"
 DEVICE = "mi300x"
+DEVICE_ARCH = "gfx942"  # its processor (device_db)
 ELF_MAGIC = b"\x7fELF"
 EM_AMDGPU = 224
 
@@ -117,10 +121,11 @@ def _files(paths: list[Path]) -> list[Path]:
     return out
 
 
-def code_objects(paths: list[Path], scratch: Path) -> list[Path]:
-    """Every AMD code object of ``paths`` as a file of its own: loose ones as they are, those
-    of host libraries (of wheels too) cut out of their ``.hip_fatbin``."""
-    out: list[Path] = []
+def code_objects(paths: list[Path], scratch: Path) -> list[tuple[str, Path]]:
+    """(container, code object) for every AMD code object of ``paths``, each as a file of
+    its own: loose ones as they are (their own container), those of host libraries (of
+    wheels too) cut out of their ``.hip_fatbin``."""
+    out: list[tuple[str, Path]] = []
     for n, path in enumerate(_files(paths)):
         if path.suffix == ".whl":
             unzipped = scratch / f"{n}-whl"
@@ -135,27 +140,56 @@ def code_objects(paths: list[Path], scratch: Path) -> list[Path]:
         if not head.startswith(ELF_MAGIC):
             continue
         if int.from_bytes(head[18:20], "little") == EM_AMDGPU:
-            out.append(path)
+            out.append((str(path), path))
         else:
-            out.extend(scale.extract_code_objects(path, scratch / f"{n}-co"))
+            out.extend((str(path), co) for co in
+                       scale.extract_code_objects(path, scratch / f"{n}-co"))
     return out
 
 
-def readelf_count(package: Package, paths: list[Path], cache: Path, recount: bool) -> int:
-    """Kernel descriptors in the metadata notes of the package's code objects, by
-    ``llvm-readelf --notes``; cached by the package's SHA-256."""
-    store = cache / "corpus" / "readelf-counts.json"
+KD_LINE = re.compile(r"^\s+\.symbol:\s+\S+\.kd\s*$", re.M)
+TARGET_LINE = re.compile(r"^amdhsa\.target:\s+\S*--(gfx\w+)", re.M)
+
+
+def readelf_kernels(tool: str, code_object: Path) -> tuple[str, int]:
+    """(processor of ``amdhsa.target``, kernel descriptors) by ``llvm-readelf --notes``."""
+    text = subprocess.run([tool, "--notes", str(code_object)], capture_output=True, text=True,
+                          errors="replace", check=True).stdout
+    target = TARGET_LINE.search(text)
+    return (target[1] if target else ""), len(KD_LINE.findall(text))
+
+
+def readelf_counts(package: Package, paths: list[Path], cache: Path, recount: bool
+                   ) -> list[list]:
+    """[container, processor, kernels] of each code object of the package, by llvm-readelf;
+    cached by the package's SHA-256."""
+    store = cache / "corpus" / "readelf-kernels.json"
     counts = json.loads(store.read_text()) if store.exists() else {}
-    if package.pin.sha256 in counts and not recount:
-        return counts[package.pin.sha256]
-    tool = scale.llvm_readelf()
-    if tool is None:
-        raise SystemExit("llvm-readelf not found: the kernel counts cannot be checked")
-    scratch = cache / "corpus" / f"{package.name}-readelf"
-    count = scale.readelf_notes(tool, code_objects(paths, scratch), 2)[1]
-    counts[package.pin.sha256] = count
-    store.write_text(json.dumps(counts, indent=1))
-    return count
+    if package.pin.sha256 not in counts or recount:
+        tool = scale.llvm_readelf()
+        if tool is None:
+            raise SystemExit("llvm-readelf not found: the kernel counts cannot be checked")
+        found = code_objects(paths, cache / "corpus" / f"{package.name}-readelf")
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            read = list(pool.map(lambda item: readelf_kernels(tool, item[1]), found))
+        counts[package.pin.sha256] = [[container, *got]
+                                      for (container, _), got in zip(found, read, strict=True)]
+        store.write_text(json.dumps(counts, indent=1))
+    return counts[package.pin.sha256]
+
+
+def expected_kernels(counts: list[list], arch: str) -> int:
+    """The kernels occlint reads for a device of ``arch``: of a container (a library's fat
+    binary) that holds code objects for ``arch``, only those (as the loader picks them:
+    occlint's ReadOptions.prefer); of the others, all (reported as not runnable there)."""
+    by_container: dict[str, list[tuple[str, int]]] = {}
+    for container, processor, kernels in counts:
+        by_container.setdefault(container, []).append((processor, kernels))
+    total = 0
+    for objects in by_container.values():
+        matching = [k for processor, k in objects if processor == arch]
+        total += sum(matching) if matching else sum(k for _, k in objects)
+    return total
 
 
 # -- measuring ----------------------------------------------------------------------------------
@@ -177,7 +211,8 @@ def per_package(doc: dict, packages: dict[str, list[Path]]) -> dict[str, int]:
     out = dict.fromkeys(packages, 0)
     for kernel in doc["kernels"]:
         file = kernel["file"]
-        name = next(n for root, n in roots if file == root or file.startswith(root + os.sep))
+        name = next(n for root, n in roots if file == root or file.startswith(
+            (root + os.sep, root + "!")))  # a member of a wheel: ARCHIVE!/MEMBER
         out[name] += 1
     return out
 
@@ -223,19 +258,23 @@ def main() -> None:
     wanted = {n for n in args.only.split(",") if n}
     chosen = [p for p in PACKAGES if not wanted or p.name in wanted]
     packages = {p.name: inputs(args.cache, p) for p in chosen}
-    expected = {p.name: readelf_count(p, packages[p.name], args.cache, args.recount)
-                for p in chosen}
+    counts = {p.name: readelf_counts(p, packages[p.name], args.cache, args.recount)
+              for p in chosen}
+    every = {name: sum(c[2] for c in found) for name, found in counts.items()}
+    expected = {name: expected_kernels(found, DEVICE_ARCH) for name, found in counts.items()}
     paths = [path for name in packages for path in packages[name]]
     for path in _files(paths):  # the page cache is warm for every measured run
         traces_scale.warm(path)
-    total = sum(expected.values())
-    print(f"{len(chosen)} packages, {total:,} kernels (llvm-readelf): "
-          + ", ".join(f"{n} {c:,}" for n, c in expected.items()), flush=True)
+    print(f"{len(chosen)} packages, {sum(every.values()):,} kernels (llvm-readelf), "
+          f"{sum(expected.values()):,} of them read for {DEVICE} ({DEVICE_ARCH}): "
+          + ", ".join(f"{n} {every[n]:,} ({expected[n]:,})" for n in expected), flush=True)
     if args.count_only:
         return
     results: dict = {"packages": {p.name: {"what": p.what, "file": p.pin.file,
                                            "sha256": p.pin.sha256,
-                                           "kernels": expected[p.name]} for p in chosen},
+                                           "kernels": every[p.name],
+                                           "read_for_device": expected[p.name]}
+                                  for p in chosen},
                      "checkout": str(args.checkout), "modes": {}, "load_before": load()}
     out_dir = args.keep or args.cache / "corpus"
     out_dir.mkdir(parents=True, exist_ok=True)
