@@ -20,12 +20,15 @@ wall second and per CPU second, peak RSS (largest process, and all together), me
 ``-j``'s JSON report (to compare checkouts byte for byte).
 
 Kernels are counted independently of occlint: ``llvm-readelf --notes`` prints every
-``NT_AMDGPU_METADATA`` note, and each ``.symbol: NAME.kd`` line in them is a kernel. Loose
-code objects are given to it as they are; the code objects of a host library's
-``.hip_fatbin`` (all back-to-back offload bundles) are cut out first with pyelftools and the
-bundle walk of ``benchmarks/scale.py``; a wheel's libraries are unzipped first. The counts
-are cached in the cache folder by package hash (``--recount`` counts again). The run fails
-when occlint's kernel count of a package differs from this one.
+``NT_AMDGPU_METADATA`` note, and each ``.symbol: NAME.kd`` line in them is a kernel; its
+``amdhsa.target`` gives the code object's processor. Loose code objects are given to it as
+they are; the code objects of a host library's ``.hip_fatbin`` (all back-to-back offload
+bundles) are cut out first with pyelftools and the bundle walk of ``benchmarks/scale.py``;
+a wheel's libraries are unzipped first. With ``--device mi300x`` occlint reads, of a fat
+binary that holds gfx942 code objects, only those (the cupy-rocm wheel: 2,256 of its 20,304
+kernels); the expected count follows that rule. The counts are cached in the cache folder
+by package hash (``--recount`` counts again). The run fails when occlint's kernel count of
+a package differs from the expected one.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from occlint import gcpolicy
 from occlint.config import Config
 from occlint.model.records import Sink
 from occlint.pipeline.inputs import Candidate
@@ -36,6 +37,7 @@ _WORKER_SETUP: Setup | None = None
 
 def _start_worker(opts: Options, cfg: Config, directory: str) -> None:
     global _WORKER_SETUP
+    gcpolicy.relax()
     _WORKER_SETUP = Setup.build(opts, cfg)
     _WORKER_SETUP.sink = Sink(os.path.join(directory, f"worker-{os.getpid()}"))
 
