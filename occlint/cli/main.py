@@ -109,8 +109,8 @@ def _print_traceback() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one-line errors, exit 2, tracebacks only with --debug."""
-    from occlint import gcpolicy
     from occlint.errors import OcclintError
+    from occlint.pipeline import gcpolicy
 
     gcpolicy.relax()
     args = sys.argv[1:] if argv is None else argv

@@ -11,9 +11,9 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from occlint import gcpolicy
 from occlint.config import Config
 from occlint.model.records import Sink
+from occlint.pipeline import gcpolicy
 from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.kinds import analyse_input, failed
 from occlint.pipeline.outcome import InputOutcome
