@@ -98,9 +98,10 @@ print(total)
 """
 
 
-def fetch(cache: Path, name: str) -> Path:
-    """The pinned file ``name`` in ``cache``: downloaded once, checked by SHA-256."""
-    pin = PINNED[name]
+def fetch(cache: Path, name: str, pins: dict[str, Pinned] = PINNED) -> Path:
+    """The pinned file ``name`` (of ``pins``) in ``cache``: downloaded once, checked by
+    SHA-256."""
+    pin = pins[name]
     path = cache / pin.file
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
@@ -122,14 +123,19 @@ def fetch(cache: Path, name: str) -> Path:
     return path
 
 
-def unpacked(cache: Path, name: str, dest: str, unpack: Callable[[Path, Path], None]) -> Path:
+def unpacked(cache: Path, name: str, dest: str, unpack: Callable[[Path, Path], None],
+             pins: dict[str, Pinned] = PINNED) -> Path:
     root = cache / dest
     if not (root / ".done").exists():
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
-        unpack(fetch(cache, name), root)
-        (root / ".done").write_text(PINNED[name].file)
+        unpack(fetch(cache, name, pins), root)
+        (root / ".done").write_text(pins[name].file)
     return root
+
+
+def unpack_deb(deb: Path, root: Path) -> None:
+    subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
 
 
 # -- the inputs -------------------------------------------------------------------------------
@@ -155,10 +161,7 @@ def cuobjdump_tool(cache: Path) -> Path:
 
 
 def rocsparse(cache: Path) -> Path:
-    def unpack(deb: Path, root: Path) -> None:
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
-
-    root = unpacked(cache, "rocsparse", "librocsparse0", unpack)
+    root = unpacked(cache, "rocsparse", "librocsparse0", unpack_deb)
     return root / "usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
 
 

@@ -19,3 +19,15 @@ def square_or_die(batch: list[int]) -> list[int]:
 
 def fail_to_start() -> None:
     raise RuntimeError("this worker cannot start")
+
+
+def timed_sleep(batch: list[float]) -> list[tuple[float, float]]:
+    """(start, end) wall-clock times of sleeping each item's seconds."""
+    import time
+
+    out = []
+    for seconds in batch:
+        start = time.time()
+        time.sleep(seconds)
+        out.append((start, time.time()))
+    return out

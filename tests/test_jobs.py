@@ -302,6 +302,39 @@ def test_sources_read_in_the_main_process_too(tmp_path, monkeypatch):
     assert sizes == [1] and read_here  # one worker, and the main process read sources
 
 
+def test_ordered_map_keeps_both_workers_busy_behind_a_long_chunk():
+    """The first chunk (whose results come first) runs long: the other worker goes on with
+    the later chunks meanwhile, beyond the chunks in flight when it started (it idled once
+    those were done: one large library ahead of many small files)."""
+    batches = [[2.0], *([[0.01]] * 30)]
+    results = [r for chunk in parallel.ordered_map(
+        parallel_helpers.timed_sleep, batches, 2, crashed=lambda item, message: None)
+        for r in chunk]
+    head_end = results[0][1]
+    started_meanwhile = sum(1 for start, _ in results[1:] if start < head_end)
+    assert started_meanwhile > 2 * parallel.IN_FLIGHT_PER_WORKER + 8
+
+
+def test_chunks_leave_a_large_file_alone(tmp_path):
+    """With workers, a file of more than an even share of the bytes is a chunk of its own;
+    small files share chunks, in input order."""
+    from occlint.pipeline.inputs import Candidate
+    from occlint.pipeline.workers import chunks
+
+    sizes = [1, 1, 1, 1000, 1000, 1, 1, 1, 1, 1, 1, 1] * 4
+    items = []
+    for i, size in enumerate(sizes):
+        path = tmp_path / f"{i:02d}.bin"
+        path.write_bytes(bytes(size))
+        items.append(Candidate(str(path), path.name, True))
+    batches = chunks(items, 2)
+    assert [c for batch in batches for c in batch] == items
+    large = [batch for batch in batches if any(Path(c.path).stat().st_size == 1000
+                                                for c in batch)]
+    assert len(large) == 8 and all(len(batch) == 1 for batch in large)
+    assert chunks(items, 1) == [items[i:i + 6] for i in range(0, len(items), 6)]
+
+
 def test_ordered_map_reports_workers_that_cannot_start():
     with pytest.raises(parallel.WorkersUnavailable):
         list(parallel.ordered_map(parallel_helpers.square_or_die, [[1], [2]], 2,

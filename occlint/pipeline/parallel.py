@@ -20,7 +20,7 @@ import multiprocessing
 import signal
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, TypeVar
@@ -29,6 +29,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 IN_FLIGHT_PER_WORKER = 4
+AHEAD_PER_WORKER = 32  # finished chunks held while an earlier one runs (their results are small)
 CRASH_MESSAGE = ("the worker process reading this input died (a crash or out of memory); "
                  "nothing from it is reported")
 
@@ -63,46 +64,55 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
     and its results are yielded in their turn."""
     context = multiprocessing.get_context("spawn")
 
-    def pool(workers: int, wait: bool = True) -> ProcessPoolExecutor:
+    def pool(workers: int, ready: bool = True) -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
                                        initargs=(initializer, initargs))
         try:  # one no-op per worker: the executor starts a process per task while none idles
             probes = [executor.submit(_ready) for _ in range(workers)]
-            for probe in probes if wait else ():
+            for probe in probes if ready else ():
                 probe.result()
         except (BrokenProcessPool, OSError) as exc:
             executor.shutdown(wait=True, cancel_futures=True)
             raise WorkersUnavailable(str(exc)) from None
         return executor
 
-    executor = pool(jobs, wait=here is None)
+    executor = pool(jobs, ready=here is None)
     pending: deque[tuple[list[T], Future]] = deque()
     todo = deque(batches)
     helped: list[list[R]] = []  # results of the last batches, done here (last first)
     done = False
     try:
         while True:
-            while todo and len(pending) < jobs * IN_FLIGHT_PER_WORKER:
+            # Keep every worker busy while the oldest chunk (whose results come next) is
+            # still running: chunks are submitted while fewer than IN_FLIGHT_PER_WORKER per
+            # worker are unfinished, up to AHEAD_PER_WORKER finished ones held for their turn.
+            running = sum(not f.done() for _, f in pending)
+            while todo and running < jobs * IN_FLIGHT_PER_WORKER and \
+                    len(pending) < jobs * AHEAD_PER_WORKER:
                 batch = todo.popleft()
                 pending.append((batch, executor.submit(work, batch)))
+                running += 1
             if not pending:
                 yield from reversed(helped)
                 done = True
                 return
             batch, future = pending[0]
-            if here is not None and not future.done():
-                if todo:
-                    result = here(todo[-1])
-                    if result is None:
-                        here = None
-                    else:
-                        todo.pop()
-                        helped.append(result)
-                    continue
-                taken = _take_back(pending, here, partial(executor.submit, work))
-                if taken is not False:  # pending changed: look again
-                    here = here if taken else None
-                    continue
+            if not future.done():
+                if here is not None:
+                    if todo:
+                        result = here(todo[-1])
+                        if result is None:
+                            here = None
+                        else:
+                            todo.pop()
+                            helped.append(result)
+                        continue
+                    taken = _take_back(pending, here, partial(executor.submit, work))
+                    if taken is not False:  # pending changed: look again
+                        here = here if taken else None
+                        continue
+                wait([f for _, f in pending if not f.done()], return_when=FIRST_COMPLETED)
+                continue
             pending.popleft()
             try:
                 result = future.result()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from occlint.config import Config
 from occlint.model.records import Sink
+from occlint.pipeline import gcpolicy
 from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.kinds import analyse_input, failed
 from occlint.pipeline.outcome import InputOutcome
@@ -37,6 +38,7 @@ _WORKER_SETUP: Setup | None = None
 
 def _start_worker(opts: Options, cfg: Config, directory: str) -> None:
     global _WORKER_SETUP
+    gcpolicy.relax()
     _WORKER_SETUP = Setup.build(opts, cfg)
     _WORKER_SETUP.sink = Sink(os.path.join(directory, f"worker-{os.getpid()}"))
 
@@ -139,9 +141,28 @@ def chunks(items: list[Candidate], jobs: int, per_worker: int = 8, most: int = 6
            ) -> list[list[Candidate]]:
     """Consecutive runs of ``items``: about ``per_worker`` chunks per worker, at most ``most``
     items each (small chunks keep the workers evenly loaded and the results flowing, large
-    ones save messages)."""
-    size = max(1, min(most, -(-len(items) // max(jobs * per_worker, 1))))
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    ones save messages). With several workers, a chunk also ends before its files would
+    pass an even share of all the bytes: a large library is a chunk of its own, not paired
+    with the next large one (a member group of an archive counts no bytes: the groups are
+    already of a size)."""
+    wanted = max(jobs * per_worker, 1)
+    size = max(1, min(most, -(-len(items) // wanted)))
+    if jobs < 2:
+        return [items[i:i + size] for i in range(0, len(items), size)]
+    sizes = [0 if c.group is not None else _bytes([c]) for c in items]
+    share = sum(sizes) / wanted
+    out: list[list[Candidate]] = []
+    chunk: list[Candidate] = []
+    held = 0
+    for item, nbytes in zip(items, sizes, strict=True):
+        if chunk and (len(chunk) >= size or held + nbytes > share):
+            out.append(chunk)
+            chunk, held = [], 0
+        chunk.append(item)
+        held += nbytes
+    if chunk:
+        out.append(chunk)
+    return out
 
 
 def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Options,

@@ -26,6 +26,7 @@ from occlint.readers.span import Span
 
 MAX_DEBUG_BYTES = 64 << 20  # larger debug sections are not read
 MAX_WALK_BYTES = 1 << 20  # .debug_info walked DIE by DIE when it cannot be searched
+# (sizes are those of the contents: of compressed sections, once decompressed)
 
 
 def locate(elf: ElfImage, kernels: list) -> None:
@@ -54,9 +55,9 @@ def elf_kernel_lines(elf: ElfImage, names: set[str] | None = None
                      ) -> dict[str, tuple[str, int]]:
     """:func:`kernel_lines` of an ELF image already open."""
     line = elf.section(".debug_line")
-    if line is None or line.size > MAX_DEBUG_BYTES:
-        return {}
     try:
+        if line is None or elf.contents_size(line) > MAX_DEBUG_BYTES:
+            return {}
         if elf.machine == EM_AMDGPU:
             return _amd(elf, names)
         return _nvidia(_pyelftools(elf))
@@ -75,12 +76,13 @@ def _amd(elf: ElfImage, names: set[str] | None) -> dict[str, tuple[str, int]]:
     from occlint.readers.dwarf import DwarfError
 
     info = elf.section(".debug_info")
-    if info is None or info.size > MAX_DEBUG_BYTES:
+    size = elf.contents_size(info) if info is not None else 0  # decompressed, if compressed
+    if info is None or size > MAX_DEBUG_BYTES:
         return {}
     try:
         return search(elf, names)
     except DwarfError:
-        if info.size > MAX_WALK_BYTES:
+        if size > MAX_WALK_BYTES:
             return {}
         lines = _amd_walk(_pyelftools(elf))
         return lines if names is None else {k: v for k, v in lines.items() if k in names}

@@ -10,7 +10,7 @@ class and byte order, are read with pyelftools (occlint.readers.host).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from typing import NamedTuple
 
@@ -24,12 +24,15 @@ SHT_SYMTAB = 2
 SHT_NOTE = 7
 SHT_NOBITS = 8
 PT_NOTE = 4
+SHF_COMPRESSED = 0x800
+ELF_COMPRESSION = {1: "zlib", 2: "zstd"}  # Elf64_Chdr.ch_type: ELFCOMPRESS_ZLIB / _ZSTD
 
 _EHDR = struct.Struct("<4sBBBBB7xHHIQQQIHHHHHH")
 _SHDR = struct.Struct("<IIQQQQIIQQ")
 _PHDR = struct.Struct("<IIQQQQQQ")
 _SYM = struct.Struct("<IBBHQQ")
 _NOTE = struct.Struct("<III")
+_CHDR = struct.Struct("<IIQQ")  # Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign
 MAX_SECTIONS = 1 << 16
 MAX_SYMBOLS = 1 << 22
 NAME_RATIO = 16  # decoded symbol-name bytes per string-table byte (plus 1 MiB)
@@ -128,15 +131,52 @@ class ElfImage:
             return Span(b"")
         return self.span.sub(section.offset, section.size, f"section {section.name!r}")
 
+    def compression(self, section: Section) -> tuple[str, int, Span] | None:
+        """(method, decompressed size, the compressed stream) of an ``SHF_COMPRESSED``
+        section (debug sections that ``-gz`` / ``--compress-debug-sections`` compressed);
+        None for a section stored as it is."""
+        if not section.flags & SHF_COMPRESSED or section.type == SHT_NOBITS:
+            return None
+        span = self.section_span(section)
+        kind, _, size, _ = span.unpack(_CHDR, 0, "compression header")
+        if kind not in ELF_COMPRESSION:
+            raise FormatError(f"section {section.name!r}: unknown compression type {kind}")
+        return ELF_COMPRESSION[kind], size, span.sub(_CHDR.size, len(span) - _CHDR.size)
+
+    def contents_size(self, section: Section) -> int:
+        """The size of the section's contents, once decompressed if compressed."""
+        compressed = self.compression(section)
+        return section.size if compressed is None else compressed[1]
+
     def symbols(self) -> list[Symbol]:
         """Every symbol of the first SHT_SYMTAB (decoded once, then cached)."""
         return self._symbols
 
     @cached_property
     def _symbols(self) -> list[Symbol]:
+        table = self._symbol_table()
+        if table is None:
+            return []
+        data, strings = table
+        return _decoded(enumerate(_SYM.iter_unpack(data)), strings)
+
+    def symbols_where(self, keep: Callable[[int, int, int], bool]) -> list[Symbol]:
+        """The symbols whose ``(st_info, st_shndx, st_size)`` ``keep`` accepts, in table
+        order, as :meth:`symbols` gives them; only their names are decoded (a code object
+        linked from assembly, such as rocBLAS's Tensile libraries, holds a million local
+        labels, for some thousands of kernels). Not cached."""
+        table = self._symbol_table()
+        if table is None:
+            return []
+        data, strings = table
+        return _decoded(((i, row) for i, row in enumerate(_SYM.iter_unpack(data))
+                         if keep(row[1], row[3], row[5])), strings)
+
+    def _symbol_table(self) -> tuple[bytes, bytes] | None:
+        """(the entries, the string table) of the first SHT_SYMTAB; None without one."""
         symtab = next((s for s in self.sections if s.type == SHT_SYMTAB), None)
         if symtab is None:
-            return []
+            return None
         if symtab.entsize not in (0, _SYM.size):
             raise FormatError(f"unexpected symbol size {symtab.entsize}")
         count = symtab.size // _SYM.size
@@ -146,21 +186,7 @@ class ElfImage:
             raise FormatError("symbol table links to a missing string table")
         strtab = self.section_span(self.sections[symtab.link])
         strings = strtab.bytes(0, len(strtab), "string table")
-        data = self.section_span(symtab).bytes(0, count * _SYM.size, "symbol")
-        out = []
-        # Names may overlap (suffix sharing) but not much more: without a bound, symbols that
-        # all name one 4 KiB string would take ~170 times the file's size in memory.
-        left = NAME_RATIO * len(strings) + (1 << 20)
-        new = tuple.__new__  # the fast NamedTuple path
-        name_at = _Names(strings)
-        for i, (name_off, info, other, shndx, value, size) in enumerate(_SYM.iter_unpack(data)):
-            name = name_at.symbol(name_off) if name_off else ""
-            left -= len(name)
-            if left < 0:
-                raise FormatError("symbol names add up to far more than the string table holds: "
-                                  "corrupted or hostile")
-            out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
-        return out
+        return self.section_span(symtab).bytes(0, count * _SYM.size, "symbol"), strings
 
     def notes(self) -> Iterator[tuple[str, int, bytes]]:
         """(owner, type, descriptor) of every note, from PT_NOTE segments else SHT_NOTE sections."""
@@ -206,6 +232,24 @@ class _Names:
             if end >= 0:
                 return self.text[offset:end]
         return _cstring(self.table, offset, "symbol name", limit)
+
+
+def _decoded(rows: Iterable[tuple[int, tuple]], strings: bytes) -> list[Symbol]:
+    """Symbols of the (index, raw entry) ``rows``, names from the string table ``strings``.
+    Names may overlap (suffix sharing) but not much more: without a bound, symbols that all
+    name one 4 KiB string would take ~170 times the file's size in memory."""
+    out = []
+    left = NAME_RATIO * len(strings) + (1 << 20)
+    new = tuple.__new__  # the fast NamedTuple path
+    name_at = _Names(strings)
+    for i, (name_off, info, other, shndx, value, size) in rows:
+        name = name_at.symbol(name_off) if name_off else ""
+        left -= len(name)
+        if left < 0:
+            raise FormatError("symbol names add up to far more than the string table holds: "
+                              "corrupted or hostile")
+        out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
+    return out
 
 
 def _cstring(table: bytes, offset: int, what: str, limit: int = 4096) -> str:

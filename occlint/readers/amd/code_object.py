@@ -28,9 +28,13 @@ ELFOSABI_AMDGPU_MESA3D = 66
 NT_AMDGPU_METADATA = 32
 NT_AMD_HSA_METADATA = 10  # code object v2 (YAML)
 STT_OBJECT = 1
+SHN_ABS = 0xFFF1
 MAX_METADATA_BYTES = 64 << 20
 MAX_KERNELS = 1 << 16
-MAX_NOTES = 64  # real code objects have 1-3; program headers may all point at one segment
+# Most code objects have 1-3 notes; linked ones one metadata note per kernel. Program
+# headers may all point at one segment: the count and the bytes of the notes are bounded.
+MAX_NOTES = MAX_KERNELS + 64
+MAX_NOTE_BYTES = 256 << 20  # rocBLAS 5.5's TensileLibrary_gfx90a.co: 51 MB of notes
 
 # EF_AMDGPU_MACH (LLVM BinaryFormat/ELF.h).
 MACH = {
@@ -107,6 +111,35 @@ def _dims(meta: dict[str, Any], key: str) -> tuple[int, int, int] | None:
     return (value[0], value[1], value[2])
 
 
+def _metadata_map(desc: bytes) -> dict[str, Any]:
+    try:
+        meta = msgpack.unpackb(desc, raw=False, strict_map_key=False)
+    except (ValueError, TypeError, msgpack.exceptions.UnpackException) as exc:
+        raise FormatError(f"metadata note is not valid MessagePack: {exc}") from None
+    if not isinstance(meta, dict):
+        raise FormatError("metadata note is not a MessagePack map")
+    return meta
+
+
+def _merged(into: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """``into`` with the kernels (and printf formats) of a further metadata note, under the
+    conditions comgr merges notes on (else the code object cannot be loaded)."""
+    kernels, more = into.get("amdhsa.kernels"), meta.get("amdhsa.kernels")
+    version = into.get("amdhsa.version")
+    if not isinstance(version, list) or meta.get("amdhsa.version") != version:
+        raise FormatError("metadata notes of different amdhsa.version cannot be merged")
+    if not isinstance(kernels, list) or not isinstance(more, list):
+        raise FormatError("a metadata note without an amdhsa.kernels list cannot be merged")
+    if "amdhsa.printf" in meta:
+        if "amdhsa.printf" in into:
+            raise FormatError("two metadata notes with amdhsa.printf cannot be merged")
+        into["amdhsa.printf"] = meta["amdhsa.printf"]
+    kernels.extend(more)
+    if len(kernels) > MAX_KERNELS:
+        raise FormatError(f"metadata notes list more than {MAX_KERNELS} kernels")
+    return into
+
+
 def _align(x: int, unit: int) -> int:
     return -(-x // unit) * unit
 
@@ -135,30 +168,32 @@ class AmdCodeObject:
 
     @cached_property
     def metadata(self) -> dict[str, Any] | None:
+        """The metadata note's map. A code object linked from several objects (rocBLAS's
+        Tensile libraries: one note per kernel, 14,075 in one file) has several notes; they
+        are merged as ROCm's code object manager (comgr) merges them: the ``amdhsa.kernels``
+        of each, which must share ``amdhsa.version`` (at most one ``amdhsa.printf``)."""
+        merged: dict[str, Any] | None = None
+        note_bytes = 0
         for count, (owner, ntype, desc) in enumerate(self.elf.notes()):
-            if count >= MAX_NOTES:
-                raise FormatError(f"more than {MAX_NOTES} notes: corrupted or hostile")
+            note_bytes += len(desc)
+            if count >= MAX_NOTES or note_bytes > MAX_NOTE_BYTES:
+                raise FormatError(f"more than {MAX_NOTES} notes or {MAX_NOTE_BYTES} bytes "
+                                  "of them: corrupted or hostile")
             if owner == "AMDGPU" and ntype == NT_AMDGPU_METADATA:
-                if len(desc) > MAX_METADATA_BYTES:
-                    raise FormatError(f"metadata note of {len(desc)} bytes is implausibly large")
-                try:
-                    meta = msgpack.unpackb(desc, raw=False, strict_map_key=False)
-                except (ValueError, TypeError, msgpack.exceptions.UnpackException) as exc:
-                    raise FormatError(f"metadata note is not valid MessagePack: {exc}") from None
-                if not isinstance(meta, dict):
-                    raise FormatError("metadata note is not a MessagePack map")
-                return meta
-            if owner == "AMD" and ntype == NT_AMD_HSA_METADATA:
+                meta = _metadata_map(desc)
+                merged = meta if merged is None else _merged(merged, meta)
+            elif owner == "AMD" and ntype == NT_AMD_HSA_METADATA:
                 raise FormatError("code object v2 is not supported (YAML metadata)")
-        return None
+        return merged
 
     @cached_property
     def descriptors(self) -> dict[str, KernelDescriptor]:
         """Kernel descriptors by symbol name (``<kernel>.kd``)."""
         out: dict[str, KernelDescriptor] = {}
         sections = self.elf.sections
-        for sym in self.elf.symbols():
-            if not sym.name.endswith(".kd") or sym.type != STT_OBJECT or sym.size != KD_SIZE:
+        for sym in self.elf.symbols_where(
+                lambda info, shndx, size: info & 0xF == STT_OBJECT and size == KD_SIZE):
+            if not sym.name.endswith(".kd"):
                 continue
             if not 0 < sym.shndx < len(sections):
                 continue
@@ -171,8 +206,9 @@ class AmdCodeObject:
     @cached_property
     def _register_symbols(self) -> dict[str, int]:
         """clang >= 20 writes ``<kernel>.num_vgpr`` / ``.num_agpr`` absolute symbols."""
-        return {s.name: s.value for s in self.elf.symbols()
-                if s.name.endswith((".num_vgpr", ".num_agpr")) and s.shndx == 0xFFF1}
+        return {s.name: s.value for s in self.elf.symbols_where(
+                lambda info, shndx, size: shndx == SHN_ABS)
+                if s.name.endswith((".num_vgpr", ".num_agpr"))}
 
     def metadata_target(self) -> str | None:
         meta = self.metadata or {}

@@ -23,9 +23,13 @@ import re
 import sys
 from collections.abc import Iterable
 
+from occlint.errors import FormatError
 from occlint.readers import dwarf
+from occlint.readers.amd.bundle import decompress_capped
+from occlint.readers.debuginfo import MAX_DEBUG_BYTES
 from occlint.readers.dwarf import DwarfError, FileTable, Unit
 from occlint.readers.elf import ElfImage
+from occlint.readers.span import Span
 
 STT_FUNC = 2
 MAX_HOPS = 4  # DW_AT_specification / DW_AT_abstract_origin followed at most this often
@@ -40,15 +44,19 @@ _DATA_SIZES = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8}  # DW_FORM_data1 / 2 / 4 / 8
 
 class _Sections:
     """The debug sections: those read whole or often copied, the others views into the file
-    (a few bytes of each are read: copying them would cost more than the search)."""
+    (a few bytes of each are read: copying them would cost more than the search); compressed
+    ones (``SHF_COMPRESSED``, as Debian trixie's ROCm libraries have them) decompressed."""
 
     def __init__(self, elf: ElfImage):
         self.data: dict[str, bytes | memoryview] = {}
         for name in DEBUG_SECTIONS:
             section = elf.section(name)
             span = elf.section_span(section) if section is not None else None
+            compressed = elf.compression(section) if section is not None else None
             if span is None:
                 self.data[name] = b""
+            elif compressed is not None:
+                self.data[name] = _decompressed(name, *compressed)
             elif name not in VIEWED:
                 self.data[name] = span.bytes(0, len(span), name)
             else:
@@ -58,12 +66,26 @@ class _Sections:
         return self.data[name]  # type: ignore[return-value]  # bytes-like either way
 
 
+def _decompressed(name: str, method: str, size: int, stream: Span) -> bytes:
+    """A compressed section's contents: all ``size`` bytes its header announces, at most
+    ``MAX_DEBUG_BYTES`` (memory stays bounded whatever the header claims)."""
+    if size > MAX_DEBUG_BYTES:
+        raise DwarfError(f"{name}: {size} bytes once decompressed")
+    try:
+        data, ended, _ = decompress_capped(method, stream.view(), size)
+    except FormatError as exc:
+        raise DwarfError(f"{name}: {exc}") from None
+    if not ended or len(data) != size:
+        raise DwarfError(f"{name}: decompressed to other than the {size} bytes announced")
+    return data
+
+
 def kernel_lines(elf: ElfImage, names: set[str] | None = None) -> dict[str, tuple[str, int]]:
     """``{symbol: (file, line)}`` of the function symbols (of ``names``, when given)."""
     by_address: dict[int, list[str]] = {}
     sizes: dict[int, int] = {}
-    for symbol in elf.symbols():
-        if symbol.type == STT_FUNC and symbol.shndx and (names is None or symbol.name in names):
+    for symbol in elf.symbols_where(lambda info, shndx, size: info & 0xF == STT_FUNC and shndx):
+        if names is None or symbol.name in names:
             by_address.setdefault(symbol.value, []).append(symbol.name)
             sizes.setdefault(symbol.value, symbol.size)
     if not by_address:
