@@ -81,9 +81,7 @@ PACKAGES = [
             regress.PINNED["cupy-rocm"]),
     Package("rocrand-5.7", "Debian 13 librocrand1 5.7.1-6 (host library, -g, compressed "
             "debug sections)",
-            _deb("r/rocrand/librocrand1_5.7.1-6_amd64.deb",
-                 "238510600e4bed0224bb8c699fbcd9a414a800df7d1d05c11aac9097cda2ec8f"),
-            (f"{LIB}/librocrand.so.1.1",)),
+            regress.PINNED["rocrand-5.7"], (f"{LIB}/librocrand.so.1.1",)),
     Package("rccl", "Debian 13 librccl1 5.4.3-3+b1 (host library, 279 MiB of code objects)",
             _deb("r/rccl/librccl1_5.4.3-3+b1_amd64.deb",
                  "735e8e0a69f88489bdbd0a8b69bc75a376da92f1129b9ed80a38c99726bfe3a7"),

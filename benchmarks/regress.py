@@ -79,6 +79,9 @@ PINNED = {
                         "8e824c1c2fc386e72fe8ae69ab7c273326b17650160400f8f4ea2c932189ed1a",
                         ["cupy-rocm-7-0==14.2.0", "--python-version", "3.11", "--implementation",
                          "cp", "--abi", "cp311", "--platform", "manylinux2014_x86_64"]),
+    "rocrand-5.7": Pinned("librocrand1_5.7.1-6_amd64.deb",
+                          "238510600e4bed0224bb8c699fbcd9a414a800df7d1d05c11aac9097cda2ec8f",
+                          f"{DEBIAN}/r/rocrand/librocrand1_5.7.1-6_amd64.deb"),
     "cupy-sdist": Pinned("cupy-13.6.0.tar.gz",
                          "3cba30ae3dd32b5d5c6536e710cb98015227cd4ba83c46b3f1825a7ae55b6667",
                          ["cupy==13.6.0", "--no-binary", ":all:"]),
@@ -165,6 +168,12 @@ def rocsparse(cache: Path) -> Path:
     return root / "usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
 
 
+def rocrand_compressed(cache: Path) -> Path:
+    """Debian 13's librocrand.so.1.1: its code objects' debug sections are compressed."""
+    root = unpacked(cache, "rocrand-5.7", "corpus/rocrand-5.7", unpack_deb)
+    return root / "usr/lib/x86_64-linux-gnu/librocrand.so.1.1"
+
+
 def cupy_sources(cache: Path) -> Path:
     def unpack(sdist: Path, root: Path) -> None:
         with tarfile.open(sdist) as archive:
@@ -237,6 +246,9 @@ ITEMS = [
          cubin_subset, kernels, "cuobjdump"),
     Item("rocsparse", "librocsparse.so.0.1 (Debian librocsparse0 5.3.0, -g): kernels with "
          "a source line", lambda cache: [rocsparse(cache)], located, "python"),
+    Item("zdebug", "librocrand.so.1.1 (Debian librocrand1 5.7.1, -g, compressed debug "
+         "sections): kernels with a source line", lambda cache: [rocrand_compressed(cache)],
+         located, "python"),
     Item("wheel", "cupy-rocm-7-0 14.2.0 .whl", lambda cache: [fetch(cache, "cupy-rocm")],
          kernels, "python"),
     Item("kineto", f"Kineto trace, {LAUNCHES:,} launches (gzip'd)",
