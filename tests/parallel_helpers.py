@@ -19,3 +19,12 @@ def square_or_die(batch: list[int]) -> list[int]:
 
 def fail_to_start() -> None:
     raise RuntimeError("this worker cannot start")
+
+
+STATE = {"set_in_parent": False}  # set by a test before it starts workers
+
+
+def parent_state(batch: list[int]) -> list[bool]:
+    """Whether the worker sees what the parent set: a forked worker does, a spawned one
+    (a new interpreter) does not."""
+    return [STATE["set_in_parent"] for _ in batch]
