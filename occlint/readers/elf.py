@@ -10,9 +10,9 @@ class and byte order, are read with pyelftools (occlint.readers.host).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from occlint.errors import FormatError
 from occlint.readers.span import Span
@@ -134,9 +134,41 @@ class ElfImage:
 
     @cached_property
     def _symbols(self) -> list[Symbol]:
+        return self._named(None)
+
+    def symbols_where(self, keep: Callable[[int, int, int], Any]) -> list[Symbol]:
+        """The symbols of the first SHT_SYMTAB whose (info, other, shndx) ``keep`` accepts,
+        only their names decoded (a cubin needs the names of its few entry functions, not
+        of its dozens of other symbols)."""
+        if "_symbols" in self.__dict__:  # all decoded already
+            return [s for s in self._symbols if keep(s.info, s.other, s.shndx)]
+        return self._named(keep)
+
+    def _named(self, keep: Callable[[int, int, int], Any] | None) -> list[Symbol]:
+        """The symbols ``keep`` accepts (None: all), names decoded within a budget."""
+        rows, name_at = self._symbol_rows
+        out = []
+        # Names may overlap (suffix sharing) but not much more: without a bound, symbols that
+        # all name one 4 KiB string would take ~170 times the file's size in memory.
+        left = NAME_RATIO * len(name_at.table) + (1 << 20)
+        new = tuple.__new__  # the fast NamedTuple path
+        for i, (name_off, info, other, shndx, value, size) in enumerate(rows):
+            if keep is not None and not keep(info, other, shndx):
+                continue
+            name = name_at.symbol(name_off) if name_off else ""
+            left -= len(name)
+            if left < 0:
+                raise FormatError("symbol names add up to far more than the string table holds: "
+                                  "corrupted or hostile")
+            out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
+        return out
+
+    @cached_property
+    def _symbol_rows(self) -> tuple[list[tuple[int, int, int, int, int, int]], _Names]:
+        """The raw rows of the first SHT_SYMTAB and its string table."""
         symtab = next((s for s in self.sections if s.type == SHT_SYMTAB), None)
         if symtab is None:
-            return []
+            return [], _Names(b"")
         if symtab.entsize not in (0, _SYM.size):
             raise FormatError(f"unexpected symbol size {symtab.entsize}")
         count = symtab.size // _SYM.size
@@ -147,20 +179,7 @@ class ElfImage:
         strtab = self.section_span(self.sections[symtab.link])
         strings = strtab.bytes(0, len(strtab), "string table")
         data = self.section_span(symtab).bytes(0, count * _SYM.size, "symbol")
-        out = []
-        # Names may overlap (suffix sharing) but not much more: without a bound, symbols that
-        # all name one 4 KiB string would take ~170 times the file's size in memory.
-        left = NAME_RATIO * len(strings) + (1 << 20)
-        new = tuple.__new__  # the fast NamedTuple path
-        name_at = _Names(strings)
-        for i, (name_off, info, other, shndx, value, size) in enumerate(_SYM.iter_unpack(data)):
-            name = name_at.symbol(name_off) if name_off else ""
-            left -= len(name)
-            if left < 0:
-                raise FormatError("symbol names add up to far more than the string table holds: "
-                                  "corrupted or hostile")
-            out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
-        return out
+        return list(_SYM.iter_unpack(data)), _Names(strings)
 
     def notes(self) -> Iterator[tuple[str, int, bytes]]:
         """(owner, type, descriptor) of every note, from PT_NOTE segments else SHT_NOTE sections."""
