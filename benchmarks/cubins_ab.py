@@ -14,8 +14,9 @@ CPU time (user + system of the process and the workers it waited for, from ``wai
 to the base, and each checkout's wall-time speed against cuobjdump (cuobjdump's wall / its
 wall, both medians of the same rounds), with the one-minute load average before and after.
 The JSON reports of the two checkouts must be byte-identical (checked on every run).
-occlint runs as installed, with its modules' bytecode cached (``PYTHONDONTWRITEBYTECODE``
-is dropped unless ``--no-bytecode-cache``: compiling them costs about 0.14 s per process).
+occlint runs as installed, its modules' bytecode cached (``PYTHONDONTWRITEBYTECODE`` is
+dropped: where it is set and a checkout has no ``__pycache__`` yet, every process would
+compile occlint's modules again, about 0.14 s of CPU).
 """
 
 from __future__ import annotations
@@ -33,12 +34,9 @@ CACHE = Path.home() / ".cache" / "occlint-bench"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-def occlint_run(root: Path, cubins: Path, jobs: str, out: Path, bytecode: bool = True
-                ) -> tuple[float, float]:
-    """(wall s, CPU s) of one occlint run with ``root`` first on PYTHONPATH (``bytecode``:
-    its modules' bytecode cached, as installed)."""
-    env = {k: v for k, v in os.environ.items()
-           if k != "PYTHONDONTWRITEBYTECODE" or not bytecode}
+def occlint_run(root: Path, cubins: Path, jobs: str, out: Path) -> tuple[float, float]:
+    """(wall s, CPU s) of one occlint run with ``root`` first on PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(root)
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "occlint", str(cubins), "--format", "json",
@@ -72,9 +70,6 @@ def main() -> None:
     parser.add_argument("--jobs", default="1,auto")
     parser.add_argument("--cubins", type=Path, default=CACHE / "flashinfer-every-10")
     parser.add_argument("--cuobjdump", type=Path, default=CACHE / "cuobjdump" / "cuobjdump")
-    parser.add_argument("--no-bytecode-cache", action="store_true",
-                        help="keep PYTHONDONTWRITEBYTECODE if set (every run compiles "
-                             "occlint's modules again)")
     args = parser.parse_args()
     files = sorted(args.cubins.rglob("*.cubin"))
     roots = {"base": args.base.resolve(), "this": REPO_ROOT}
@@ -89,7 +84,7 @@ def main() -> None:
         for jobs in args.jobs.split(","):
             for name, root in roots.items():
                 runs.setdefault(f"{name} -j {jobs}", []).append(
-                    occlint_run(root, args.cubins, jobs, outs[name], not args.no_bytecode_cache))
+                    occlint_run(root, args.cubins, jobs, outs[name]))
                 wall, cpu = runs[f"{name} -j {jobs}"][-1]
                 print(f"{name} -j {jobs}: {wall:.3f} s wall, {cpu:.3f} s CPU", flush=True)
             if not filecmp.cmp(outs["base"], outs["this"], shallow=False):
