@@ -31,3 +31,12 @@ def timed_sleep(batch: list[float]) -> list[tuple[float, float]]:
         time.sleep(seconds)
         out.append((start, time.time()))
     return out
+
+
+STATE = {"set_in_parent": False}  # set by a test before it starts workers
+
+
+def parent_state(batch: list[int]) -> list[bool]:
+    """Whether the worker sees what the parent set: a forked worker does, a spawned one
+    (a new interpreter) does not."""
+    return [STATE["set_in_parent"] for _ in batch]

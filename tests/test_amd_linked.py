@@ -53,10 +53,10 @@ def test_symbols_where_keeps_what_symbols_has():
     for path in (LINKED, FIXTURES / "debug/rocsparse-gemmi.gfx1030.co"):
         elf = ElfImage(Span(path.read_bytes()))
         everything = elf.symbols()
-        for keep in (lambda info, shndx, size: info & 0xF == 1 and size == 64,
-                     lambda info, shndx, size: info & 0xF == 2 and shndx,
-                     lambda info, shndx, size: shndx == 0xFFF1):
+        for keep in (lambda info, other, shndx, size: info & 0xF == 1 and size == 64,
+                     lambda info, other, shndx, size: info & 0xF == 2 and shndx,
+                     lambda info, other, shndx, size: shndx == 0xFFF1):
             kept = elf.symbols_where(keep)
-            assert kept == [s for s in everything if keep(s.info, s.shndx, s.size)]
-        assert len(elf.symbols_where(lambda info, shndx, size: info & 0xF == 1 and size == 64)) \
-            >= 2
+            assert kept == [s for s in everything if keep(s.info, s.other, s.shndx, s.size)]
+        objects = elf.symbols_where(lambda info, other, shndx, size: info & 0xF == 1 and size == 64)
+        assert len(objects) >= 2

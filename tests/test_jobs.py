@@ -335,6 +335,32 @@ def test_chunks_leave_a_large_file_alone(tmp_path):
     assert chunks(items, 1) == [items[i:i + 6] for i in range(0, len(items), 6)]
 
 
+def _seen_by_workers(monkeypatch) -> list[bool]:
+    monkeypatch.setitem(parallel_helpers.STATE, "set_in_parent", True)
+    return [r for chunk in parallel.ordered_map(parallel_helpers.parent_state, [[1], [2]], 2,
+                                                crashed=lambda item, message: None)
+            for r in chunk]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked only on Linux")
+def test_workers_are_forked_on_linux_without_threads(monkeypatch):
+    assert threading.active_count() == 1
+    assert parallel.start_method() == "fork"
+    assert _seen_by_workers(monkeypatch) == [True, True]  # forked: the parent's state
+
+
+def test_workers_are_spawned_while_other_threads_run(monkeypatch):
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert parallel.start_method() == "spawn"
+        assert _seen_by_workers(monkeypatch) == [False, False]  # new interpreters
+    finally:
+        stop.set()
+        other.join()
+
+
 def test_ordered_map_reports_workers_that_cannot_start():
     with pytest.raises(parallel.WorkersUnavailable):
         list(parallel.ordered_map(parallel_helpers.square_or_die, [[1], [2]], 2,

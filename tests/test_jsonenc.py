@@ -155,3 +155,34 @@ def test_records_index_and_replace(monkeypatch, tmp_path):
         directory = records._directory
         records.close()
         assert directory is None or not os.path.exists(directory)
+
+
+def test_shared_sections_encode_as_each_records_own():
+    """Record sections shared between kernels (resources, owner, occupancy, next steps,
+    advice: encoded once per distinct value) give every record the text of its own."""
+    from pathlib import Path
+
+    from occlint.analysis.kernels import analyse
+    from occlint.config import load_config
+    from occlint.judgement.advice import AdviceSettings
+    from occlint.model.records import encode
+    from occlint.pipeline.document import kernel_record
+    from occlint.pipeline.inputs import expand_paths
+    from occlint.pipeline.setup import Setup
+    from occlint.readers.loader import ReadOptions, read_path
+    from occlint.rules.engine import RuleSettings, judge
+
+    setup = Setup.build(Options(isolated=True, devices=["h100", "mi300x"]),
+                        load_config(None, True))
+    rules = RuleSettings(advice=AdviceSettings(occupancy_threshold=1.01))
+    candidates, _ = expand_paths([str(FIXTURES / "nvidia"), str(FIXTURES / "amd")])
+    texts: set[bytes] = set()
+    for c in candidates:
+        result = read_path(Path(c.path), c.display, ReadOptions(), None, False)
+        reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db)
+        judge(reports, rules)
+        for report in reports:
+            shared = encode(kernel_record(report, shared=True))
+            assert shared == encode(kernel_record(report)), report.kernel.name
+            texts.add(shared)
+    assert len(texts) > 500  # many kernels, many distinct sections

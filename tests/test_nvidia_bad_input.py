@@ -179,6 +179,22 @@ def host_elf_in_fatbin():
     return fatbin((2, 90, FLAG_64BIT_LINUX, bytes(header), 0))
 
 
+def entry_names_beyond_the_budget():
+    """A symbol table of entry functions that all name one kernel name, far more name bytes
+    than the string table holds (only entry names are decoded: still bounded)."""
+    data = bytearray(CUBIN.read_bytes())
+    table = sections(bytes(data))
+    at, offset, size = table[".symtab"]
+    strtab_size = table[".strtab"][2]
+    rows = [data[pos:pos + 24] for pos in range(offset, offset + size, 24)]
+    entry = next(r for r in rows if r[5] & 0x10)  # st_other: STO_CUDA_ENTRY
+    name_len = data.index(b"\0", table[".strtab"][1] + struct.unpack_from("<I", entry)[0]) - \
+        (table[".strtab"][1] + struct.unpack_from("<I", entry)[0])
+    count = (16 * strtab_size + (1 << 20)) // name_len + 100
+    struct.pack_into("<QQ", data, at + 24, len(data), 24 * count)  # sh_offset, sh_size
+    return bytes(data) + bytes(entry) * count
+
+
 def empty_file():
     return b""
 
@@ -191,7 +207,7 @@ BAD = [truncated_cubin, corrupted_elf_header, wrong_elf_class, truncated_nv_info
        fatbin_header_size_lies, fatbin_entry_size_lies, fatbin_entry_header_size_absurd,
        fatbin_absurd_entry_count, lz4_claims_huge_size, lz4_claims_more_than_lz4_can_expand,
        lz4_bomb, zstd_claims_huge_size, zstd_bomb, zstd_garbage, nested_fatbin,
-       host_elf_in_fatbin, empty_file, not_gpu_code]
+       host_elf_in_fatbin, entry_names_beyond_the_budget, empty_file, not_gpu_code]
 
 
 def _error_lines(stderr: str) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from occlint.config import load_config
 from occlint.pipeline.run import Options, execute
 from occlint.rules.registry import all_rules
 from tests.conftest import REPO
@@ -452,3 +453,39 @@ def test_sources_bounded_on_deep_nesting(tmp_path):
     doc = run(deep)  # no RecursionError: nested too deeply is unknown
     assert time.perf_counter() - start < 30
     assert "kernels" in doc
+
+
+def test_rules_of_one_vendor_find_nothing_on_the_other_vendors_kernels():
+    """The engine skips a rule registered for some vendors on other vendors' kernels: run
+    those rules anyway, on every fixture kernel analysed for an AMD and an NVIDIA device,
+    all at a threshold where every limiter rule could fire, and none may find anything."""
+    from occlint.analysis.kernels import analyse
+    from occlint.devices.db import shipped_db
+    from occlint.judgement.advice import AdviceSettings, advice
+    from occlint.pipeline.inputs import expand_paths
+    from occlint.pipeline.setup import Setup
+    from occlint.readers.loader import ReadOptions, read_path
+    from occlint.rules.registry import Context
+
+    settings = AdviceSettings(occupancy_threshold=1.01)
+    setup = Setup.build(Options(isolated=True), load_config(None, True))
+    db = shipped_db()
+    devices = [db.get("w7800"), db.get("mi300x"), db.get("h100"), db.get("b200")]
+    restricted = [r for r in all_rules().values() if r.vendors]
+    assert {r.code for r in restricted} >= {"OCC101", "OCC105", "DYN101"}
+    candidates, _ = expand_paths([str(REPO / "fixtures/amd"), str(REPO / "fixtures/nvidia")])
+    checked = {"amd": 0, "nvidia": 0}
+    fired: set[str] = set()  # on their own vendor's kernels: the contexts let them fire
+    for c in candidates:
+        result = read_path(Path(c.path), c.display, ReadOptions(), None, False)
+        for report in analyse(result.kernels, devices, setup.resolve, db):
+            ctx = Context(settings, advice(report, settings) if report.occupancy else {})
+            for r in restricted:
+                found = list(r.check(report, ctx))
+                if report.kernel.vendor not in r.vendors:
+                    assert found == [], (r.code, c.display)
+                elif found:
+                    fired.add(r.code)
+            checked[report.kernel.vendor] += 1
+    assert checked["amd"] > 50 and checked["nvidia"] > 50
+    assert {"OCC101", "OCC104", "OCC105", "DYN101"} <= fired, fired

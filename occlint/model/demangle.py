@@ -1,8 +1,16 @@
-"""C++ symbol demangling through libstdc++'s ``__cxa_demangle`` (the cxxfilt package)."""
+"""C++ symbol demangling through libstdc++'s ``__cxa_demangle``.
+
+On Linux the library is loaded by its soname and called as the cxxfilt package calls it;
+elsewhere, or when that fails, through cxxfilt itself. (Importing cxxfilt looks both
+libraries up with ``ctypes.util.find_library``, which runs ``ldconfig -p`` twice: about
+8 ms of CPU in every process that demangles, each worker of a run included.)
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
+import sys
+from collections.abc import Callable
+from functools import cache, lru_cache
 
 
 @lru_cache(maxsize=65536)
@@ -11,11 +19,48 @@ def demangle(name: str) -> str:
     if not name.startswith("_Z") or len(name) > 16384:
         return name
     try:
-        import cxxfilt
-
-        return cxxfilt.demangle(name, external_only=False)
+        return _demangler()(name)
     except Exception:  # invalid mangling or no libstdc++: keep the raw name
         return name
+
+
+@cache
+def _demangler() -> Callable[[str], str]:
+    if sys.platform.startswith("linux"):
+        try:
+            return _libstdcxx("libstdc++.so.6", "libc.so.6")
+        except (OSError, AttributeError):  # not there: cxxfilt searches further
+            pass
+    import cxxfilt
+
+    return lambda name: cxxfilt.demangle(name, external_only=False)
+
+
+def _libstdcxx(library: str, libc: str) -> Callable[[str], str]:
+    """``__cxa_demangle`` of ``library``, called and checked as cxxfilt's Demangler does
+    (raises on a status other than 0, as it does, so that the name is kept)."""
+    import ctypes
+
+    class CharP(ctypes.c_char_p):  # a subclass: ctypes keeps the pointer, to free it
+        pass
+
+    function = ctypes.CDLL(library).__cxa_demangle
+    function.restype = CharP
+    free = ctypes.CDLL(libc).free
+    free.argtypes = [ctypes.c_void_p]
+
+    def call(name: str) -> str:
+        status = ctypes.c_int()
+        text = function(ctypes.c_char_p(name.encode()), None, None, ctypes.pointer(status))
+        try:
+            demangled = text.value
+        finally:
+            free(text)
+        if status.value != 0 or demangled is None:
+            raise ValueError(f"__cxa_demangle status {status.value}")
+        return demangled.decode()
+
+    return call
 
 
 def qualified_name(demangled: str) -> str:

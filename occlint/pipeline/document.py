@@ -7,6 +7,7 @@ render it. Keys and order are stable so outputs are deterministic.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from occlint import __version__
@@ -110,7 +111,7 @@ def kernel_record(report, shared: bool = False) -> dict[str, Any]:
         "device": report.device.name if report.device else None,
         "status": report.status,
         "message": report.message or None,
-        "resources": resources_record(k.resources),
+        "resources": _shared_resources(k.resources) if shared else resources_record(k.resources),
         "occupancy": occupancy,
         "next_steps": next_steps,
         "mismatches": [{"field": m.field, "metadata": m.metadata, "descriptor": m.descriptor,
@@ -119,7 +120,8 @@ def kernel_record(report, shared: bool = False) -> dict[str, Any]:
         "findings": [f.to_dict() for f in report.findings],
         "advice": advice,
     } | ({"source": _source(k.source)} if k.source else {}) \
-        | ({"owner": report.owner.to_dict()} if report.owner is not None else {}) \
+        | ({"owner": _shared_text(("owner", report.owner), None, report.owner.to_dict)
+            if shared else report.owner.to_dict()} if report.owner is not None else {}) \
         | ({"design": report.design} if report.design is not None else {})
 
 
@@ -148,6 +150,18 @@ def _shared_text(key: tuple, pinned: Any, make) -> Any:
         hit = _SHARED[key] = (pinned, RawJSON(encode(value, DEPTH + 1))
                               if isinstance(value, (dict, list)) and value else value)
     return hit[1]
+
+
+_NV_RESOURCES = attrgetter(*NvResources.__dataclass_fields__)  # every field, in order
+
+
+def _shared_resources(res: AmdResources | NvResources) -> Any:
+    """The resources section of a cubin's kernel, its JSON text shared by the kernels with
+    the same values (their fields are of fixed types: equal values, equal text)."""
+    if type(res) is not NvResources:
+        return resources_record(res)
+    return _shared_text(("nv-resources", _NV_RESOURCES(res)), None,
+                        lambda: resources_record(res))
 
 
 def _shared_sections(report) -> tuple[Any, Any, Any]:

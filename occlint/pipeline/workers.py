@@ -22,8 +22,9 @@ from occlint.pipeline.setup import Options, Setup
 from occlint.readers.formats import BINARY_MAGICS, is_source
 from occlint.readers.sniff import read_head
 
-# "auto" parallelism starts worker processes only for runs this large (below, starting them,
-# about 0.15 s of CPU each, costs more than it saves; docs/performance.md): binary inputs
+# "auto" parallelism starts worker processes only for runs this large (below, starting them
+# costs more than it saves: spawned, about 0.15 s of CPU each; forked, on Linux, far less,
+# but these limits were measured with spawned workers; docs/performance.md): binary inputs
 # (GPU code, archives, host binaries) by count, other inputs by bytes (or by a count that
 # only trees of many thousands of text files reach: those are only sniffed, about 35 us
 # each), and sources by the bytes past the reader's byte test (those of the files that can

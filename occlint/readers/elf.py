@@ -10,9 +10,9 @@ class and byte order, are read with pyelftools (occlint.readers.host).
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from occlint.errors import FormatError
 from occlint.readers.span import Span
@@ -154,29 +154,44 @@ class ElfImage:
 
     @cached_property
     def _symbols(self) -> list[Symbol]:
-        table = self._symbol_table()
-        if table is None:
-            return []
-        data, strings = table
-        return _decoded(enumerate(_SYM.iter_unpack(data)), strings)
+        return self._named(None)
 
-    def symbols_where(self, keep: Callable[[int, int, int], bool]) -> list[Symbol]:
-        """The symbols whose ``(st_info, st_shndx, st_size)`` ``keep`` accepts, in table
-        order, as :meth:`symbols` gives them; only their names are decoded (a code object
-        linked from assembly, such as rocBLAS's Tensile libraries, holds a million local
-        labels, for some thousands of kernels). Not cached."""
-        table = self._symbol_table()
-        if table is None:
-            return []
-        data, strings = table
-        return _decoded(((i, row) for i, row in enumerate(_SYM.iter_unpack(data))
-                         if keep(row[1], row[3], row[5])), strings)
+    def symbols_where(self, keep: Callable[[int, int, int, int], Any]) -> list[Symbol]:
+        """The symbols of the first SHT_SYMTAB whose ``(st_info, st_other, st_shndx,
+        st_size)`` ``keep`` accepts, in table order, as :meth:`symbols` gives them; only
+        their names are decoded (a cubin needs the names of its few entry functions; a code
+        object linked from assembly, such as rocBLAS's Tensile libraries, holds a million
+        local labels for some thousands of kernels)."""
+        if "_symbols" in self.__dict__:  # all decoded already
+            return [s for s in self._symbols if keep(s.info, s.other, s.shndx, s.size)]
+        return self._named(keep)
 
-    def _symbol_table(self) -> tuple[bytes, bytes] | None:
-        """(the entries, the string table) of the first SHT_SYMTAB; None without one."""
+    def _named(self, keep: Callable[[int, int, int, int], Any] | None) -> list[Symbol]:
+        """The symbols ``keep`` accepts (None: all), names decoded within a budget."""
+        data, name_at = self._symbol_table
+        out = []
+        # Names may overlap (suffix sharing) but not much more: without a bound, symbols that
+        # all name one 4 KiB string would take ~170 times the file's size in memory.
+        left = NAME_RATIO * len(name_at.table) + (1 << 20)
+        new = tuple.__new__  # the fast NamedTuple path
+        for i, (name_off, info, other, shndx, value, size) in enumerate(_SYM.iter_unpack(data)):
+            if keep is not None and not keep(info, other, shndx, size):
+                continue
+            name = name_at.symbol(name_off) if name_off else ""
+            left -= len(name)
+            if left < 0:
+                raise FormatError("symbol names add up to far more than the string table holds: "
+                                  "corrupted or hostile")
+            out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
+        return out
+
+    @cached_property
+    def _symbol_table(self) -> tuple[bytes, _Names]:
+        """The entries of the first SHT_SYMTAB (raw: a million of them decoded would hold
+        hundreds of MB) and its string table."""
         symtab = next((s for s in self.sections if s.type == SHT_SYMTAB), None)
         if symtab is None:
-            return None
+            return b"", _Names(b"")
         if symtab.entsize not in (0, _SYM.size):
             raise FormatError(f"unexpected symbol size {symtab.entsize}")
         count = symtab.size // _SYM.size
@@ -186,7 +201,7 @@ class ElfImage:
             raise FormatError("symbol table links to a missing string table")
         strtab = self.section_span(self.sections[symtab.link])
         strings = strtab.bytes(0, len(strtab), "string table")
-        return self.section_span(symtab).bytes(0, count * _SYM.size, "symbol"), strings
+        return self.section_span(symtab).bytes(0, count * _SYM.size, "symbol"), _Names(strings)
 
     def notes(self) -> Iterator[tuple[str, int, bytes]]:
         """(owner, type, descriptor) of every note, from PT_NOTE segments else SHT_NOTE sections."""
@@ -232,24 +247,6 @@ class _Names:
             if end >= 0:
                 return self.text[offset:end]
         return _cstring(self.table, offset, "symbol name", limit)
-
-
-def _decoded(rows: Iterable[tuple[int, tuple]], strings: bytes) -> list[Symbol]:
-    """Symbols of the (index, raw entry) ``rows``, names from the string table ``strings``.
-    Names may overlap (suffix sharing) but not much more: without a bound, symbols that all
-    name one 4 KiB string would take ~170 times the file's size in memory."""
-    out = []
-    left = NAME_RATIO * len(strings) + (1 << 20)
-    new = tuple.__new__  # the fast NamedTuple path
-    name_at = _Names(strings)
-    for i, (name_off, info, other, shndx, value, size) in rows:
-        name = name_at.symbol(name_off) if name_off else ""
-        left -= len(name)
-        if left < 0:
-            raise FormatError("symbol names add up to far more than the string table holds: "
-                              "corrupted or hostile")
-        out.append(new(Symbol, (i, name, info, other, shndx, value, size)))
-    return out
 
 
 def _cstring(table: bytes, offset: int, what: str, limit: int = 4096) -> str:

@@ -23,6 +23,7 @@ from occlint.model.subject import Subject
 from occlint.rules.registry import RANK, Context, Finding, all_rules, select_rules
 
 DEFAULT_SELECT = ("ALL",)
+VENDORS = ("amd", "nvidia")
 Check = Callable[..., Iterable[Finding]]
 
 
@@ -53,6 +54,10 @@ def _checks(enabled: frozenset[str]) -> dict[str, tuple[Check, ...]]:
     out: dict[str, tuple[Check, ...]] = {
         "kernel": kernel, "launch": kernel,
         "site": tuple(r.site_check for r in chosen if r.site_check is not None)}
+    for vendor in VENDORS:  # the kernel rules that can fire for a vendor's kernels
+        out[f"kernel:{vendor}"] = out[f"launch:{vendor}"] = tuple(
+            r.check for r in chosen
+            if r.scope == "kernel" and (not r.vendors or vendor in r.vendors))
     for scope in ("input", "source", "stream"):
         out[scope] = tuple(r.check for r in chosen if r.scope == scope)
     return out
@@ -107,7 +112,9 @@ def _advise(subject: Any, settings: AdviceSettings) -> dict[str, Any]:
 
 def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
     """Judge each subject: its advice, its findings (kept by ``Subject.keep``), and their
-    appraisal: owner, deliberate design, savings (occlint.judgement.appraisal)."""
+    appraisal: owner, deliberate design, savings (occlint.judgement.appraisal). Kernels
+    and launch groups are checked by the rules that can fire for their kernel's vendor."""
+    by_kind = _checks(settings.enabled())
     for subject in subjects:
         checked: Any = subject
         if subject.kind == "launch":  # the kernel rules see the group's kernel report
@@ -118,7 +125,9 @@ def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
             checked.trace = subject
         ctx = Context(settings.advice, _advise(checked, settings.advice))
         found: list[Finding] = []
-        for check in checks(settings, subject.kind):
+        kernel = getattr(checked, "kernel", None)
+        for check in by_kind.get(f"{subject.kind}:{getattr(kernel, 'vendor', None)}",
+                                 by_kind[subject.kind]):
             found.extend(check(checked, ctx))
         appraisal, found = appraise(subject, None if subject.kind == "site" else checked,
                                     ctx.advice, found, settings.owners)

@@ -38,6 +38,8 @@ def _amd_register_hint(report, waves: int) -> str:
 
 
 def _resource_finding(report, ctx, code: str, resource: str, what: str):
+    # (AMD's occupancy limiters are vgpr, agpr, sgpr, lds and slots, NVIDIA's registers,
+    # shared and slots: the rules of one vendor's resources are registered for it alone)
     if not _low(report, ctx) or resource not in report.occupancy.limiters:
         return
     step = _step(report, resource)
@@ -66,7 +68,7 @@ def _resource_finding(report, ctx, code: str, resource: str, what: str):
                          target=step.target, cut=step.cut, next=step.occupancy_then)
 
 
-@rule("OCC101", "vgpr-limited", "warning")
+@rule("OCC101", "vgpr-limited", "warning", vendors=("amd",))
 def vgpr_limited(report, ctx):
     """Occupancy is limited by vector registers (VGPRs) on AMD.
 
@@ -88,7 +90,7 @@ def vgpr_limited(report, ctx):
     yield from _resource_finding(report, ctx, "OCC101", "vgpr", "VGPRs")
 
 
-@rule("OCC102", "agpr-limited", "warning")
+@rule("OCC102", "agpr-limited", "warning", vendors=("amd",))
 def agpr_limited(report, ctx):
     """Occupancy is limited by accumulation registers (AGPRs) on CDNA.
 
@@ -108,7 +110,7 @@ def agpr_limited(report, ctx):
     yield from _resource_finding(report, ctx, "OCC102", "agpr", "AGPRs")
 
 
-@rule("OCC103", "sgpr-limited", "warning")
+@rule("OCC103", "sgpr-limited", "warning", vendors=("amd",))
 def sgpr_limited(report, ctx):
     """Occupancy is limited by scalar registers (SGPRs) on GFX9.
 
@@ -129,7 +131,7 @@ def sgpr_limited(report, ctx):
     yield from _resource_finding(report, ctx, "OCC103", "sgpr", "SGPRs")
 
 
-@rule("OCC104", "lds-limited", "warning")
+@rule("OCC104", "lds-limited", "warning", vendors=("amd",))
 def lds_limited(report, ctx):
     """Occupancy is limited by LDS (local data share) per workgroup on AMD.
 
@@ -149,7 +151,7 @@ def lds_limited(report, ctx):
     yield from _resource_finding(report, ctx, "OCC104", "lds", "LDS")
 
 
-@rule("OCC105", "registers-limited", "warning")
+@rule("OCC105", "registers-limited", "warning", vendors=("nvidia",))
 def registers_limited(report, ctx):
     """Occupancy is limited by registers per thread on NVIDIA.
 
@@ -168,7 +170,7 @@ def registers_limited(report, ctx):
     yield from _resource_finding(report, ctx, "OCC105", "registers", "registers")
 
 
-@rule("OCC106", "shared-memory-limited", "warning")
+@rule("OCC106", "shared-memory-limited", "warning", vendors=("nvidia",))
 def shared_limited(report, ctx):
     """Occupancy is limited by shared memory per block on NVIDIA.
 

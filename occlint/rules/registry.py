@@ -46,6 +46,9 @@ class Rule:
     docs: dict[str, str]
     check: Callable[..., Iterable[Finding]]
     site_check: Callable[..., Iterable[Finding]] | None = None  # on source launch sites
+    # the kernel vendors it can fire for (its check finds nothing for the others: the engine
+    # skips it there); empty: every vendor
+    vendors: tuple[str, ...] = ()
 
     @property
     def family(self) -> str:
@@ -90,7 +93,8 @@ def plural(n: int, noun: str) -> str:
 
 
 def rule(code: str, name: str, severity: Severity,
-         scope: Literal["kernel", "input", "stream", "source"] = "kernel"):
+         scope: Literal["kernel", "input", "stream", "source"] = "kernel",
+         vendors: tuple[str, ...] = ()):
     def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         summary, docs = _parse_docs(func.__doc__ or "")
         missing = [s for s in SECTIONS if s not in docs]
@@ -98,7 +102,7 @@ def rule(code: str, name: str, severity: Severity,
             raise ValueError(f"rule {code} lacks documentation sections {missing}")
         if code in RULES:
             raise ValueError(f"rule code {code} registered twice")
-        RULES[code] = Rule(code, name, severity, scope, summary, docs, func)
+        RULES[code] = Rule(code, name, severity, scope, summary, docs, func, vendors=vendors)
         return func
     return register
 

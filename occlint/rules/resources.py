@@ -106,7 +106,7 @@ def dynamic_stack(report, ctx):
                              "calls a recursive function: stack size unknown at compile time")
 
 
-@rule("DYN101", "dynamic-lds-unknown", "info")
+@rule("DYN101", "dynamic-lds-unknown", "info", vendors=("amd",))
 def dynamic_lds_unknown(report, ctx):
     """The kernel uses dynamic LDS / shared memory, whose size the binary does not record.
 

@@ -192,7 +192,7 @@ class AmdCodeObject:
         out: dict[str, KernelDescriptor] = {}
         sections = self.elf.sections
         for sym in self.elf.symbols_where(
-                lambda info, shndx, size: info & 0xF == STT_OBJECT and size == KD_SIZE):
+                lambda info, other, shndx, size: info & 0xF == STT_OBJECT and size == KD_SIZE):
             if not sym.name.endswith(".kd"):
                 continue
             if not 0 < sym.shndx < len(sections):
@@ -207,7 +207,7 @@ class AmdCodeObject:
     def _register_symbols(self) -> dict[str, int]:
         """clang >= 20 writes ``<kernel>.num_vgpr`` / ``.num_agpr`` absolute symbols."""
         return {s.name: s.value for s in self.elf.symbols_where(
-                lambda info, shndx, size: shndx == SHN_ABS)
+                lambda info, other, shndx, size: shndx == SHN_ABS)
                 if s.name.endswith((".num_vgpr", ".num_agpr"))}
 
     def metadata_target(self) -> str | None:

@@ -84,7 +84,8 @@ def kernel_lines(elf: ElfImage, names: set[str] | None = None) -> dict[str, tupl
     """``{symbol: (file, line)}`` of the function symbols (of ``names``, when given)."""
     by_address: dict[int, list[str]] = {}
     sizes: dict[int, int] = {}
-    for symbol in elf.symbols_where(lambda info, shndx, size: info & 0xF == STT_FUNC and shndx):
+    for symbol in elf.symbols_where(
+            lambda info, other, shndx, size: info & 0xF == STT_FUNC and shndx):
         if names is None or symbol.name in names:
             by_address.setdefault(symbol.value, []).append(symbol.name)
             sizes.setdefault(symbol.value, symbol.size)

@@ -234,11 +234,18 @@ class NvCubin:
     # -- kernels -----------------------------------------------------------------------------
     def entry_symbols(self) -> list[Symbol]:
         nsections = len(self.elf.sections)
-        funcs = [s for s in self.symbols if s.type == STT_FUNC and 0 < s.shndx < nsections]
-        entries = [s for s in funcs if s.other & STO_CUDA_ENTRY]
-        if not entries and not any(s.other & STO_CUDA_ENTRY for s in self.symbols):
+
+        def function(info: int, other: int, shndx: int, size: int) -> bool:
+            return info & 0xF == STT_FUNC and 0 < shndx < nsections
+
+        entries = self.elf.symbols_where(
+            lambda info, other, shndx, size: other & STO_CUDA_ENTRY
+            and function(info, other, shndx, size))
+        if not entries and not self.elf.symbols_where(
+                lambda info, other, shndx, size: other & STO_CUDA_ENTRY):
             # No symbol marked at all (an older toolchain?): functions with a parameter bank.
-            entries = [s for s in funcs if "constant0" in self._per_text.get(s.shndx, {})]
+            entries = [s for s in self.elf.symbols_where(function)
+                       if "constant0" in self._per_text.get(s.shndx, {})]
         if len(entries) > MAX_KERNELS:
             raise FormatError(f"cubin claims {len(entries)} kernels")
         return entries
