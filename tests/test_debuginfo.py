@@ -193,3 +193,32 @@ def test_truncated_debug_info_gives_what_it_can():
     damaged = bytearray(data)
     damaged[0x860:0x8000] = bytes(0x8000 - 0x860)  # zeroes over most of .debug_info
     assert kernel_lines(bytes(damaged)) == {}
+
+
+@pytest.mark.parametrize("size", [4, 8])
+def test_debug_addr_indexes_searched_or_tabled_agree(size, monkeypatch):
+    """A unit's .debug_addr indexes of the kernels' addresses: searched in the section (few
+    kernels) or from a dict of the unit's table (many) give the first index in the unit's
+    own table; entries outside it (another unit's, past its DWARF 5 header's length) are
+    not indexes."""
+    from types import SimpleNamespace
+
+    from occlint.readers import dwarf
+    from occlint.readers.amd import debuglines
+
+    def entries(*values: int) -> bytes:
+        return b"".join(v.to_bytes(size, "little") for v in values)
+
+    A, B, C, D = 0x1000, 0x2000, 0x3000, 0x4000
+    other = entries(C, A)  # another unit's table, before this one
+    table = entries(B, A, A, B)
+    header = (4 + len(table)).to_bytes(4, "little") + b"\x05\x00" + bytes([size, 0])
+    data = other + b"\x01" + entries(D) + header + table + entries(C)  # C: past the table
+    base = len(other) + 1 + size + len(header)
+    sections = object.__new__(debuglines._Sections)
+    sections.data, sections._places = {".debug_addr": data}, {}
+    unit = SimpleNamespace(address_size=size, top={dwarf.AT_ADDR_BASE: base})
+    expected = {A: 1, B: 0}
+    assert debuglines._address_indexes(sections, unit, [A, B, C, D]) == expected
+    monkeypatch.setattr(debuglines, "SCANS_MOST", 0)
+    assert debuglines._address_indexes(sections, unit, [A, B, C, D]) == expected

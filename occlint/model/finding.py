@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -61,6 +61,28 @@ class Finding:
         if self.saving is not None:
             out["saving"] = self.saving
         return out
+
+
+class Tally(NamedTuple):
+    """What a run's summary and exit code need of a finding whose record is already encoded
+    (its rule, name and severity): what worker processes send back per kernel finding when
+    no baseline needs the findings whole (few distinct ones, so pickled once per batch)."""
+
+    rule: str
+    name: str
+    severity: Severity
+
+
+_TALLIES: dict[tuple[str, str, str], Tally] = {}
+
+
+def tally(finding: Finding) -> Tally:
+    """The one :class:`Tally` object of the finding's rule, name and severity."""
+    key = (finding.rule, finding.name, finding.severity)
+    found = _TALLIES.get(key)
+    if found is None:
+        found = _TALLIES[key] = Tally(*key)
+    return found
 
 
 def source_location(source: tuple[str, int] | None) -> dict[str, Any] | None:

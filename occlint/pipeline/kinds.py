@@ -105,7 +105,8 @@ def _binary(probe: Probe, setup: Setup) -> InputOutcome | None:
         return out
     reports = analyse(result.kernels, setup.devices, setup.resolve, setup.db, result.unfit)
     judge(reports, setup.settings)
-    out = outcome(result, reports, judge_scope("input", [result], setup.settings), setup.sink)
+    out = outcome(result, reports, judge_scope("input", [result], setup.settings), setup.sink,
+                  setup.whole_findings)
     out.group = candidate.group
     out.traces = traces
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from occlint.model.finding import Finding
+from occlint.model.finding import Finding, Tally, tally
 from occlint.model.kernel import InputError, ReadResult
 from occlint.model.records import Sink, Texts, encode
 from occlint.pipeline.document import artifact_record, input_record, kernel_record
@@ -28,7 +28,7 @@ class InputOutcome:
     record: dict[str, Any] | None  # the document's "inputs" entry; None: a skipped file
     kernels: Texts  # its kernel records as JSON text (in memory or in a worker's file)
     distinct: int  # distinct (file, entry, name) among them (files differ between inputs)
-    findings: list[list[Finding]]  # the findings in each record
+    findings: list[list[Finding | Tally]]  # the findings in each record (see outcome)
     artifacts: list[dict[str, Any]]
     errors: list[InputError]
     input_findings: list[Finding]
@@ -43,13 +43,16 @@ class InputOutcome:
 
 
 def outcome(result: ReadResult, reports: list, input_findings: list[Finding],
-            sink: Sink) -> InputOutcome:
-    """The outcome of a read input and its judged kernel reports."""
+            sink: Sink, whole_findings: bool = True) -> InputOutcome:
+    """The outcome of a read input and its judged kernel reports (their findings whole, or,
+    ``whole_findings`` False, as the Tally that the run's summary needs: the records hold
+    them whole)."""
     return InputOutcome(
         record=input_record(result),
         kernels=sink.add(encode(kernel_record(r, shared=True)) for r in reports),
         distinct=len({(r.kernel.file, r.kernel.entry, r.kernel.name) for r in reports}),
-        findings=[r.findings for r in reports],
+        findings=[r.findings if whole_findings else [tally(f) for f in r.findings]
+                  for r in reports],
         artifacts=[artifact_record(a) for a in result.artifacts],
         errors=result.errors,
         input_findings=input_findings,

@@ -26,7 +26,7 @@ from typing import Any
 
 from occlint.config import Config, load_config
 from occlint.errors import ConfigError
-from occlint.model.finding import RANK, Finding
+from occlint.model.finding import RANK, Finding, Tally
 from occlint.model.kernel import InputError, ReadResult
 from occlint.model.records import KernelRecords, encode
 from occlint.pipeline.document import assemble, error_record
@@ -67,7 +67,8 @@ class Sections:
 
     inputs: list[dict[str, Any]] = field(default_factory=list)
     kernels: KernelRecords = field(default_factory=KernelRecords)  # owns the records' files
-    kernel_findings: list[list[Finding]] = field(default_factory=list)  # per kernel record
+    # per kernel record: whole, or their Tally when no baseline needs them (Setup)
+    kernel_findings: list[list[Finding | Tally]] = field(default_factory=list)
     distinct: int = 0
     findings: list[Finding] = field(default_factory=list)  # input-level, sources' included
     launches: list[dict[str, Any]] = field(default_factory=list)
@@ -100,7 +101,8 @@ class Sections:
             self.source_models.append(one.source_model)
         self.analysed = self.analysed or one.analysed
 
-    def all_findings(self) -> list[Finding]:
+    def all_findings(self) -> list[Finding | Tally]:
+        """Every finding, or its Tally (whole when Setup.whole_findings: for a baseline)."""
         return ([f for fs in self.kernel_findings for f in fs] + self.findings
                 + [f for fs in self.launch_findings for f in fs])
 
@@ -285,7 +287,7 @@ def exit_code(sections: Sections, doc: dict[str, Any], opts: Options, fail_on: s
     return EXIT_OK
 
 
-def _counts(findings: list[Finding]) -> dict[str, Any]:
+def _counts(findings: list[Finding | Tally]) -> dict[str, Any]:
     by_severity = {s: 0 for s in ("error", "warning", "info")}
     by_rule: dict[str, dict[str, Any]] = {}
     for f in findings:

@@ -111,6 +111,8 @@ class Setup:
     sink: Sink = field(default_factory=Sink)  # where kernel records go: memory, or a file
     # kernel name -> {"block", "body", "work"} from the run's sources (Options.source_index)
     source_index: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # kernel findings kept whole for the run (a baseline matches them), else as Tally
+    whole_findings: bool = True
 
     @classmethod
     def build(cls, opts: Options, cfg: Config) -> Setup:
@@ -133,4 +135,5 @@ class Setup:
                                    prefer=tuple(d.arch_name for d in devices),
                                    hash_inputs=opts.hash_inputs)
         return cls(db, devices, read_options, settings, launch_resolver(cfg, opts),
-                   opts.isolate_failures, source_index=opts.source_index)
+                   opts.isolate_failures, source_index=opts.source_index,
+                   whole_findings=bool(opts.baseline or opts.write_baseline or cfg.baseline))

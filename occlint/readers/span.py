@@ -7,6 +7,8 @@ checked, so a lying size field becomes a :class:`FormatError`, never an IndexErr
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 import struct
 from typing import Any
 
@@ -62,6 +64,18 @@ class Span:
             return -1
         pos = self.buf.find(needle, self.start + offset, self.end)
         return -1 if pos < 0 else pos - self.start
+
+    def release(self, offset: int, size: int) -> None:
+        """Done with ``[offset, offset + size)``: when the buffer is a file mapping, its whole
+        pages there leave the process's resident memory (``MADV_DONTNEED``; read again from
+        the file if touched), so that reading a 1 GB library does not make it resident."""
+        if not isinstance(self.buf, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        first = -(-(self.start + max(offset, 0)) // mmap.PAGESIZE) * mmap.PAGESIZE
+        last = min(self.start + offset + size, self.end) // mmap.PAGESIZE * mmap.PAGESIZE
+        if last > first:
+            with contextlib.suppress(OSError, ValueError):  # advice only: never an error
+                self.buf.madvise(mmap.MADV_DONTNEED, first, last - first)
 
     def startswith(self, magic: bytes, offset: int = 0) -> bool:
         if offset + len(magic) > len(self):

@@ -30,6 +30,23 @@ from occlint.readers.formats import (
 )
 from occlint.readers.span import Span
 
+SEARCH_WINDOW = 32 << 20  # bytes searched for a magic before their pages are released
+
+
+def _find_releasing(span: Span, magic: bytes, pos: int) -> int:
+    """``span.find(magic, pos)``, window by window, each window's pages released once
+    searched: one search can pass a whole 1 GB library, which would then stay resident."""
+    while pos < len(span):
+        window = min(SEARCH_WINDOW, len(span) - pos)
+        # the window and the bytes a magic starting in it may reach past its end
+        at = span.sub(pos, min(window + len(magic) - 1, len(span) - pos)).find(magic)
+        if at >= 0:
+            span.release(pos, at)
+            return pos + at
+        span.release(pos, window)
+        pos += window
+    return -1
+
 
 class ContainerWalker:
     """Walks one input; appends kernels, artifacts and errors to ``result``."""
@@ -124,7 +141,7 @@ class ContainerWalker:
         while pos < len(span):
             for magic, at in found.items():  # search again only once passed: linear time
                 if at is not None and at < pos:
-                    at = span.find(magic, pos)
+                    at = _find_releasing(span, magic, pos)
                     found[magic] = at if at >= 0 else None
             starts = [p for p in found.values() if p is not None]
             if not starts:
@@ -148,6 +165,7 @@ class ContainerWalker:
                 pos = start + 1  # a stray or broken magic: look for the next one
                 continue
             self.claim(span, start, size)
+            span.release(start, size)  # read: its pages need not stay resident
             pos = start + max(size, 1)
             ordinal += 1
 
@@ -156,10 +174,12 @@ class ContainerWalker:
         chosen = self._select(device_entries, lambda e: e.processor)
         for item in chosen:
             name = join_entry(prefix, item.id)
+            payload = bundle.payload(item)
             try:
-                self.read(bundle.payload(item), name, depth + 1)
+                self.read(payload, name, depth + 1)
             except FormatError as exc:
                 self.error(str(exc), name)
+            payload.release(0, len(payload))
         self._no_device_code(bundle.entries, device_entries, prefix)
 
     def _no_device_code(self, entries: list, device_entries: list, prefix: str | None) -> None:

@@ -19,6 +19,7 @@ walk the DIEs, for small debug information only.
 from __future__ import annotations
 
 import array
+import bisect
 import re
 import sys
 from collections.abc import Iterable
@@ -34,6 +35,7 @@ from occlint.readers.span import Span
 STT_FUNC = 2
 MAX_HOPS = 4  # DW_AT_specification / DW_AT_abstract_origin followed at most this often
 DECODES_PER_KERNEL, DECODES_BASE = 16, 4096  # candidate DIEs decoded per unit, at most
+SCANS_MOST = 32  # kernels whose .debug_addr indexes are searched for; more: a dict per unit
 DEBUG_SECTIONS = (".debug_info", ".debug_abbrev", ".debug_addr", ".debug_line",
                   ".debug_line_str", ".debug_str", ".debug_str_offsets")
 VIEWED = {".debug_line", ".debug_str", ".debug_line_str"}
@@ -49,6 +51,7 @@ class _Sections:
 
     def __init__(self, elf: ElfImage):
         self.data: dict[str, bytes | memoryview] = {}
+        self._places: dict[bytes, list[int]] = {}
         for name in DEBUG_SECTIONS:
             section = elf.section(name)
             span = elf.section_span(section) if section is not None else None
@@ -64,6 +67,17 @@ class _Sections:
 
     def __getitem__(self, name: str) -> bytes:
         return self.data[name]  # type: ignore[return-value]  # bytes-like either way
+
+    def places(self, value: bytes) -> list[int]:
+        """Every offset in .debug_addr where ``value`` starts (searched once: the units'
+        tables are parts of one section)."""
+        places = self._places.get(value)
+        if places is None:
+            data, places, at = self[".debug_addr"], [], -1
+            while (at := data.find(value, at + 1)) >= 0:
+                places.append(at)
+            self._places[value] = places
+        return places
 
 
 def _decompressed(name: str, method: str, size: int, stream: Span) -> bytes:
@@ -102,11 +116,14 @@ def _unit_lines(sections: _Sections, unit: Unit, by_address: dict[int, list[str]
                 sizes: dict[int, int], out: dict[str, tuple[str, int]]) -> None:
     info = sections[".debug_info"]
     searches = []
+    indexes: dict[int, int] | None = None  # .debug_addr indexes of the kernels' addresses
     for code, abbrev in unit.abbrevs.items():
         layout = _low_pc_layout(unit, abbrev) if abbrev.tag == dwarf.TAG_SUBPROGRAM else None
         if layout is not None:
             prefix, form, length = layout
-            wanted = _wanted_values(sections[".debug_addr"], unit, form, by_address)
+            if form != dwarf.FORM_ADDR and indexes is None:  # once per unit, not per abbrev
+                indexes = _address_indexes(sections, unit, by_address)
+            wanted = _wanted_values(unit, form, by_address, indexes or {})
             if wanted:
                 pattern = re.compile(re.escape(dwarf.encode_uleb(code)) + b".{%d}" % prefix +
                                      _value_pattern(unit, form) + b"(?=(.{%d}))" % length, re.S)
@@ -194,35 +211,53 @@ def _value_pattern(unit: Unit, form: int) -> bytes:
     return _ULEB_VALUE if size is None else b"(.{%d})" % size
 
 
-def _wanted_values(debug_addr: bytes, unit: Unit, form: int, addresses: Iterable[int]
-                   ) -> dict[bytes, int]:
-    """{the bytes DW_AT_low_pc holds in ``form`` for an address: the address}."""
-    size = unit.address_size
+def _wanted_values(unit: Unit, form: int, addresses: Iterable[int],
+                   indexes: dict[int, int]) -> dict[bytes, int]:
+    """{the bytes DW_AT_low_pc holds in ``form`` for an address: the address}
+    (``indexes``: the addresses' first indexes in the unit's .debug_addr table, for the
+    DW_FORM_addrx forms)."""
     if form == dwarf.FORM_ADDR:
-        return {address.to_bytes(size, "little"): address for address in addresses}
+        return {address.to_bytes(unit.address_size, "little"): address
+                for address in addresses}
+    width = dwarf.ADDRX_FORMS[form]
+    wanted = {}
+    for address, i in indexes.items():
+        raw = dwarf.encode_uleb(i) if width is None else \
+            i.to_bytes(width, "little") if i < 1 << 8 * width else None
+        if raw is not None:
+            wanted[raw] = address
+    return wanted
+
+
+def _address_indexes(sections: _Sections, unit: Unit, addresses: Iterable[int]
+                     ) -> dict[int, int]:
+    """{address: its first index in the unit's .debug_addr table}, for those of
+    ``addresses`` the table holds."""
+    debug_addr, size = sections[".debug_addr"], unit.address_size
     base = unit.top.get(dwarf.AT_ADDR_BASE, unit.top.get(dwarf.AT_GNU_ADDR_BASE))
     if not isinstance(base, int) or size not in (4, 8):
         return {}
     end = len(debug_addr)
     if base >= 8 and debug_addr[base - 4:base - 2] == b"\x05\x00":  # a DWARF 5 table header
         end = min(end, base - 4 + int.from_bytes(debug_addr[base - 8:base - 4], "little"))
-    table = debug_addr[base:base + (max(end - base, 0) // size) * size]
-    entries = array.array("Q" if size == 8 else "I")
-    entries.frombytes(table)
-    if sys.byteorder != "little":
-        entries.byteswap()
-    index = dict(zip(reversed(entries), range(len(entries) - 1, -1, -1),
-                     strict=True))  # the first index of an address wins
-    width = dwarf.ADDRX_FORMS[form]
-    wanted = {}
-    for address in addresses:
-        if address in index:
-            i = index[address]
-            raw = dwarf.encode_uleb(i) if width is None else \
-                i.to_bytes(width, "little") if i < 1 << 8 * width else None
-            if raw is not None:
-                wanted[raw] = address
-    return wanted
+    end = base + (max(end - base, 0) // size) * size
+    addresses = list(addresses)
+    if len(addresses) > SCANS_MOST:  # one dict of the table beats many searches of it
+        entries = array.array("Q" if size == 8 else "I")
+        entries.frombytes(debug_addr[base:end])
+        if sys.byteorder != "little":
+            entries.byteswap()
+        index = dict(zip(reversed(entries), range(len(entries) - 1, -1, -1),
+                         strict=True))  # the first index of an address wins
+        return {address: index[address] for address in addresses if address in index}
+    found = {}
+    for address in addresses:  # where the address's bytes lie: searched once per section
+        places = sections.places(address.to_bytes(size, "little"))
+        for at in places[bisect.bisect_left(places, base):bisect.bisect_left(places, end)]:
+            if (at - base) % size == 0:
+                found[address] = (at - base) // size
+                break
+    return found
 
 
 def _definition(sections: _Sections, unit: Unit, pos: int, names: list[str]
