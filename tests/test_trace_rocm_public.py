@@ -278,3 +278,4 @@ def test_partial_wave_without_registers_only_where_every_occupancy_has_one(tmp_p
     assert (f["data"]["blocks_per_wave"], f["data"]["full_waves"],
             f["data"]["partial_blocks"]) == (228, 1, 72)
     assert "up to 50.0% of the runtime" in f["message"] and f["saving"]["high"] > 0
+    assert (got["k4"]["waves"], got["k0"]["waves"]) == (round(300 / 228, 4), None)

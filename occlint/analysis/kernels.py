@@ -186,6 +186,26 @@ def analyse_kernel(kernel: Kernel, device: Device | None, launch: LaunchConfig,
     return report
 
 
+def most_blocks_per_unit(report: KernelReport) -> int | None:
+    """The most blocks per unit a launch without a register count can have: its occupancy as
+    if it used no registers at all, so that only the block size, the unit's block limit and
+    the LDS / shared memory the trace gives (none, where it gives none) bound it. At least
+    one block fits, since the launch ran. None when even that cannot be computed."""
+    arch, block, dynamic = report.arch, report.block_size, report.launch.dynamic_lds
+    try:
+        if isinstance(arch, AmdArch):
+            res = report.kernel.resources
+            occ = amd.occupancy(arch, amd_kernel_model(report.kernel, arch, dynamic), block,
+                                report.wgp_mode, max_block_size=res.max_block_size)
+            return occ.blocks_per_cu or None
+        if isinstance(arch, NvArch):
+            model = nv_function_model(report.kernel, arch, dynamic)
+            return nvidia.active_blocks(arch, model, block, dynamic).blocks_per_sm or None
+    except ValueError:  # nvidia.OccupancyInputError too
+        return None
+    return None
+
+
 # Real libraries hold thousands of kernels with a few dozen resource profiles (the 27,719
 # flashinfer kernels that run on a B200 have 41), so the engine runs once per profile.
 # Architectures hash by identity, the kernel models are frozen dataclasses, and the results

@@ -22,7 +22,13 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from occlint.analysis.kernels import KernelReport, LaunchConfig, _product, analyse_kernel
+from occlint.analysis.kernels import (
+    KernelReport,
+    LaunchConfig,
+    _product,
+    analyse_kernel,
+    most_blocks_per_unit,
+)
 from occlint.devices.db import DeviceDb, normalize
 from occlint.devices.models import AmdArch, Device, NvArch, cubin_runs_on
 from occlint.errors import OcclintError
@@ -392,14 +398,9 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
     report = analyse_kernel(kernel, device, launch, db)
     if report.occupancy is not None:
         report.block_source = "trace"
-        per_unit = (report.occupancy.blocks_per_cu
-                    if isinstance(report.occupancy, amd.AmdOccupancy)
-                    else report.occupancy.blocks_per_sm)
-        units = device.scheduling_units(report.wgp_mode)
-        if per_unit and units:
-            waves = launch.grid / (per_unit * units)
-            out.waves = waves
-            out.tail_efficiency = waves / math.ceil(waves)
+        _set_waves(out, report, report.occupancy.blocks_per_cu
+                   if isinstance(report.occupancy, amd.AmdOccupancy)
+                   else report.occupancy.blocks_per_sm)
     else:
         out.message = report.message
     out.report = report
@@ -423,7 +424,18 @@ def _grid_only(out: LaunchReport, kernel: Kernel, dynamic: int,
     out.report = KernelReport(kernel, device, device.arch, "no-registers", out.message,
                               block_size=_product(out.group.key.block), block_source="trace",
                               launch=_launch_config(out.group.key, dynamic, facts))
+    if most_blocks_per_unit(out.report) == 1:  # whatever the registers (block size, LDS)
+        _set_waves(out, out.report, 1)
     return out
+
+
+def _set_waves(out: LaunchReport, report: KernelReport, per_unit: int) -> None:
+    """Waves of blocks (Nsight Compute's "Waves Per SM") and the tail efficiency."""
+    units = report.device.scheduling_units(report.wgp_mode) if report.device else None
+    if per_unit and units and report.launch.grid:
+        waves = report.launch.grid / (per_unit * units)
+        out.waves = waves
+        out.tail_efficiency = waves / math.ceil(waves)
 
 
 # -- launch overhead ---------------------------------------------------------------------------

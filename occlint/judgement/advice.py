@@ -14,12 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from occlint.analysis.kernels import (
-    KernelReport,
-    amd_kernel_model,
-    nv_function_model,
-    potential_block_size,
-)
+from occlint.analysis.kernels import KernelReport, most_blocks_per_unit, potential_block_size
 from occlint.analysis.sites import SiteReport, Target
 from occlint.devices.models import AmdArch, NvArch
 from occlint.model.kernel import AmdResources
@@ -368,26 +363,6 @@ def grid_advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any
                        "device_waves": round(grid / n, 4) if known else None,
                        **tail(grid, n)}
     return out
-
-
-def most_blocks_per_unit(report: KernelReport) -> int | None:
-    """The most blocks per unit a launch without a register count can have: its occupancy as
-    if it used no registers at all, so that only the block size, the unit's block limit and
-    the LDS / shared memory the trace gives (none, where it gives none) bound it. At least
-    one block fits, since the launch ran. None when even that cannot be computed."""
-    arch, block, dynamic = report.arch, report.block_size, report.launch.dynamic_lds
-    try:
-        if isinstance(arch, AmdArch):
-            res = report.kernel.resources
-            occ = amd.occupancy(arch, amd_kernel_model(report.kernel, arch, dynamic), block,
-                                report.wgp_mode, max_block_size=res.max_block_size)
-            return occ.blocks_per_cu or None
-        if isinstance(arch, NvArch):
-            model = nv_function_model(report.kernel, arch, dynamic)
-            return nvidia.active_blocks(arch, model, block, dynamic).blocks_per_sm or None
-    except ValueError:  # nvidia.OccupancyInputError too
-        return None
-    return None
 
 
 def with_block(report: KernelReport, block: int):
