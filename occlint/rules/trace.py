@@ -100,10 +100,10 @@ def _partial_wave_at_any_occupancy(report, capacity):
         f"wave, which may account for {100 * low:.1f}% to {100 * high:.1f}% of the runtime "
         "(tail effect)",
         advice=f"a grid of whole waves is a multiple of {n} x the kernel's blocks per {unit} "
-               f"(its code object tells them: read it with the trace), or give each block "
+               "(its code object tells them: read it with the trace), or give each block "
                "more work", grid=grid, waves=[round(few, 4), round(many, 4)],
         full_waves=math.floor(few), blocks_per_unit_at_most=most,
-        partial_share=round(max(shares), 4), partial_share_low=round(min(shares), 4))
+        partial_share=round(high, 4), partial_share_low=round(low, 4))
 
 
 @rule("OCC108", "theoretical-occupancy-below-max", "info")
