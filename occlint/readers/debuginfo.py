@@ -90,12 +90,15 @@ def _amd(elf: ElfImage, names: set[str] | None) -> dict[str, tuple[str, int]]:
 
 def _amd_walk(elf: Any) -> dict[str, tuple[str, int]]:
     """Every subprogram DIE with a declaration line, by linkage name (or name)."""
+    from occlint.readers.dwarf import file_name
+
     dwarf = elf.get_dwarf_info()
     out: dict[str, tuple[str, int]] = {}
     for cu in dwarf.iter_CUs():
         lineprog = dwarf.line_program_for_CU(cu)
         if lineprog is None:
             continue
+        table = _file_table(lineprog)
         for die in cu.iter_DIEs():
             if die.tag != "DW_TAG_subprogram":
                 continue
@@ -103,21 +106,20 @@ def _amd_walk(elf: Any) -> dict[str, tuple[str, int]]:
             name = attrs.get("DW_AT_linkage_name") or attrs.get("DW_AT_name")
             if name is None or "DW_AT_decl_line" not in attrs:
                 continue
-            file = _file_name(lineprog, attrs["DW_AT_decl_file"].value) \
+            file = file_name(table, attrs["DW_AT_decl_file"].value) \
                 if "DW_AT_decl_file" in attrs else None
             if file is not None:
                 out.setdefault(_text(name.value), (file, int(attrs["DW_AT_decl_line"].value)))
     return out
 
 
-def _file_name(lineprog: Any, index: int) -> str | None:
-    """:func:`dwarf.file_name` of a pyelftools line program."""
-    from occlint.readers.dwarf import FileTable, file_name
+def _file_table(lineprog: Any) -> Any:
+    """The :class:`dwarf.FileTable` of a pyelftools line program."""
+    from occlint.readers.dwarf import FileTable
 
     files = [(_text(e.name), e.dir_index) for e in lineprog["file_entry"]]
-    table = FileTable(lineprog["version"], [_text(d) for d in lineprog["include_directory"]],
-                      files)
-    return file_name(table, index)
+    return FileTable(lineprog["version"], [_text(d) for d in lineprog["include_directory"]],
+                     files)
 
 
 def _text(value: bytes | str) -> str:
@@ -126,6 +128,8 @@ def _text(value: bytes | str) -> str:
 
 def _nvidia(elf: Any) -> dict[str, tuple[str, int]]:
     from elftools.dwarf.structs import DWARFStructs
+
+    from occlint.readers.dwarf import file_name
 
     rela = elf.get_section_by_name(".rela.debug_line")
     symtab = elf.get_section_by_name(".symtab")
@@ -142,13 +146,14 @@ def _nvidia(elf: Any) -> dict[str, tuple[str, int]]:
     offset, t = 0, 0
     while offset < section.size and t < len(targets):
         program = dwarf._parse_line_program_at_offset(offset, structs)
+        table = _file_table(program)
         sequence_target = None
         for entry in program.get_entries():
             if entry.command == 2 and entry.is_extended:  # DW_LNE_set_address
                 sequence_target = targets[t][1] if t < len(targets) else None
                 t += 1
             elif entry.state is not None and sequence_target is not None:
-                file = _file_name(program, entry.state.file)
+                file = file_name(table, entry.state.file)
                 if file is not None:
                     out.setdefault(sequence_target, (file, entry.state.line))
                 sequence_target = None
