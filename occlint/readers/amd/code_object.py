@@ -29,7 +29,6 @@ NT_AMDGPU_METADATA = 32
 NT_AMD_HSA_METADATA = 10  # code object v2 (YAML)
 STT_OBJECT = 1
 SHN_ABS = 0xFFF1
-MAX_METADATA_BYTES = 64 << 20
 MAX_KERNELS = 1 << 16
 # Most code objects have 1-3 notes; linked ones one metadata note per kernel. Program
 # headers may all point at one segment: the count and the bytes of the notes are bounded.
