@@ -103,8 +103,9 @@ def timelines(path: Path, jobs: int) -> dict:
 @pytest.mark.parametrize("chunk", [None, 3001])
 def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout, chunk):
     """A ROCm trace split over 2 to 9 processes, each reading its range whole or in chunks
-    that cut events: kernels and runtime calls on either side of every seam are joined as
-    json joins them, and each stream's launches are one process's."""
+    (windows of the file's mapping) that cut events: kernels and runtime calls on either
+    side of every seam are joined as json joins them, and each stream's launches are one
+    process's."""
     with gzip.open(ROCM / name) as fh:
         doc = json.load(fh)
     head, evs, tail = split_document(doc)
@@ -115,6 +116,7 @@ def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout,
     if chunk is not None:  # the head must fit in the first chunk
         head_end = path.read_bytes().find(b'"traceEvents"') + 64
         monkeypatch.setattr(kineto, "CHUNK", head_end + chunk)
+        monkeypatch.setattr(kineto, "MAPPED_WINDOW", chunk)  # libkineto's layout: mapped
     crossing: Counter = Counter()  # launches joined across seams
     join = kineto._join_seams
 

@@ -301,8 +301,9 @@ def test_an_xla_profile_is_told_apart(tmp_path):
 
 @pytest.mark.parametrize("layout", ["libkineto", "compact"])
 def test_split_ranges_at_every_chunk_boundary(tmp_path, monkeypatch, layout):
-    """Each process reads its range in chunks: wherever a chunk ends (inside a kernel
-    event's first line, its category, its args), every kernel event is read once."""
+    """Each process reads its range in chunks (libkineto's layout: in windows of the file's
+    mapping): wherever a chunk or window ends (inside a kernel event's first line, its
+    category, its args), every kernel event is read once."""
     from occlint.readers.traces import kineto as kineto_mod
 
     doc = load(TRAIN)
@@ -314,6 +315,28 @@ def test_split_ranges_at_every_chunk_boundary(tmp_path, monkeypatch, layout):
         _, ranges, markers = kineto_mod._split_plan(fh, first, 2, layout == "libkineto")
     for chunk in range(4096, 4096 + 40):
         monkeypatch.setattr(kineto_mod, "CHUNK", chunk)
+        monkeypatch.setattr(kineto_mod, "MAPPED_WINDOW", chunk)
         parts = [kineto_mod._scan_range(str(trace), "t", a, b, markers) for a, b in ranges]
         assert sum(part[2] for part in parts) == 363, chunk
         assert sum(part[3] for part in parts) == 0, chunk
+
+
+@pytest.mark.parametrize("trace", [TRAIN, ROCM / "mi250_minitoy_train.json.gz"])
+def test_a_damaged_event_in_a_split_range_is_an_error(tmp_path, monkeypatch, trace):
+    """A kernel event that is not JSON in the middle of a split trace in libkineto's layout
+    (read from the file's mapping): the error names its byte, as one process's read does."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    data = bytearray(layout_bytes(load(trace), "libkineto"))
+    at = data.index(b'"cat": "kernel"', len(data) // 2)
+    dur = data.index(b'"dur": ', at) + len(b'"dur": ')
+    data[dur:dur + 1] = b"x"
+    path = tmp_path / "t.json"
+    path.write_bytes(bytes(data))
+    monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(kineto_mod, "MAPPED_WINDOW", 4096)
+    one, two = (kineto_mod.read_kineto(path, "t", jobs=jobs) for jobs in (1, 2))
+    start = data.rindex(b"\n  {", 0, at) + 1
+    for read in (one, two):
+        assert len(read.errors) == 1
+        assert f"invalid kernel event at byte {start}:" in read.errors[0].message

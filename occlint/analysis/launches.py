@@ -52,6 +52,9 @@ BURST_GAP_NS = 100_000.0
 OVERHEAD_MIN_LAUNCHES = 20
 OVERHEAD_MAX_MEAN_NS = 50_000.0
 OVERHEAD_GAP_RATIO = 0.5
+# the longest a burst's first OVERHEAD_MIN_LAUNCHES launches can take to start (1 µs over it:
+# rounding of the times), when no launch on the stream outlasts the next
+_BURST_REACH_NS = (OVERHEAD_MIN_LAUNCHES - 1) * (OVERHEAD_MAX_MEAN_NS + BURST_GAP_NS) + 1e3
 
 
 @dataclass
@@ -454,19 +457,33 @@ def overhead_bursts(starts, durations, groups) -> list[dict[str, Any]]:
         groups = [groups[i] for i in order]
     ends = array("d", map(operator.add, starts, durations))
     # a launch ends the run before it when it is long, or starts long after the last end
+    # (the running max of the ends: the previous end itself when no launch outlasts the next)
     gaps = array("d", [0.0])
-    gaps.extend(map(operator.sub, itertools.islice(starts, 1, None),
-                    itertools.accumulate(ends, max)))
+    after = itertools.islice(starts, 1, None)
+    if all(map(operator.le, ends, itertools.islice(ends, 1, None))):
+        # then a burst's launches start at most MAX + GAP after the one before, so a stream
+        # where no OVERHEAD_MIN_LAUNCHES launches start within that reach holds none
+        ahead = itertools.islice(starts, OVERHEAD_MIN_LAUNCHES - 1, None)
+        if not any(map(_BURST_REACH_NS.__ge__, map(operator.sub, ahead, starts))):
+            return []
+        gaps.extend(map(operator.sub, after, ends))
+    else:
+        gaps.extend(map(operator.sub, after, itertools.accumulate(ends, max)))
+    edges = array("l", [-1])  # the breaks, between a sentinel and the end
+    edges.extend(itertools.compress(range(n), map(operator.or_,
+                                                  map(OVERHEAD_MAX_MEAN_NS.__lt__, durations),
+                                                  map(BURST_GAP_NS.__lt__, gaps))))
+    edges.append(n)
+    # a run lies between two breaks: only breaks far enough apart can hold one (found in C)
+    wide = itertools.compress(range(len(edges) - 1), map(
+        OVERHEAD_MIN_LAUNCHES.__le__, map(operator.sub, itertools.islice(edges, 1, None),
+                                          edges)))
     found: list[dict[str, Any]] = []
-    lo = 0  # start index of the current run
-    breaks = itertools.compress(range(n), map(operator.or_,
-                                              map(OVERHEAD_MAX_MEAN_NS.__lt__, durations),
-                                              map(BURST_GAP_NS.__lt__, gaps)))
-    for i in itertools.chain(breaks, (n,)):
-        # launches [lo, i) form a run of short launches (i: long, far, or the end)
+    for k in wide:
+        before, i = edges[k], edges[k + 1]  # launches [lo, i): short and close together
+        lo = 0 if before < 0 else before + (durations[before] > OVERHEAD_MAX_MEAN_NS)
         if i - lo >= OVERHEAD_MIN_LAUNCHES:
             _close_run(found, lo, i, starts, durations, ends, gaps, groups)
-        lo = i + 1 if i < n and durations[i] > OVERHEAD_MAX_MEAN_NS else i
     return found
 
 

@@ -34,6 +34,7 @@ import io
 import itertools
 import json
 import math
+import mmap
 import os
 import zlib
 from array import array
@@ -53,6 +54,7 @@ from occlint.model.launch import (
     dim3,
     integral,
 )
+from occlint.readers.span import Span
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
 from occlint.readers.traces.kineto_inflated import (
     InflatedRange,
@@ -88,10 +90,10 @@ EVENTS_KEY = b'"traceEvents": ['
 KERNEL_LINE = b'\n    "ph": "X", "cat": "kernel"'
 CALL_LINE = b'\n    "ph": "X", "cat": "cuda_runtime"'
 EVENT_END = b"\n  }"
-_ROCM_LINES = (KERNEL_LINE, CALL_LINE)
 _X_AT = KERNEL_LINE.index(b"X")  # where both lines hold their one X
-_KIND_AT = KERNEL_LINE.index(b"kernel") - _X_AT  # from the X: "k"ernel or "c"uda_runtime
-_KERNEL_KIND = ord("k")
+_KIND_AT = KERNEL_LINE.index(b"kernel") - _X_AT  # from the X: the category's first byte
+# the category's second byte: k"e"rnel, c"u"da_runtime
+_KERNEL_KIND, _CALL_KIND = KERNEL_LINE[_X_AT + _KIND_AT + 1], CALL_LINE[_X_AT + _KIND_AT + 1]
 
 
 def _inflate_errors() -> tuple[type[BaseException], ...]:
@@ -282,9 +284,17 @@ class _Reader:
             self.kernel(_DECODE_ANY(text))
             return
         self.events += 1
-        kernel = (e.name, str(a.device), str(a.stream), e.ts * 1000.0, e.dur * 1000.0, a.grid,
-                  a.block, a.shared, a.external)
+        device, stream, start, duration = str(a.device), str(a.stream), e.ts * 1000.0, \
+            e.dur * 1000.0
         call = self.join.take_call(a.correlation)
+        if call is not None:  # its call came first (the usual order): a shape seen is counted
+            handle = self.rocm_shapes.get((e.name, device, stream, a.grid, a.block, a.shared,
+                                           call))
+            if handle is not None:
+                self.collector.add_to(handle, start, duration)
+                return
+        kernel = (e.name, device, stream, start, duration, a.grid, a.block, a.shared,
+                  a.external)
         if call is None:  # its call comes later (or replays a graph)
             launch = self.join.kernel(a.correlation, kernel)
             if launch is not None:
@@ -327,7 +337,11 @@ class _Reader:
         except msgspec.DecodeError:
             raise ValueError("invalid JSON") from None
         a = c.args
-        call, waiting = self.join.take_waiting(c.name, a.correlation, a.grid is not UNSET,
+        join = self.join
+        if a.grid is not UNSET and type(a.correlation) is int and not join.pending:
+            join.calls[a.correlation] = (c.name, a.grid, a.block, a.shared)  # take_waiting's
+            return  # no kernel waits for it: kept for its kernels (the usual order)
+        call, waiting = join.take_waiting(c.name, a.correlation, a.grid is not UNSET,
                                                None if a.grid is UNSET else a.grid, a.block,
                                                a.shared)
         for kernel in waiting:
@@ -719,10 +733,36 @@ def _inflated_plan(path: Path, first: bytes, jobs: int, own: bool,
 def _scan_range(path: str, display: str, start: int, stop: int, markers,
                 runtime: bool = False) -> tuple:
     """One process's part of a plain trace: the events between two event boundaries."""
+    if markers is None:  # libkineto's own layout: scanned where the file is mapped
+        return (*_mapped_range(path, display, start, stop, runtime), None)
     with open(path, "rb") as fh:
         fh.seek(start)
         return (*_scan_chunks(_file_chunks(fh, stop - start), display, start, markers,
                               runtime), None)
+
+
+MAPPED_WINDOW = 32 << 20  # the pages of a mapped range given back after each such window
+
+
+def _mapped_range(path: str, display: str, start: int, stop: int, runtime: bool) -> tuple:
+    """:func:`_scan_chunks` for a range of a trace in libkineto's own layout, read from the
+    file's mapping: no copies of the range (read, then joined to the last chunk's tail), and
+    each window's pages released from the process once scanned (its resident memory stays
+    near one window, as a chunked read's does)."""
+    reader = _Reader(display)
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        span, pos = Span(mm), start
+        while True:
+            window = min(pos + MAPPED_WINDOW, stop)
+            done = scan(mm, pos, reader, 0, window, stop)
+            if reader.join.pending and not runtime:
+                raise NeedsRuntime
+            if window == stop:
+                break
+            span.release(pos, done - pos)
+            pos = done
+    return _range_result(reader)
 
 
 def _scan_inflated(path: str, display: str, near_start: int, near_stop: int | None,
@@ -774,6 +814,11 @@ def _scan_chunks(chunks, display: str, start: int, markers, runtime: bool) -> tu
             raise TraceError(f"an event at byte {consumed + pos} is larger than "
                              f"{MAX_EVENT} bytes")
         chunk = following
+    return _range_result(reader)
+
+
+def _range_result(reader: _Reader) -> tuple:
+    """What a range's process sends back: its groups, timelines, counts and seams."""
     c, join = reader.collector, reader.join
     seams = (list(join.calls.items()),
              [(correlation, kernel) for correlation, waiting in join.pending.items()
@@ -801,7 +846,7 @@ def _join_seams(reader: _Reader, seams: tuple) -> None:
 def _read_split(path: Path, display: str, plan, jobs: int,
                 runtime: bool = False) -> tuple[dict[str, Any], _Reader]:
     """(head, reader) of the parts of a split trace, read by worker processes and merged
-    in file order."""
+    in file order, each as it comes (the first while the others are still being read)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -811,51 +856,60 @@ def _read_split(path: Path, display: str, plan, jobs: int,
     n = len(ranges)
     inflated = isinstance(plan, _InflatedPlan)
     more = ([plan.events_at] * n,) if inflated else ()
-    with ProcessPoolExecutor(max_workers=min(jobs, n), mp_context=context) as pool:
-        parts = list(pool.map(_scan_inflated if inflated else _scan_range, [str(path)] * n,
-                              [display] * n, [a for a, _ in ranges], [b for _, b in ranges],
-                              *more, [markers] * n, [runtime] * n))
-    if inflated:  # the document's end, checked as a plain trace's is before it is split
-        tail = parts[-1][-1]
-        if tail is None or _merged_tail(tail, head, markers is None) is None:
-            raise Unsplittable("the trace's end")
-    c = reader.collector
     kernels_before = 0  # kernel events up to the last group's first launch
-    for groups, timelines, events, bad, first_bad, last_group, seams, _ in parts:  # in order
-        _join_seams(reader, seams)  # launches at the seam before this range
-        remap = array("l")
-        for g in groups:
-            handle = c.handle(g.key, next(iter(g.streams)))
-            merged = handle[0]
-            if merged.count == 0:
-                merged.launched_by = g.launched_by
-                kernels_before = reader.events + last_group
-            merged.count += g.count
-            merged.total_ns += g.total_ns
-            merged.max_ns = max(merged.max_ns, g.max_ns)
-            merged.first_ns = min(merged.first_ns, g.first_ns)
-            merged.streams |= g.streams
-            remap.append(handle[2])
-        for t in timelines:
-            mine = c.streams.get((t.device, t.stream))
-            if mine is None:
-                mine = c.streams[(t.device, t.stream)] = StreamTimeline(t.device, t.stream)
-            mine.starts.extend(t.starts)
-            mine.durations.extend(t.durations)
-            mine.groups.extend(map(remap.__getitem__, t.groups))
-        c.launches += len(remap) and sum(g.count for g in groups)
-        reader.events += events
-        reader.check.bad += bad
-        reader.check.first = reader.check.first or first_bad
+    tail = None
+    with ProcessPoolExecutor(max_workers=min(jobs, n), mp_context=context) as pool:
+        for part in pool.map(_scan_inflated if inflated else _scan_range, [str(path)] * n,
+                             [display] * n, [a for a, _ in ranges], [b for _, b in ranges],
+                             *more, [markers] * n, [runtime] * n):
+            kernels_before = _merge_part(reader, part, kernels_before)
+            tail = part[-1]
+    # the document's end, checked as a plain trace's is before it is split
+    if inflated and (tail is None or _merged_tail(tail, head, markers is None) is None):
+        raise Unsplittable("the trace's end")
     reader.kernels_at_last_group = kernels_before
     return head, reader
+
+
+def _merge_part(reader: _Reader, part: tuple, kernels_before: int) -> int:
+    """Merge the next range's part (:func:`_range_result`) into ``reader``; the kernel
+    events up to the last group's first launch, from ``kernels_before``."""
+    groups, timelines, events, bad, first_bad, last_group, seams, _ = part
+    c = reader.collector
+    _join_seams(reader, seams)  # launches at the seam before this range
+    remap = array("l")
+    for g in groups:
+        handle = c.handle(g.key, next(iter(g.streams)))
+        merged = handle[0]
+        if merged.count == 0:
+            merged.launched_by = g.launched_by
+            kernels_before = reader.events + last_group
+        merged.count += g.count
+        merged.total_ns += g.total_ns
+        merged.max_ns = max(merged.max_ns, g.max_ns)
+        merged.first_ns = min(merged.first_ns, g.first_ns)
+        merged.streams |= g.streams
+        remap.append(handle[2])
+    same = remap == array("l", range(len(remap)))  # the range's groups are the first ones
+    for t in timelines:
+        mine = c.streams.get((t.device, t.stream))
+        if mine is None:
+            mine = c.streams[(t.device, t.stream)] = StreamTimeline(t.device, t.stream)
+        mine.starts.extend(t.starts)
+        mine.durations.extend(t.durations)
+        mine.groups.extend(t.groups if same else map(remap.__getitem__, t.groups))
+    c.launches += len(remap) and sum(g.count for g in groups)
+    reader.events += events
+    reader.check.bad += bad
+    reader.check.first = reader.check.first or first_bad
+    return kernels_before
 
 
 def _kineto_layout(first: bytes) -> bool:
     """libkineto's own layout (since 2022): lower-case categories. Anything else is read
     by the layout-free scanner."""
     at = first.find(EVENTS_KEY)
-    return (at >= 0 and first[at + len(EVENTS_KEY):].startswith((b"\n  {\n    \"", b"\n  ]"))
+    return (at >= 0 and first.startswith((b"\n  {\n    \"", b"\n  ]"), at + len(EVENTS_KEY))
             and b'"cat": "Kernel"' not in first)
 
 
@@ -914,19 +968,27 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
     return _tail(data, head, reader, consumed)
 
 
-def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
-    """Parse the complete kernel events of ``data`` from ``pos``; where to go on from."""
+def _scan_kernels(data, pos: int, reader: _Reader, consumed: int, window: int = -1,
+                  stop: int = -1) -> int:
+    """Parse the complete kernel events of ``data`` (bytes, or a file's mapping) from
+    ``pos``; where to go on from. ``window``: only events that start before it; ``stop``:
+    where the data ends, an event not ended by then invalid (else the data ends inside an
+    event: read more)."""
     raw, find = reader.raw, data.find
+    window = len(data) if window < 0 else window
+    end_by = len(data) if stop < 0 else stop
     while True:
-        i = find(KERNEL_LINE, pos)
+        i = find(KERNEL_LINE, pos, window + len(KERNEL_LINE))
         if i < 0:
             # a kernel line cut by the end of data: resume where its event starts (the
             # 3 bytes of "  {" before it), not inside it
-            return max(pos, len(data) - len(KERNEL_LINE) - 3)
-        end = find(EVENT_END, i)
-        if end < 0:
+            return max(pos, window - len(KERNEL_LINE) - 3)
+        end = find(EVENT_END, i, end_by)
+        if end < 0 and stop < 0:
             return i - 3
         try:
+            if end < 0:
+                raise ValueError("no end")
             raw(data[i - 3:end + 4])
         except ValueError:
             raise TraceError(f"invalid kernel event at byte {consumed + i - 3}: stopped "
@@ -934,26 +996,42 @@ def _scan_kernels(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
         pos = end + 4
 
 
-def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: int) -> int:
+def _scan_kernels_and_calls(data, pos: int, reader: _Reader, consumed: int, window: int = -1,
+                            stop: int = -1) -> int:
     """:func:`_scan_kernels` for ROCm traces: the kernel events and the runtime calls that
     launched them (those with a grid, and graph replays), in file order. Both first lines
     hold the ``X`` of ``"ph": "X"`` at the same place: that byte, found by memchr, finds
-    both in one pass over the data (two searches for the lines cost twice as much)."""
-    find, starts = data.find, data.startswith
+    both in one pass over the data (two searches for the lines cost twice as much); the
+    category's second byte ("e" of kernel, "u" of cuda_runtime, not the "p" of cpu_op)
+    leaves few lines to compare."""
+    find = data.find
+    window = len(data) if window < 0 else window
+    end_by = len(data) if stop < 0 else stop
     x = pos + _X_AT - 1
-    while (x := find(b"X", x + 1)) >= 0:
+    # an X whose category is cut by the end of data is left to the return below
+    last_x = min(window + _X_AT, len(data) - _KIND_AT - 1)
+    while (x := find(b"X", x + 1, last_x)) >= 0:
+        kind = data[x + _KIND_AT + 1]
+        if kind == _KERNEL_KIND:
+            line = KERNEL_LINE
+        elif kind == _CALL_KIND:
+            line = CALL_LINE
+        else:
+            continue
         i = x - _X_AT
-        if not starts(_ROCM_LINES, i):
+        if data[i:i + len(line)] != line:
             continue
         # a newline cannot occur in a JSON string: the event's end is not on its first line
         # (the long one: the kernel's name), which memchr passes
-        line_end = find(b"\n", i + 1)
-        end = find(EVENT_END, line_end) if line_end >= 0 else -1
-        if end < 0:
+        line_end = find(b"\n", i + 1, end_by)
+        end = find(EVENT_END, line_end, end_by) if line_end >= 0 else -1
+        if end < 0 and stop < 0:
             return i - 3
         text = data[i - 3:end + 4]
-        kernel = data[x + _KIND_AT] == _KERNEL_KIND
+        kernel = line is KERNEL_LINE
         try:
+            if end < 0:
+                raise ValueError("no end")
             if kernel:
                 reader.raw(text)
             elif may_launch(text):
@@ -965,7 +1043,7 @@ def _scan_kernels_and_calls(data: bytes, pos: int, reader: _Reader, consumed: in
         pos = end + 4
         x = pos + _X_AT - 1
     # a line cut by the end of data: resume where its event starts, not inside it
-    return max(pos, len(data) - len(CALL_LINE) - 3)
+    return max(pos, window - len(CALL_LINE) - 3)
 
 
 def _tail(data: bytes, head: dict[str, Any], reader: _Reader,

@@ -47,6 +47,8 @@ _DECODER = json.JSONDecoder()
 _DECODE_ANY = msgspec.json.Decoder().decode  # untyped: dicts, lists, numbers, strings
 MORE = -1  # the data ends inside the event: read more
 _GRAPH_LAUNCHES = tuple(f'"{api}"'.encode() for api in GRAPH_APIS)  # replays: no grid
+_GRAPH_TAIL = b'GraphLaunch"'
+assert all(api.endswith(_GRAPH_TAIL) for api in _GRAPH_LAUNCHES)
 
 
 class Unanchored(Exception):
@@ -259,8 +261,10 @@ def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
 def may_launch(call: bytes) -> bool:
     """Whether a runtime call's text may be a kernel launch (it has a ``grid``, or is a graph
     replay): the rest (memory copies, syncs, queries) are not decoded."""
-    # searched from the end: libkineto writes the grid last (and a launch's text is long)
-    return call.rfind(b'"grid"') >= 0 or any(api in call for api in _GRAPH_LAUNCHES)
+    # searched from the end: libkineto writes the grid last (and a launch's text is long);
+    # every graph API's name ends in GraphLaunch: one search rules them all out
+    return call.rfind(b'"grid"') >= 0 or (_GRAPH_TAIL in call and
+                                          any(api in call for api in _GRAPH_LAUNCHES))
 
 
 def _decoded(text: bytes) -> object | None:
