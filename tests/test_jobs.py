@@ -22,6 +22,7 @@ from occlint.pipeline import parallel
 from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.run import Options, execute
 from occlint.pipeline.workers import auto_jobs
+from occlint.processes import start_method
 from occlint.reporters import json_format
 from tests import parallel_helpers
 from tests.conftest import FIXTURES, REPO, run_occlint
@@ -345,7 +346,7 @@ def _seen_by_workers(monkeypatch) -> list[bool]:
 @pytest.mark.skipif(sys.platform != "linux", reason="workers are forked only on Linux")
 def test_workers_are_forked_on_linux_without_threads(monkeypatch):
     assert threading.active_count() == 1
-    assert parallel.start_method() == "fork"
+    assert start_method() == "fork"
     assert _seen_by_workers(monkeypatch) == [True, True]  # forked: the parent's state
 
 
@@ -354,7 +355,7 @@ def test_workers_are_spawned_while_other_threads_run(monkeypatch):
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert parallel.start_method() == "spawn"
+        assert start_method() == "spawn"
         assert _seen_by_workers(monkeypatch) == [False, False]  # new interpreters
     finally:
         stop.set()

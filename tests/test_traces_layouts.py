@@ -340,3 +340,29 @@ def test_a_damaged_event_in_a_split_range_is_an_error(tmp_path, monkeypatch, tra
     for read in (one, two):
         assert len(read.errors) == 1
         assert f"invalid kernel event at byte {start}:" in read.errors[0].message
+
+
+def test_a_split_trace_is_read_by_spawned_workers_while_other_threads_run(tmp_path,
+                                                                          monkeypatch):
+    """The split's workers start as the inputs' do (occlint.processes): spawned, not forked,
+    when another thread runs, with the same reading."""
+    import threading
+
+    from occlint.processes import start_method
+    from occlint.readers.traces import kineto as kineto_mod
+
+    trace = tmp_path / "t.json"
+    trace.write_bytes(layout_bytes(load(ROCM / "mi250_minitoy_train.json.gz"), "libkineto"))
+    monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)
+    one = kineto_mod.read_kineto(trace, "t", jobs=1)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert start_method() == "spawn"
+        two = kineto_mod.read_kineto(trace, "t", jobs=2)
+    finally:
+        stop.set()
+        other.join()
+    assert one.errors == two.errors == []
+    assert reading(two) == reading(one)

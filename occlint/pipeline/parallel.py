@@ -2,12 +2,11 @@
 
 Workers are forked on Linux when this process runs no other thread (a fork copies the
 imported modules: no new interpreter to start and occlint to import, about a billion
-instructions per worker), else started with ``spawn`` (macOS and Windows, where forking is
-unsafe or missing, and a program embedding occlint that runs threads, which a fork could
-leave holding locks). Either way each worker is set up by the same initializer, from the
-same arguments, so it holds the state a spawned one would. The work is sent in chunks
-of consecutive items, a few chunks per worker in flight, and the results are consumed in
-submission order, so the output never depends on which worker was faster.
+instructions per worker), else spawned (occlint.processes). Either way each worker is set
+up by the same initializer, from the same arguments, so it holds the state a spawned one
+would. The work is sent in chunks of consecutive items, a few chunks per worker in flight,
+and the results are consumed in submission order, so the output never depends on which
+worker was faster.
 
 A worker that dies (a crash in a C extension, the out-of-memory killer) breaks the pool.
 The chunks that were in flight are then redone one item at a time in a fresh one-worker
@@ -22,14 +21,14 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-import sys
-import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, TypeVar
+
+from occlint.processes import start_method
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -42,11 +41,6 @@ CRASH_MESSAGE = ("the worker process reading this input died (a crash or out of 
 
 class WorkersUnavailable(RuntimeError):
     """Worker processes could not be started (the results yielded so far stand)."""
-
-
-def start_method() -> str:
-    """``fork`` on Linux in a process without other threads, else ``spawn``."""
-    return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
 
 
 def _ready() -> bool:

@@ -54,6 +54,7 @@ from occlint.model.launch import (
     dim3,
     integral,
 )
+from occlint.processes import start_method
 from occlint.readers.span import Span
 from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
 from occlint.readers.traces.kineto_inflated import (
@@ -852,7 +853,7 @@ def _read_split(path: Path, display: str, plan, jobs: int,
 
     head, ranges, markers = plan[:3]
     reader = _Reader(display)
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    context = multiprocessing.get_context(start_method())
     n = len(ranges)
     inflated = isinstance(plan, _InflatedPlan)
     more = ([plan.events_at] * n,) if inflated else ()
