@@ -53,6 +53,9 @@ class KernelReport:
     trace: Any = None  # the LaunchReport when the launch was read from a trace
     owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
     design: dict[str, str] | None = None  # a deliberate design (occlint.judgement.design)
+    # a traced launch without a register count: the most blocks per unit it can have
+    # (most_blocks_per_unit), None when unknown
+    blocks_per_unit_at_most: int | None = None
 
     def keep(self, findings: list) -> None:
         self.findings = findings

@@ -427,7 +427,8 @@ def _grid_only(out: LaunchReport, kernel: Kernel, dynamic: int,
     out.report = KernelReport(kernel, device, device.arch, "no-registers", out.message,
                               block_size=_product(out.group.key.block), block_source="trace",
                               launch=_launch_config(out.group.key, dynamic, facts))
-    if most_blocks_per_unit(out.report) == 1:  # whatever the registers (block size, LDS)
+    out.report.blocks_per_unit_at_most = most_blocks_per_unit(out.report)
+    if out.report.blocks_per_unit_at_most == 1:  # whatever the registers (block size, LDS)
         _set_waves(out, out.report, 1)
     return out
 

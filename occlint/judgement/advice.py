@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from occlint.analysis.kernels import KernelReport, most_blocks_per_unit, potential_block_size
+from occlint.analysis.kernels import KernelReport, potential_block_size
 from occlint.analysis.sites import SiteReport, Target
 from occlint.devices.models import AmdArch, NvArch
 from occlint.model.kernel import AmdResources
@@ -342,7 +342,7 @@ def grid_advice(report: KernelReport, settings: AdviceSettings) -> dict[str, Any
     if not n or not slots or not report.block_size:
         return {}
     target = grid_for_target(n, slots, waves_per_block(report), settings.oversubscription)
-    most = most_blocks_per_unit(report)
+    most = report.blocks_per_unit_at_most
     known = most == 1
     capacity: dict[str, Any] = {
         "units": n, "unit": unit_name(report), "blocks_per_unit": 1 if known else None,
