@@ -52,6 +52,14 @@ NAMED = [
     ("batched_transpose_32x64_pack_2x4_ediv_1x2_half", "library", "MIOpen"),
     ("SubTensorOpWithCastTensor1d", "library", "MIOpen"),
     ("igemm_wrw_gtcx2_nhwc_bf16_bx0_ex1_bt256x128x16_wt32x32x8_ws2", "library", "MIOpen"),
+    # JAX on ROCm (fixtures/traces/xla/rocm, TraceLens' MI300X and MI355X XSpaces): MIOpen's
+    # im2col (src/kernels/MIOpenIm3d2Col.cl), ROCclr's blit kernels (hipMemcpy/hipMemset),
+    # Transformer Engine's kernels through an XLA FFI call
+    ("Im3d2Col", "library", "MIOpen"),
+    ("__amd_rocclr_copyBuffer", "library", "HIP runtime"),
+    ("__amd_rocclr_fillBufferAligned", "library", "HIP runtime"),
+    ("transformer_engine::fused_attn_rocm::populate_rng_state_kernel(long*, long const*, "
+     "long)", "library", "Transformer Engine"),
     # FBGEMM_GPU under TorchRec (fixtures/traces/ranks: HolisticTraceAnalysis' rank traces)
     ("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, "
      "int*)", "library", "FBGEMM"),

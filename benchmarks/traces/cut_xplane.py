@@ -25,8 +25,8 @@ def plane_name(body: bytes) -> bytes:
                  if number == 2 and wire == 2), b"")
 
 
-def main(src: str, dst: str) -> None:
-    data = Path(src).read_bytes()
+def gpu_planes_only(data: bytes) -> bytes:
+    """The XSpace ``data`` with only its ``/device:GPU:N`` planes, each byte for byte."""
     out, i = bytearray(), 0
     while i < len(data):
         start = i
@@ -36,8 +36,11 @@ def main(src: str, dst: str) -> None:
         i += length
         if number == 1 and plane_name(body).startswith(b"/device:GPU:"):
             out += data[start:i]
-    Path(dst).write_bytes(bytes(out))
+    return bytes(out)
 
+
+def main(src: str, dst: str) -> None:
+    Path(dst).write_bytes(gpu_planes_only(Path(src).read_bytes()))
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])

@@ -137,10 +137,13 @@ def _arch(td: TraceDevice, db: DeviceDb) -> AmdArch | NvArch | None:
 
 def amd_arch_from_properties(td: TraceDevice, db: DeviceDb) -> AmdArch | None:
     """The gfx architecture of an AMD GPU described without it (Kineto on ROCm names it ""
-    or "AMD Radeon Graphics" and gives no gcnArchName): HIP's major.minor is the gfx
-    number but its stepping (9.0: gfx900, gfx906, gfx908, gfx90a), so it is the one
+    or "AMD Radeon Graphics" and gives no gcnArchName; an XSpace's GPU plane gives no name):
+    HIP's major.minor (Kineto's computeMajor/Minor, the XSpace's compute_cap_major/minor) is
+    the gfx number but its stepping (9.0: gfx900, gfx906, gfx908, gfx90a), so it is the one
     architecture of that major.minor whose known products have the described CU count."""
-    major, minor = td.properties.get("computeMajor"), td.properties.get("computeMinor")
+    p = td.properties
+    major = p.get("computeMajor", p.get("compute_cap_major"))
+    minor = p.get("computeMinor", p.get("compute_cap_minor"))
     if not isinstance(major, int) or not isinstance(minor, int) or td.compute_units is None:
         return None
     prefix = f"gfx{major}{minor}"

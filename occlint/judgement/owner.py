@@ -77,10 +77,13 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     # batched_transpose, the igemm_*_gtc assembly convolutions)
     ("library", "MIOpen", r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution|"
                           r"^SubTensorOp|^transpose_(NCHW2CNHW|CNHW2NCHW)|^batched_transpose_|"
-                          r"^igemm_(fwd|bwd|wrw)_gtc"),
+                          r"^igemm_(fwd|bwd|wrw)_gtc|^Im[23]d2Col$|^Col2Im[23]d$"),
     ("library", "Composable Kernel", r"\bck::|ck_tile::|device_[a-z_]*_xdl"),
     ("library", "rocPRIM", r"\brocprim::|\bhipcub::"),
     ("library", "rocFFT", r"rocfft|fft_rtc_"),
+    # ROCclr's blit kernels: what hipMemcpy / hipMemset run on the GPU
+    ("library", "HIP runtime", r"^__amd_rocclr_"),
+    ("library", "Transformer Engine", r"\btransformer_engine::"),
     ("framework", "PyTorch", (r"\bat::|\bc10::|\btorch::|^void \(anonymous namespace\)::"
                                  r"(softmax|cunn_|indexing|elementwise)|_cuda_kernel|"
                                  r"\bcunn_")),

@@ -28,7 +28,15 @@ from typing import IO, Any
 import msgspec
 
 from occlint.model.kernel import InputError
-from occlint.model.launch import LaunchCollector, LaunchKey, NvLaunchResources, dim3
+from occlint.model.launch import (
+    AmdLaunchResources,
+    LaunchCollector,
+    LaunchKey,
+    LaunchResources,
+    NvLaunchResources,
+    TraceDevice,
+    dim3,
+)
 from occlint.readers.traces import (
     XPLANE_SUFFIX,
     RecordCheck,
@@ -40,8 +48,14 @@ from occlint.readers.traces.xplane import GPU_PLANE, gpu_planes, kernel_events, 
 
 TRACE_SUFFIX = ".trace.json.gz"
 TRACE_SUFFIXES = (TRACE_SUFFIX, ".trace.json")  # as written, or gunzip'd
-DETAIL_INTS = {"regs": "registers", "static_shared": "static_shared",
-               "dynamic_shared": "dynamic_shared"}
+# the integers of kernel_details, and what a record check calls them
+DETAIL_INTS = {"regs": "registers", "static_shared": "static_shared_memory",
+               "dynamic_shared": "dynamic_shared_memory", "private_mem": "private_memory",
+               "group_mem": "group_memory"}
+# ROCm's kernel_details (XLA's rocm_collector ToXStat, with rocprofiler-sdk): the dispatch's
+# private (scratch, per work-item) and group (LDS, per work-group) segment sizes, no registers
+ROCM_DETAILS = ("private_mem", "group_mem")
+LEGACY_ROCM_GARBAGE = ("regs", "static_shared")  # on an AMD GPU before rocprofiler-sdk
 
 
 def parse_kernel_details(text: str) -> dict[str, Any]:
@@ -64,8 +78,14 @@ def parse_kernel_details(text: str) -> dict[str, Any]:
 
 
 class _Reader:
-    def __init__(self, display: str, fmt: str = "xla") -> None:
+    def __init__(self, display: str, fmt: str = "xla",
+                 devices: list[TraceDevice] | None = None) -> None:
         self.collector = LaunchCollector(display, fmt)
+        for device in devices or ():
+            self.collector.device(device)
+        # device key (GPU:0) -> vendor, from the XSpace: how to read kernel_details
+        self.vendors = {d.key: d.vendor for d in devices or ()}
+        self.legacy_rocm = 0  # launch shapes whose ROCm registers were ignored
         self.check = RecordCheck(display)
         self.processes: dict[Any, str] = {}  # pid -> device key (GPU:0) or process name
         self.threads: dict[tuple[Any, Any], str] = {}
@@ -155,18 +175,43 @@ class _Reader:
         if "grid" not in d or "block" not in d:
             self.check.reject(where, "kernel_details gives no grid / block")
             return None
-        regs, static, dynamic = d.get("regs"), d.get("static_shared"), d.get("dynamic_shared")
-        if not self.check.check(d["grid"], d["block"], where, registers=regs,
-                                static_shared_memory=static, dynamic_shared_memory=dynamic):
+        resources = self._resources(device, d)
+        vendor = "amd" if isinstance(resources, AmdLaunchResources) else "nvidia"
+        if not self.check.check(d["grid"], d["block"], where, vendor,
+                                **{DETAIL_INTS[k]: d[k] for k in DETAIL_INTS if k in d
+                                   and (vendor == "nvidia" or k not in LEGACY_ROCM_GARBAGE)}):
             return None
-        key = LaunchKey(device, name, None, d["grid"], d["block"],
-                        NvLaunchResources(registers=regs, static_shared=static,
-                                          dynamic_shared=dynamic), op=op)
+        if vendor == "amd":  # ROCm names the kernel descriptor's symbol: NAME.kd
+            name = name.removesuffix(".kd")
+        key = LaunchKey(device, name, None, d["grid"], d["block"], resources, op=op)
         handle = self.collector.handle(key, stream)
         if op and handle[0].launched_by is None:  # the report's "launched by"
             module, _, instruction = op.rpartition("/")
             handle[0].launched_by = {"op": instruction, "module": module or None}
         return handle
+
+
+    def _resources(self, device: str, d: dict[str, Any]) -> LaunchResources:
+        """What the kernel_details say of a launch's resources. On an AMD GPU, XLA writes
+        ROCm's fields (private_mem, group_mem); before rocprofiler-sdk it wrote CUDA's, with
+        the registers and static shared memory never set (the roctracer callback fills only
+        the launch's block, grid and dynamic shared memory: values such as regs:2191487992
+        are uninitialised memory), so only the dynamic LDS is kept."""
+        if any(k in d for k in ROCM_DETAILS):
+            return AmdLaunchResources(lds_bytes=d.get("group_mem"),
+                                      scratch_bytes=d.get("private_mem"))
+        if self.vendors.get(device) == "amd":
+            self.legacy_rocm += 1
+            return AmdLaunchResources(dynamic_lds=d.get("dynamic_shared"))
+        return NvLaunchResources(registers=d.get("regs"), static_shared=d.get("static_shared"),
+                                 dynamic_shared=d.get("dynamic_shared"))
+
+    def note_legacy_rocm(self) -> None:
+        if self.legacy_rocm:
+            self.collector.notes.append(
+                "the kernel_details of this ROCm profile give registers and static shared "
+                "memory that XLA's ROCm tracer never set (before rocprofiler-sdk): ignored; "
+                "the launches are analysed by their block, grid and dynamic LDS")
 
 
 def _op(module: Any, op: Any) -> str | None:
@@ -217,9 +262,9 @@ def read_xplane(path: Path, display: str) -> TraceRead:
         if not planes:
             raise TraceError("an XSpace with no GPU plane (/device:GPU:N): no GPU kernels "
                              "were recorded")
+        reader = _Reader(display, "xplane", [plane.device for plane in planes])
         try:
             for plane in planes:
-                reader.collector.device(plane.device)
                 for stream, name, start_ps, duration_ps, stats in kernel_events(fh, plane):
                     reader.stream_kernel(plane.device.key, stream, name, start_ps / 1e3,
                                          duration_ps / 1e3, stats["kernel_details"],
@@ -229,6 +274,7 @@ def read_xplane(path: Path, display: str) -> TraceRead:
     if not reader.events and not errors:
         raise TraceError("no kernel in the XSpace's GPU planes (no event with "
                          "kernel_details)")
+    reader.note_legacy_rocm()
     return TraceRead(reader.collector, reader.check.errors() + errors)
 
 
@@ -236,19 +282,23 @@ def read_xla(path: Path, display: str) -> TraceRead:
     """Read an XLA profile's trace.json(.gz): every kernel launch, and the GPUs from the
     ``.xplane.pb`` beside it. XLA's own compact layout is decoded in batches of events
     (:func:`_scan_xla_layout`); any other layout, and a damaged file, go through ijson."""
-    reader = _Reader(display)
+    xplane = sibling_xplane(path)
+    devices, described = _xspace_devices(xplane, display)
+    reader = _Reader(display, devices=devices)
     errors: list[InputError] = []
     with open(path, "rb") as raw:
         try:
             _scan_xla_layout(unpacked(raw), reader)
         except (_NotXlaLayout, OSError, EOFError):
             raw.seek(0)
-            reader = _Reader(display)
+            reader = _Reader(display, devices=devices)
             errors = _scan_generic(unpacked(raw), reader, display)
     if not reader.events and not errors:
         raise TraceError(f"no GPU kernel in this XLA profile ({_processes(reader)}): "
                          "occlint reads the kernels of GPU profiles")
-    _describe_devices(reader, path, display, errors)
+    errors.extend(described)
+    _note_unnamed_devices(reader.collector, xplane)
+    reader.note_legacy_rocm()
     return TraceRead(reader.collector, reader.check.errors() + errors)
 
 
@@ -370,17 +420,19 @@ def _scan_generic(fh: IO[bytes], reader: _Reader, display: str) -> list[InputErr
     return errors
 
 
-def _describe_devices(reader: _Reader, path: Path, display: str,
-                      errors: list[InputError]) -> None:
-    collector = reader.collector
-    xplane = sibling_xplane(path)
-    if xplane is not None:
-        try:
-            for device in xspace_devices(xplane):
-                collector.device(device)
-        except (OSError, TraceError) as exc:
-            errors.append(InputError(display, f"cannot read the GPUs from {xplane.name}: "
-                                     f"{exc}"))
+def _xspace_devices(xplane: Path | None, display: str
+                    ) -> tuple[list[TraceDevice], list[InputError]]:
+    """The GPUs the ``.xplane.pb`` beside a trace describes (read before the trace: their
+    vendor tells how to read its kernel_details), and the error when it cannot be read."""
+    if xplane is None:
+        return [], []
+    try:
+        return xspace_devices(xplane), []
+    except (OSError, TraceError) as exc:
+        return [], [InputError(display, f"cannot read the GPUs from {xplane.name}: {exc}")]
+
+
+def _note_unnamed_devices(collector: LaunchCollector, xplane: Path | None) -> None:
     used = {g.key.device for g in collector.group_list}
     if used - set(collector.devices):
         where = f" ({xplane.name} describes none of them)" if xplane else \
