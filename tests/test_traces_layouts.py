@@ -167,6 +167,21 @@ def test_no_launches_one_line_and_exit_2(path, words):
     assert "not a GPU binary" not in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_perfetto_trace_of_rocprofv3_says_what_to_pass_instead(tmp_path):
+    """rocprofv3's Perfetto output (told by its name: its protocol buffers start as any
+    do) is not read: one line names what to pass, on the command line and in a walk."""
+    trace = tmp_path / "node0" / "1234_results.pftrace"
+    trace.parent.mkdir()
+    trace.write_bytes(b"\x0a\x10\x08\x01")  # a TracePacket's first bytes
+    for path in (trace, tmp_path):
+        proc = subprocess.run([sys.executable, "-m", "occlint", str(path)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 2
+        (line,) = proc.stderr.splitlines()
+        assert line.startswith(f"occlint: error: {trace}: a Perfetto trace")
+        assert "_results.db" in line and "not a GPU binary" not in line
+
+
 def test_no_launches_beside_a_trace_is_one_error(tmp_path):
     """With another trace analysed, the file without launches is an error, not a finding."""
     doc, code = run(PUBLIC / "hta_cpu_only.pt.trace.json.gz", METADATA_FIRST)

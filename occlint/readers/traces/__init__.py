@@ -109,6 +109,7 @@ HEAD_BYTES = 4096
 MAX_HEAD_BYTES = 1 << 20  # a JSON object's keys before traceEvents are looked for this far
 TRACE_NAMES = (".pt.trace.json", ".pt.trace.json.gz")  # tensorboard_trace_handler's names
 XPLANE_SUFFIX = ".xplane.pb"
+PFTRACE_SUFFIX = ".pftrace"  # rocprofv3 --output-format pftrace (Perfetto protocol buffers)
 
 
 def xla_kind(head: bytes, path: Path) -> str | None:
@@ -133,6 +134,8 @@ def sniff(head: bytes, path: Path) -> str | None:
         return sqlite_kind(path)
     if head.startswith(NSYS_REP_MAGIC):
         return "nsys-rep"
+    if path.name.lower().endswith(PFTRACE_SUFFIX):
+        return "pftrace"
     if text.startswith(b"{"):
         return _json_kind(head, path)
     first_line = text.split(b"\n", 1)[0]
@@ -224,6 +227,9 @@ def trace_kind(path: Path) -> str | None:
 NOT_LAUNCH_TRACES = {
     "nsys-rep": "an Nsight Systems report (.nsys-rep): export it with 'nsys export --type "
                 "sqlite FILE.nsys-rep' and pass the .sqlite file",
+    "pftrace": "a Perfetto trace (rocprofv3 --output-format pftrace), which occlint does not "
+               "read: pass the run's rocpd database (HOST/PID_results.db, rocprofv3's "
+               "default output) or record with --output-format csv",
     "pytorch-et": "a PyTorch execution trace (schema/nodes: the operator graph, no GPU "
                   "kernels): pass the profiler's trace (export_chrome_trace / "
                   "tensorboard_trace_handler) instead",
