@@ -120,7 +120,32 @@ def test_graph_replays_are_counted_not_errors(docs):
         assert any(n.startswith(f"{replayed:,} kernel launches replayed by graph launches")
                    for n in record["notes"])
         assert sum(r["count"] for r in doc["launches"]) == len(kernels) - replayed
+        assert doc["summary"]["launches"]["launches"] == len(kernels)
+        assert doc["summary"]["launches"]["without_dimensions"] == replayed
         assert doc["errors"] == [] and honest_exit(doc, code)
+
+
+def test_launches_whose_call_is_not_in_the_trace_are_counted_not_errors():
+    """Kernels launched before the profiler's window opened run inside it: their events
+    name a correlation id no runtime call of the trace has (TraceLens' MI300X ResNet trace:
+    its first 757 kernels). Counted (a note, and in the summary's launches), not analysed,
+    not an error."""
+    path = ROCM / "mi300x_resnet_before_window.json.gz"
+    evs = events(path)
+    calls = {e["args"]["correlation"] for e in evs if e.get("cat") == "cuda_runtime"}
+    kernels = [e for e in evs if e.get("cat") == "kernel"]
+    uncalled = sum(k["args"]["correlation"] not in calls for k in kernels)
+    assert uncalled == 12 and len(kernels) == 18
+    doc, code = run(path)
+    (record,) = doc["inputs"]
+    assert record["launches"] == doc["summary"]["launches"]["launches"] == len(kernels)
+    assert doc["summary"]["launches"]["without_dimensions"] == uncalled
+    assert sum(r["count"] for r in doc["launches"]) == len(kernels) - uncalled
+    assert any(n.startswith(f"{uncalled} kernel launches whose runtime call is not in the "
+                            "trace") for n in record["notes"])
+    assert doc["errors"] == [] and honest_exit(doc, code)
+    assert f"{len(kernels)} launches (5 launch groups, {uncalled} without grid or block)" in \
+        render("text", doc)
 
 
 def test_kfd_node_device_ids(docs):

@@ -311,7 +311,13 @@ def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None 
     yours = [r["saving"] if (r["owner"] or {}).get("kind", "user") == "user"
              else _overhead_saving(r) for r in launches]
     yours = [s for s in yours if s]
-    return {"launches": sum(r["count"] for r in launches), "groups": len(launches),
+    grouped = sum(r["count"] for r in launches)
+    # every launch the traces hold, grouped or not (graph replays, launches whose runtime
+    # call is not in the trace: no grid or block, so in no group)
+    counted = max(grouped, sum(i["launches"] for i in inputs or ()
+                               if isinstance(i.get("launches"), int)))
+    return {"launches": counted, "groups": len(launches),
+            **({"without_dimensions": counted - grouped} if counted > grouped else {}),
             "kernel_time_ns": total, "time_with_findings_ns": flagged,
             "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches),
             "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches),

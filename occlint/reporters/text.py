@@ -401,8 +401,10 @@ def what_was_read(doc: dict[str, Any]) -> str:
         return f"{sites} in {files}"  # nothing but sources
     parts = []
     if traced:
+        apart = (f", {traced['without_dimensions']:,} without grid or block"
+                 if traced.get("without_dimensions") else "")
         parts.append(f"{_count(traced['launches'], 'launch', 'launches')} "
-                     f"({_count(traced['groups'], 'launch group')})")
+                     f"({_count(traced['groups'], 'launch group')}{apart})")
     if sources:
         parts.append(f"{sites} ({files})")
     if s["kernels"] or not parts:

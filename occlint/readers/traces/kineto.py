@@ -473,19 +473,16 @@ class _Reader:
             self._add(name, device, stream, start, duration, grid, block, None, None,
                       origin=(ext, None, None), dynamic_lds=shared, amd=True)
         replayed = self.collector.replayed = self.join.replayed
-        if replayed:
-            self.collector.launches += replayed
-            self.collector.notes.append(
-                f"{replayed:,} kernel launch{'es' if replayed > 1 else ''} replayed by graph "
-                "launches (hipGraphLaunch): counted; the trace gives no grid or block for "
-                "them, so they are not analysed")
-        errors = self.check.errors()
-        if unresolved:
-            errors.append(InputError(self.display, f"{unresolved} kernel event"
-                                     f"{'s' if unresolved > 1 else ''} without launch "
-                                     "dimensions (no runtime call with the same "
-                                     "correlation id): skipped"))
-        return errors
+        for count, why in ((replayed, "replayed by graph launches (hipGraphLaunch)"),
+                           (unresolved, "whose runtime call is not in the trace (launched "
+                                        "before the profiler's window opened, or the call "
+                                        "was not recorded)")):
+            if count:
+                self.collector.launches += count
+                self.collector.notes.append(
+                    f"{count:,} kernel launch{'es' if count > 1 else ''} {why}: counted; the "
+                    "trace gives no grid or block for them, so they are not analysed")
+        return self.check.errors()
 
 
 def _frozen(value: Any) -> Any:
