@@ -152,6 +152,7 @@ def test_directory_walk_reads_a_trace_named_by_the_profiler(tmp_path):
 # -- item 5: profiler outputs without launches: one line, exit 2 -------------------------------
 @pytest.mark.parametrize(("path", "words"), [
     (PUBLIC / "hta_simple_add_et.json.gz", "PyTorch execution trace"),
+    (PUBLIC / "hta_memory_timeline.raw.gz", "PyTorch memory timeline"),
     (PUBLIC / "hta_cpu_only.pt.trace.json.gz", "CPU-only profile: no GPU events"),
     (PUBLIC / "hta_cupti_profiler_no_kernels.json.gz", "did not record GPU activity"),
     (PUBLIC / "topk_report1.nsys-rep.head", "nsys export --type sqlite"),

@@ -14,6 +14,7 @@ are skipped and counted: :class:`RecordCheck` turns them into one error line per
 from __future__ import annotations
 
 import os
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +110,9 @@ HEAD_BYTES = 4096
 MAX_HEAD_BYTES = 1 << 20  # a JSON object's keys before traceEvents are looked for this far
 TRACE_NAMES = (".pt.trace.json", ".pt.trace.json.gz")  # tensorboard_trace_handler's names
 XPLANE_SUFFIX = ".xplane.pb"
+# PyTorch's export_memory_timeline: [[time, action, bytes, category], ...] (raw) or
+# [[times...], [[bytes per category]...]]: a JSON array whose first item is an array of numbers
+MEMORY_TIMELINE = re.compile(rb"\[\s*\[\s*-?\d+(\.\d+)?\s*,\s*-?\d")
 PFTRACE_SUFFIX = ".pftrace"  # rocprofv3 --output-format pftrace (Perfetto protocol buffers)
 
 
@@ -138,6 +142,8 @@ def sniff(head: bytes, path: Path) -> str | None:
         return "pftrace"
     if text.startswith(b"{"):
         return _json_kind(head, path)
+    if MEMORY_TIMELINE.match(text):
+        return "memory-timeline"
     first_line = text.split(b"\n", 1)[0]
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
@@ -230,6 +236,9 @@ NOT_LAUNCH_TRACES = {
     "pftrace": "a Perfetto trace (rocprofv3 --output-format pftrace), which occlint does not "
                "read: pass the run's rocpd database (HOST/PID_results.db, rocprofv3's "
                "default output) or record with --output-format csv",
+    "memory-timeline": "a PyTorch memory timeline (export_memory_timeline: memory events, "
+                       "no GPU kernels): pass the profiler's trace (export_chrome_trace / "
+                       "tensorboard_trace_handler) instead",
     "pytorch-et": "a PyTorch execution trace (schema/nodes: the operator graph, no GPU "
                   "kernels): pass the profiler's trace (export_chrome_trace / "
                   "tensorboard_trace_handler) instead",
