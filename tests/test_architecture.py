@@ -90,7 +90,10 @@ def test_imports_go_to_the_same_or_an_earlier_stage():
 
 def test_top_level_holds_only_entry_points_and_shared_basics():
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert loose == ["__init__.py", "__main__.py", "config.py", "errors.py", "tomlfile.py"]
+    # processes.py: how worker processes start, for the inputs' pool (pipeline) and a split
+    # trace's (readers) alike
+    assert loose == ["__init__.py", "__main__.py", "config.py", "errors.py", "processes.py",
+                     "tomlfile.py"]
 
 
 def test_the_check_can_fail():
