@@ -49,16 +49,20 @@ def same(found: tuple, expected: tuple) -> bool:
 
 @pytest.mark.parametrize("name", ["mi250_minitoy_train.json.gz", "mi210_gpu_only.json.gz"])
 @pytest.mark.parametrize("chunk", [1 << 23, 9000, 4133, 2500])
-def test_rocm_scan_at_every_chunk_boundary(monkeypatch, tmp_path, name, chunk):
-    """libkineto's layout, read in chunks that cut events (and their first lines) at many
-    places: every launch joined to its call, as json reads it."""
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip"])
+def test_rocm_scan_at_every_chunk_boundary(monkeypatch, tmp_path, name, chunk, packed):
+    """libkineto's layout, read by one process in chunks (gzip'd) or in windows of the
+    file's mapping (plain) that cut events (and their first lines) at many places: every
+    launch joined to its call, as json reads it."""
     evs = events(ROCM / name)
-    plain = tmp_path / "trace.json"
+    path = tmp_path / ("trace.json.gz" if packed else "trace.json")
     with gzip.open(ROCM / name) as fh:
-        plain.write_bytes(fh.read())
-    head_end = plain.read_bytes().find(b'"traceEvents": [') + 64
+        data = fh.read()
+    path.write_bytes(gzip.compress(data) if packed else data)
+    head_end = data.find(b'"traceEvents": [') + 64
     monkeypatch.setattr(kineto, "CHUNK", max(chunk, head_end))
-    assert same(read_groups(plain), truth(evs))
+    monkeypatch.setattr(kineto, "MAPPED_WINDOW", chunk)
+    assert same(read_groups(path), truth(evs))
 
 
 def odd(evs: list[dict]) -> list[dict]:

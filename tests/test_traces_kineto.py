@@ -243,10 +243,16 @@ def test_any_json_layout_reads_the_same(tmp_path, documents):
             for r in doc["launches"]] == strip
 
 
+@pytest.mark.parametrize("window", [None, 4096], ids=["window", "small-windows"])
 @pytest.mark.parametrize("cut", [0.3, 0.7, 0.999])
-def test_truncated_trace_keeps_what_was_read(tmp_path, cut):
+def test_truncated_trace_keeps_what_was_read(tmp_path, monkeypatch, cut, window):
     """A crashed run's trace: the launches before the cut are counted and analysed on the
-    device its head describes (libkineto writes deviceProperties before the events)."""
+    device its head describes (libkineto writes deviceProperties before the events), read
+    in one window of the file's mapping or in many."""
+    if window:
+        from occlint.readers.traces import kineto
+
+        monkeypatch.setattr(kineto, "MAPPED_WINDOW", window)
     with gzip.open(HERE / "resnet18_infer.pt.trace.json.gz") as fh:
         data = fh.read()
     assert data.index(b'"deviceProperties"') < data.index(b'"traceEvents"')

@@ -740,27 +740,37 @@ def _scan_range(path: str, display: str, start: int, stop: int, markers,
 
 
 MAPPED_WINDOW = 32 << 20  # the pages of a mapped range given back after each such window
+TAIL_CHECKED = 1 << 16  # the last bytes of libkineto's layout that the tail check reads
 
 
 def _mapped_range(path: str, display: str, start: int, stop: int, runtime: bool) -> tuple:
     """:func:`_scan_chunks` for a range of a trace in libkineto's own layout, read from the
-    file's mapping: no copies of the range (read, then joined to the last chunk's tail), and
-    each window's pages released from the process once scanned (its resident memory stays
-    near one window, as a chunked read's does)."""
+    file's mapping (:func:`_scan_mapped`)."""
     reader = _Reader(display)
-    scan = _scan_kernels_and_calls if runtime else _scan_kernels
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        span, pos = Span(mm), start
-        while True:
-            window = min(pos + MAPPED_WINDOW, stop)
-            done = scan(mm, pos, reader, 0, window, stop)
-            if reader.join.pending and not runtime:
-                raise NeedsRuntime
-            if window == stop:
-                break
-            span.release(pos, done - pos)
-            pos = done
+        _scan_mapped(mm, start, stop, reader, runtime, strict=True)
     return _range_result(reader)
+
+
+def _scan_mapped(mm: mmap.mmap, pos: int, stop: int, reader: _Reader, runtime: bool,
+                 strict: bool) -> int:
+    """Scan the events of libkineto's layout in ``mm[pos:stop]``, where the file is mapped:
+    no copies of it (read, then joined to the last chunk's tail), and each window's pages
+    released from the process once scanned (its resident memory stays near one window, as
+    a chunked read's does). ``strict``: ``stop`` is an event boundary, an event not ended
+    before it is invalid; else ``stop`` is the file's end and where an event cut by it
+    starts is returned (the caller's tail check says the trace is cut short)."""
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
+    span = Span(mm)
+    while True:
+        window = min(pos + MAPPED_WINDOW, stop)
+        done = scan(mm, pos, reader, 0, window, stop if strict else -1)
+        if reader.join.pending and not runtime:
+            raise NeedsRuntime
+        if window == stop or done <= pos:  # the end, or an event the file's end cuts
+            return done
+        span.release(pos, done - pos)
+        pos = done
 
 
 def _scan_inflated(path: str, display: str, near_start: int, near_stop: int | None,
@@ -949,6 +959,11 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
     if not isinstance(head, dict):
         raise TraceError("not a Kineto trace: the document is not a JSON object")
     pos = at + len(EVENTS_KEY)
+    if isinstance(fh, io.BufferedReader):  # a plain file (its first chunk is ``data``)
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            done = _scan_mapped(mm, pos, len(mm), reader, runtime, strict=False)
+            tail_at = min(done, max(len(mm) - TAIL_CHECKED, 0))
+            return _tail(mm[tail_at:], head, reader, tail_at)
     consumed = 0  # bytes of the file before `data`
     while True:
         resume = scan(data, pos, reader, consumed)
@@ -960,7 +975,7 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
         if len(data) - resume > MAX_EVENT:
             raise TraceError(f"an event at byte {consumed + resume} is larger than "
                              f"{MAX_EVENT} bytes")
-        cut = min(resume, max(len(data) - (1 << 16), 0))  # keep the end: the tail check
+        cut = min(resume, max(len(data) - TAIL_CHECKED, 0))  # keep the end: the tail check
         consumed += cut
         data, pos = data[cut:] + chunk, resume - cut
     return _tail(data, head, reader, consumed)
