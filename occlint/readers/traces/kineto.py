@@ -340,8 +340,10 @@ class _Reader:
         a = c.args
         join = self.join
         if a.grid is not UNSET and type(a.correlation) is int and not join.pending:
-            join.calls[a.correlation] = (c.name, a.grid, a.block, a.shared)  # take_waiting's
-            return  # no kernel waits for it: kept for its kernels (the usual order)
+            # no kernel waits for a call (the usual order): kept for its kernel, as
+            # RuntimeJoin.take_waiting keeps it, without the general path's checks
+            join.calls[a.correlation] = (c.name, a.grid, a.block, a.shared)
+            return
         call, waiting = join.take_waiting(c.name, a.correlation, a.grid is not UNSET,
                                                None if a.grid is UNSET else a.grid, a.block,
                                                a.shared)
@@ -949,7 +951,8 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
 def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
                  runtime: bool = False) -> dict[str, Any]:
     """Kineto's own layout: find kernel events (``runtime``: and runtime calls) by their first
-    line, parse only those."""
+    line, parse only those; a plain file where it is mapped (:func:`_scan_mapped`), a
+    gzip'd one a chunk at a time."""
     scan = _scan_kernels_and_calls if runtime else _scan_kernels
     at = data.find(EVENTS_KEY)
     try:
