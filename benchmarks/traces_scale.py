@@ -227,9 +227,9 @@ MISSED = {  # why an input of this source is slower than the others
                      "that carries its dimensions, joined by correlation id) in 4.6 KB of "
                      "trace (the resnet18 trace has 2.3 KB a launch), found in one pass by "
                      "the X of their first lines (memchr: about 8 X a launch, one Python step "
-                     "each) and each decoded by msgspec (about 1.3 µs for a 1 KB kernel name): "
-                     "about 10 µs of CPU a launch (1.0 CPU-second for each process's half), "
-                     "after 0.3 s of interpreter start.",
+                     "each) and each decoded by msgspec: about 7 µs of CPU a launch (0.7 "
+                     "CPU-second for each process's half), after about 0.2 s of interpreter "
+                     "start, imports and set-up.",
 }
 
 
@@ -304,7 +304,9 @@ def render(results: list[dict], meta: dict) -> str:
         "other layout by the category values of its events (occlint/readers/traces/"
         "kineto_scan.py); either way only kernel events are decoded (msgspec, into a typed "
         "struct), and a plain trace of 256 MiB or more is split over the worker processes "
-        "(`--jobs`, default one per CPU) at event boundaries. So is a gzip'd one of 256 MiB "
+        "(`--jobs`, default one per CPU) at event boundaries; in libkineto's layout a plain "
+        "file is scanned where it is mapped (no copies into the process; each 32 MiB "
+        "window's pages released once scanned). So is a gzip'd one of 256 MiB "
         "or more inflated: each process inflates the stream from its start (ISA-L) and "
         "scans its own range, the ranges planned for equal work (kineto_inflated.py). ROCm "
         "traces, whose kernels are joined to the "
