@@ -284,7 +284,9 @@ def test_ordered_map_with_the_calling_process_helping():
 
 def test_sources_read_in_the_main_process_too(tmp_path, monkeypatch):
     """With two processes for many sources, the main process reads some of them and one
-    worker the rest (none started for the main's share); the document is the one of -j 1."""
+    worker the rest (none started for the main's share), in small chunks (what the worker
+    holds when the main process runs out is all it waits for); the document is the one of
+    -j 1."""
     from occlint.pipeline import workers
 
     text = (SOURCES / "gamma.hip.in").read_text()
@@ -293,13 +295,16 @@ def test_sources_read_in_the_main_process_too(tmp_path, monkeypatch):
             text.replace("@BLOCK@", str(32 * (1 + i % 8))).replace("@GRID@", str(i + 1)))
     sizes, read_here = [], []
     real_map, real_here = parallel.ordered_map, workers._here
+    sent: list[list] = []
     monkeypatch.setattr(parallel, "ordered_map", lambda *a, **kw: sizes.append(a[2]) or
-                        real_map(*a, **kw))
+                        sent.extend(a[1]) or real_map(*a, **kw))
     monkeypatch.setattr(workers, "_here", lambda batch, setup: read_here.append(batch) or
                         real_here(batch, setup))
     one, two = _json(1, paths=[tmp_path]), _json(2, paths=[tmp_path])
     assert one == two
     assert sizes == [1] and read_here  # one worker, and the main process read sources
+    most = -(-40 // (2 * workers.SOURCE_CHUNKS_PER_PROCESS))
+    assert sum(map(len, sent)) == 40 and max(map(len, sent)) == most
 
 
 def test_ordered_map_keeps_both_workers_busy_behind_a_long_chunk():
