@@ -196,6 +196,36 @@ def test_launch_forms_and_values(forms):
     assert by_line  # every site has a line
 
 
+def test_values_of_names_looked_up_again():
+    """A declaration's value is computed once and reused by later launches, except a value
+    met inside a cycle of names (it says which name refers to itself) or past the depth
+    limit: those are computed again where they are used."""
+    from occlint.readers.source import parse_source
+    from occlint.readers.source.parse import MAX_DEPTH
+
+    deep = "0 + (" * (MAX_DEPTH - 2) + "8" + ")" * (MAX_DEPTH - 2)  # deeper than 3 + 62
+    source = parse_source(f"""
+__global__ void g(float *x) {{ }}
+static const int A = B + 1;
+static const int B = A + 1;
+void launch(float *x) {{
+    int threads = 64;
+    int nested = {deep};
+    g<<<A, threads>>>(x);
+    g<<<B, threads>>>(x);
+    g<<<nested, threads>>>(x);
+    g<<<1, 2 * (3 * (4 * nested))>>>(x);  // nested looked up 3 deep
+    g<<<nested, threads>>>(x);
+}}
+""".encode(), "cycle.cu")
+    sites = source.launches
+    assert [s.block.dims for s in sites[:3]] == [(64, 1, 1)] * 3
+    assert sites[0].grid.reason == "'A' refers to itself"
+    assert sites[1].grid.reason == "'B' refers to itself"  # not B's value met inside A's
+    assert sites[2].grid.dims == sites[4].grid.dims == (8, 1, 1)
+    assert sites[3].block.reason == "expression nested too deeply"
+
+
 def test_kernel_definitions(forms):
     g = forms.kernel("g")
     assert g is not None and g.launch_bounds == (128, 2) and g.body == "other"

@@ -235,6 +235,13 @@ class _Decl:
 class Evaluator:
     """Evaluates expressions of one parsed file (see the module docstring)."""
 
+    # how often any evaluation met the depth limit or a name that refers to itself: a
+    # declaration's value computed while this count stayed the same depends on nothing
+    # but the declaration, the writes of its name and the depth it starts at, and is kept
+    # with the depth its computation went to below that start (_declared)
+    contingencies = 0
+    deepest = 0  # the depth the evaluations reached (since a declaration's started)
+
     def __init__(self, text: Text, root: Any, layout: Layout | None = None):
         self.text = text
         self.root = root
@@ -245,6 +252,7 @@ class Evaluator:
         self._file_writes: dict[str, int] | None = None
         self._define_values: dict[str, Value] = {}
         self._active: set[int] = set()
+        self._declared_values: dict[tuple[int, int, tuple[int, ...]], tuple[Value, int]] = {}
         # a launch read from a #define body: its parameters are unknown, and names are looked
         # up where the macro is defined (the function around it, at that position)
         self.macro_params: frozenset[str] = frozenset()
@@ -441,8 +449,26 @@ class Evaluator:
         return out
 
     def _declared(self, d: _Decl, writes: list[int], depth: int) -> Value:
+        """The value of the declaration ``d`` (its name written at ``writes``), computed
+        once (see :attr:`contingencies`): in launch-heavy functions most names are looked
+        up again by later launches."""
         if d.init is None:
             return Unknown(f"'{d.name}' has no initialiser")
+        key = (d.init.id, d.declaration.id, tuple(writes))
+        kept = self._declared_values.get(key)
+        if kept is not None and depth + kept[1] <= MAX_DEPTH:  # the limit is not met
+            Evaluator.deepest = max(Evaluator.deepest, depth + kept[1])
+            return kept[0]
+        outer, before = Evaluator.deepest, Evaluator.contingencies
+        Evaluator.deepest = depth
+        value = self._declaration_value(d, writes, depth)
+        below = Evaluator.deepest - depth
+        if Evaluator.contingencies == before:
+            self._declared_values[key] = (value, below)
+        Evaluator.deepest = max(outer, depth + below)
+        return value
+
+    def _declaration_value(self, d: _Decl, writes: list[int], depth: int) -> Value:
         qualifiers = self._qualifiers(d.declaration)
         if not ({"const", "constexpr"} & qualifiers) and writes:
             return Unknown(f"'{d.name}' is assigned more than once")
@@ -451,6 +477,7 @@ class Evaluator:
         if not INTEGER_TYPES.match(type_text):
             return Unknown(f"'{d.name}' is of type {type_text}")
         if id(d.init) in self._active or d.init.id in self._active:
+            Evaluator.contingencies += 1
             return Unknown(f"'{d.name}' refers to itself")
         self._active.add(d.init.id)
         try:
@@ -510,7 +537,10 @@ class Evaluator:
 
     def evaluate(self, node: Any, depth: int = 0) -> Value:
         if depth > MAX_DEPTH:
+            Evaluator.contingencies += 1
             return Unknown("expression nested too deeply")
+        if depth > Evaluator.deepest:
+            Evaluator.deepest = depth
         node = unwrap(node)
         if node is None:
             return Unknown("not an expression")
