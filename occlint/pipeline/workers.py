@@ -33,11 +33,6 @@ AUTO_MIN_FILES = 256
 AUTO_MIN_BYTES = 64 << 20
 AUTO_MIN_TEXT_FILES = 16384
 AUTO_MIN_SOURCE_BYTES = 2 << 20
-# chunks per process when only sources are read: the main process reads them too, from the
-# last chunk back, and at the end waits for what a worker already holds (the chunk it runs
-# and the two its executor queued): small chunks keep that wait short (HeCBench, 541 files
-# parsed: 0.24-0.30 s with 8 chunks per process, 0.04-0.07 s with 32; docs/performance.md)
-SOURCE_CHUNKS_PER_PROCESS = 32
 
 _WORKER_SETUP: Setup | None = None
 
@@ -177,7 +172,9 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
     """Outcomes of every candidate, batch by batch, in order (``directory()``: where
     workers and large runs write their kernel records)."""
     only_sources = not _sources_and_others(candidates)[1]
-    batches = chunks(candidates, jobs, SOURCE_CHUNKS_PER_PROCESS) if jobs > 1 and only_sources \
+    # sources alone: one batch per file, which parallel.ordered_map sends out together,
+    # fewer as the files run out (the main process reads too; see there)
+    batches = [[c] for c in candidates] if jobs > 1 and only_sources \
         else chunks(candidates, jobs)
     done = 0
     if jobs > 1 and len(batches) > 1:
