@@ -184,6 +184,10 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
         # is not ready: one process less to start (about 0.13 s of CPU), and none idle
         helping = _sources_and_others(batches[-1])[1] == []
         here = partial(_here, setup=setup) if helping else None
+        if only_sources:
+            from occlint.readers.source.parse import prepare
+
+            prepare()  # before the workers fork: they inherit the compiled query
         try:
             for result in parallel.ordered_map(
                     _work, batches, min(jobs - 1 if helping else jobs, len(batches)),
