@@ -232,6 +232,61 @@ class _Decl:
     position: int = -1  # of the declared name
 
 
+class _Locals:
+    """The declarations and writes of one function's names (:func:`_local_names`); a name's
+    declarations are read when it is first looked up (most are never)."""
+
+    def __init__(self, function: Any, text: Text):
+        self.function = function
+        found = _local_names(function)
+        # name -> (role, node), by role in the order "decl", "dim3", "bare", "param"
+        self.found: dict[str, list[tuple[str, Any]]] = {}
+        for role in ("decl", "dim3", "bare"):
+            for node in found.get(role, []):
+                self.found.setdefault(text.name(node), []).append((role, node))
+        for node in found.get("param", []):
+            name = _identifier_name(node, text)
+            if name:
+                self.found.setdefault(name, []).append(("param", node))
+        self.writes: dict[str, list[int]] = {}
+        for node in found.get("write", []):
+            self.writes.setdefault(text.name(node), []).append(node.start_byte)
+        self._declarations: dict[str, list[_Decl]] = {}
+
+    def declarations(self, name: str) -> list[_Decl]:
+        hit = self._declarations.get(name)
+        if hit is None:
+            hit = self._declarations[name] = [
+                d for role, node in self.found.get(name, ())
+                if (d := self._declaration(name, role, node)) is not None]
+        return hit
+
+    def _declaration(self, name: str, role: str, node: Any) -> _Decl | None:
+        if role == "decl":
+            declaration = _declaration_of(node)
+            if declaration is None:
+                return None  # e.g. a condition declaration: treat as not a constant
+            return _Decl(name, declaration, node.parent, _scope_of(declaration))
+        if role == "dim3":
+            declarator = node.parent
+            declaration = declarator.parent
+            if declaration is None or declaration.type != "declaration" or \
+                    dim3_arguments(declaration, declarator) is None:
+                return None
+            return _Decl(name, declaration, declarator, _scope_of(declaration))
+        if role == "bare":
+            return _Decl(name, node.parent, None, _scope_of(node.parent))
+        scope = node.parent
+        while scope is not None and scope.type not in (
+                "function_definition", "lambda_expression", "function_declarator"):
+            scope = scope.parent
+        if scope is not None and scope.type == "function_declarator":
+            scope = scope.parent if scope.parent is not None else scope
+            if scope.type != "function_definition":
+                return None  # a declaration of another function
+        return _Decl(name, node, None, scope or self.function, parameter=True)
+
+
 class Evaluator:
     """Evaluates expressions of one parsed file (see the module docstring)."""
 
@@ -248,7 +303,7 @@ class Evaluator:
         self.layout = layout if layout is not None else Layout(text.data)
         self._defines: dict[str, list[Define]] | None = None
         self._globals: dict[str, list[_Decl]] | None = None
-        self._functions: dict[int, tuple[dict[str, list[_Decl]], dict[str, list[int]]]] = {}
+        self._functions: dict[int, _Locals] = {}
         self._file_writes: dict[str, int] | None = None
         self._define_values: dict[str, Value] = {}
         self._active: set[int] = set()
@@ -312,50 +367,11 @@ class Evaluator:
             self._file_writes[name] = lexical_writes(self.layout.code, name, declared_at)
         return self._file_writes[name]
 
-    def _function_tables(self, function: Any):
+    def _function_tables(self, function: Any) -> _Locals:
         key = function.id
         hit = self._functions.get(key)
         if hit is None:
-            decls: dict[str, list[_Decl]] = {}
-            writes: dict[str, list[int]] = {}
-            found = _local_names(function)
-            for node in found.get("decl", []):
-                init = node.parent
-                declaration = _declaration_of(node)
-                if declaration is None:
-                    continue  # e.g. a condition declaration: treat as not a constant
-                name = self.text.name(node)
-                decls.setdefault(name, []).append(
-                    _Decl(name, declaration, init, _scope_of(declaration)))
-            for node in found.get("dim3", []):
-                declarator = node.parent
-                declaration = declarator.parent
-                if declaration is not None and declaration.type == "declaration" and \
-                        dim3_arguments(declaration, declarator) is not None:
-                    name = self.text.name(node)
-                    decls.setdefault(name, []).append(
-                        _Decl(name, declaration, declarator,
-                              _scope_of(declaration)))
-            for node in found.get("bare", []):
-                name = self.text.name(node)
-                decls.setdefault(name, []).append(
-                    _Decl(name, node.parent, None, _scope_of(node.parent)))
-            for node in found.get("param", []):
-                name = _identifier_name(node, self.text)
-                if name:
-                    scope = node.parent
-                    while scope is not None and scope.type not in (
-                            "function_definition", "lambda_expression", "function_declarator"):
-                        scope = scope.parent
-                    if scope is not None and scope.type == "function_declarator":
-                        scope = scope.parent if scope.parent is not None else scope
-                        if scope.type != "function_definition":
-                            continue  # a declaration of another function
-                    decls.setdefault(name, []).append(
-                        _Decl(name, node, None, scope or function, parameter=True))
-            for node in found.get("write", []):
-                writes.setdefault(self.text.name(node), []).append(node.start_byte)
-            hit = self._functions[key] = (decls, writes)
+            hit = self._functions[key] = _Locals(function, self.text)
         return hit
 
     # -- lookup -------------------------------------------------------------------------------
@@ -416,9 +432,9 @@ class Evaluator:
     def _local(self, name: str, function: Any, position: int, depth: int) -> Value | None:
         """The value of a local or parameter of ``function`` visible at ``position``; None
         when no such name is declared there."""
-        decls, writes = self._function_tables(function)
+        table = self._function_tables(function)
         best = None
-        for d in decls.get(name, ()):
+        for d in table.declarations(name):
             scope = d.scope
             if scope is None or not (scope.start_byte <= position < scope.end_byte):
                 continue
@@ -431,7 +447,7 @@ class Evaluator:
         if best.parameter:
             return Unknown(f"'{name}' is a function parameter")
         scope = best.scope
-        written = [b for b in writes.get(name, ()) if scope.start_byte <= b < scope.end_byte]
+        written = [b for b in table.writes.get(name, ()) if scope.start_byte <= b < scope.end_byte]
         return self._declared(best, written, depth)
 
     def _anonymous(self, declaration: Any) -> bool:
