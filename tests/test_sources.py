@@ -226,6 +226,26 @@ void launch(float *x) {{
     assert sites[3].block.reason == "expression nested too deeply"
 
 
+def test_reading_a_source_leaves_no_reference_cycles():
+    """Everything a read builds (the evaluator, its tree, the layout, the file's text) is
+    freed as soon as the read is done, not left to the cycle collector: a run of many
+    files held them until the next collection, and paid for that collection at exit
+    (HeCBench: 57,670 objects in cycles, 40 ms)."""
+    import gc
+
+    from occlint.readers.source import parse_source
+
+    macro = "#define RUN(n) g<<<n, THREADS>>>(x)\nvoid f(float *x) { RUN(4); }\n"
+    parse_source((FORMS + macro).encode(), "warm.hip")  # caches filled: they stay
+    gc.collect()
+    gc.disable()
+    try:
+        source = parse_source((FORMS + macro).encode(), "forms.hip")
+        assert source.launches and gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 def test_kernel_definitions(forms):
     g = forms.kernel("g")
     assert g is not None and g.launch_bounds == (128, 2) and g.body == "other"

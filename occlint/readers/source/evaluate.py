@@ -312,7 +312,7 @@ class Evaluator:
         # up where the macro is defined (the function around it, at that position)
         self.macro_params: frozenset[str] = frozenset()
         self.context: tuple[Any, int] | None = None
-        self.parent: Evaluator = self
+        self.parent: Evaluator | None = None  # (a reference to itself would be a cycle)
 
     def for_macro(self, text: Text, root: Any, params: frozenset[str],
                   context: tuple[Any, int] | None) -> Evaluator:
@@ -393,7 +393,7 @@ class Evaluator:
         evaluator = self
         if function is None and self.context is not None:
             function, position = self.context
-            evaluator = self.parent  # the file's evaluator: the function is in its tree
+            evaluator = self.parent or self  # the file's: the function is in its tree
             template = evaluator.lookup_template(name, function)
             if template is not None:
                 return template
