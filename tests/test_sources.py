@@ -598,3 +598,13 @@ def test_bodies_without_launches_are_parsed_as_comments():
     [kernel] = source.kernels
     assert (kernel.name, kernel.span.line) == \
         ("k", next(i for i, t in enumerate(lines, 1) if "__global__" in t))
+
+
+def test_braces_in_order():
+    import re
+
+    from occlint.readers.source.lexical import _braces
+
+    code = b"}{ void f() { if (a) { b(); } }\n struct S { int x{1}; };{{}}"
+    assert _braces(code) == [m.start() for m in re.finditer(rb"[{}]", code)]
+    assert _braces(b"no braces") == []

@@ -29,7 +29,6 @@ _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n]
 # from a "#" (re skips ahead to it; a line-anchored pattern is tried at every byte): the
 # caller checks that only blanks precede it on its line
 _DIRECTIVE = re.compile(rb"#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)")
-_BRACES = re.compile(rb"[{}]")
 # each branch starts with a literal character (no leading \\b): re skips ahead to "<", "h", "c"
 LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
                             rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?)\b")
@@ -335,8 +334,7 @@ class Layout:
         stack: list[int] = []
         enclosing: dict[int, bool] = {}  # brace -> whether it opens a body
         boundary = 0  # the end of the last top-level item
-        for m in _BRACES.finditer(view):
-            at = m.start()
+        for at in _braces(view):
             if view[at] == 0x7B:  # {
                 stack.append(at)
                 continue
@@ -385,6 +383,19 @@ def _directives(code: bytes) -> list[re.Match[bytes]]:
         assert m is not None  # the pattern matches any "#"
         out.append(m)
         at = code.find(b"#", m.end())
+    return out
+
+
+def _braces(code: bytes) -> list[int]:
+    """Positions of ``{`` and ``}``, in order, found with ``bytes.find`` (a pattern of the
+    two, tried at every byte: about four times as long on HeCBench's files)."""
+    out = []
+    for brace in (b"{", b"}"):
+        at = code.find(brace)
+        while at >= 0:
+            out.append(at)
+            at = code.find(brace, at + 1)
+    out.sort()
     return out
 
 
