@@ -608,3 +608,17 @@ def test_braces_in_order():
     code = b"}{ void f() { if (a) { b(); } }\n struct S { int x{1}; };{{}}"
     assert _braces(code) == [m.start() for m in re.finditer(rb"[{}]", code)]
     assert _braces(b"no braces") == []
+
+
+def test_macro_calls_found_as_whole_words():
+    import re
+
+    from occlint.readers.source.lexical import _calls
+
+    names = ["MAX", "MAX2", "AB", "XAB"]
+    code = b"MAX(1); MAX2 (2); xMAX(3); XAB(4); AB\n(5); MAX2x(6); _AB(7); MAX = 1;"
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) +
+                         rb")\s*\(")
+    assert _calls(code, names) == [m.span() for m in pattern.finditer(code)]
+    assert [code[s:e] for s, e in _calls(code, names)] == [b"MAX(", b"MAX2 (", b"XAB(",
+                                                           b"AB\n("]
