@@ -622,3 +622,11 @@ def test_macro_calls_found_as_whole_words():
     assert _calls(code, names) == [m.span() for m in pattern.finditer(code)]
     assert [code[s:e] for s, e in _calls(code, names)] == [b"MAX(", b"MAX2 (", b"XAB(",
                                                            b"AB\n("]
+
+
+def test_kernel_markers_as_whole_words():
+    from occlint.readers.source.lexical import KERNEL_MARKER, kernel_markers
+
+    code = b"__global__ void k(); __global__x; __global__global__ __global____global__"
+    assert kernel_markers(code) == [m.start() for m in KERNEL_MARKER.finditer(code)]
+    assert kernel_markers(code) == [0, 42, 63]  # the second of each overlapping pair

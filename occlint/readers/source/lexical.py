@@ -326,7 +326,7 @@ class Layout:
         view = blank_ranges(self.code, self.configuration(True) + [
             (d.start, d.end) for d in self.directives])
         keep = launch_markers(self.code)
-        keep += [m.start() for m in KERNEL_MARKER.finditer(self.code)]
+        keep += kernel_markers(self.code)
         keep.sort()
         out: list[tuple[int, int]] = []
         stack: list[int] = []
@@ -404,6 +404,21 @@ def _calls(code: bytes, names: list[str]) -> list[tuple[int, int]]:
                     out.append((at, m.end()))
             at = code.find(word, at + 1)
     out.sort()
+    return out
+
+
+def kernel_markers(code: bytes) -> list[int]:
+    """Positions of ``__global__`` as a whole word (:data:`KERNEL_MARKER`), found with
+    ``bytes.find``."""
+    out = []
+    at = code.find(b"__global__")
+    while at >= 0:
+        after = code[at + 10:at + 11]
+        if after.isalnum() or after == b"_":
+            at = code.find(b"__global__", at + 1)  # (`__global__global__`: one at 8)
+            continue
+        out.append(at)
+        at = code.find(b"__global__", at + 10)
     return out
 
 
