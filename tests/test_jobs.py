@@ -314,7 +314,7 @@ def test_batches_go_out_together_fewer_as_they_run_out():
     batches = [[i] for i in range(300)]
     results = list(parallel.ordered_map(
         parallel_helpers.tagged, batches, 1, crashed=lambda item, message: None,
-        here=lambda batch: [("here", len(batch), item) for item in batch]))
+        here=lambda batch: [("here", len(batch), item) for item in batch], merge=True))
     assert [[item] for ((_, _, item),) in results] == batches
     sizes = [size for ((_, size, _),) in results]
     assert max(sizes) == parallel.MOST_MERGED  # the worker's first chunk
@@ -493,3 +493,14 @@ def test_deciding_reads_no_source_twice_and_changes_no_model(tmp_path):
     kept = source.read_source(plain, "plain.h")
     assert kept == source.parse_source(plain.read_bytes(), "plain.h")
     assert kept.size == plain.stat().st_size and not kept.launches and not kept.kernels
+
+
+def test_batches_go_out_alone_unless_merging_is_asked_for():
+    """Chunks of binaries are cut by size (chunks): without ``merge`` each goes out as it
+    is, the calling process helping or not."""
+    batches = [[i] for i in range(100)]
+    results = list(parallel.ordered_map(
+        parallel_helpers.tagged, batches, 1, crashed=lambda item, message: None,
+        here=lambda batch: [("here", len(batch), item) for item in batch]))
+    assert [[item] for ((_, _, item),) in results] == batches
+    assert {size for ((_, size, _),) in results} == {1}

@@ -36,9 +36,10 @@ R = TypeVar("R")
 
 IN_FLIGHT_PER_WORKER = 4
 AHEAD_PER_WORKER = 32  # finished chunks held while an earlier one runs (their results are small)
-# when the calling process helps, consecutive batches go out together: at most
-# MOST_MERGED, and a GUIDE-th of a process's share of the batches left, so that chunks
-# shrink as the work runs out wherever the workers and the calling process meet
+# when the calling process helps and merging is asked for, consecutive batches go out
+# together: at most MOST_MERGED, and a GUIDE-th of a process's share of the batches left,
+# so that chunks shrink as the work runs out wherever the workers and the calling process
+# meet
 GUIDE = 4
 MOST_MERGED = 16
 CRASH_MESSAGE = ("the worker process reading this input died (a crash or out of memory); "
@@ -68,8 +69,8 @@ def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> N
 
 def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs: int,
                 crashed: Callable[[T, str], R], initializer: Callable[..., None] | None = None,
-                initargs: tuple = (), here: Callable[[list[T]], list[R] | None] | None = None
-                ) -> Iterator[list[R]]:
+                initargs: tuple = (), here: Callable[[list[T]], list[R] | None] | None = None,
+                merge: bool = False) -> Iterator[list[R]]:
     """``work(batch)`` for every batch, in ``jobs`` worker processes, yielded in order.
 
     ``work`` and ``initializer`` must be module-level functions (they are pickled by name);
@@ -77,8 +78,9 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
     ``here(batch)``: the calling process helps: whenever the next result is not ready, it
     takes the last batch not yet sent to a worker and returns its result, or None when that
     batch must go to a worker (then it stops helping); it starts before the workers have,
-    and its results are yielded in their turn. Then consecutive batches are read together
-    (see :data:`GUIDE`; each batch's results still come as its own list)."""
+    and its results are yielded in their turn. With ``merge`` too (small batches of alike
+    items: a source file each), consecutive batches are read together (see :data:`GUIDE`;
+    each batch's results still come as its own list)."""
     context = multiprocessing.get_context(start_method())
 
     def pool(workers: int, ready: bool = True) -> ProcessPoolExecutor:
@@ -101,7 +103,9 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
     share = GUIDE * (jobs + 1)  # the processes that read, this one among them
 
     def together() -> int:
-        return 1 if here is None else max(1, min(MOST_MERGED, len(todo) // share))
+        if here is None or not merge:
+            return 1
+        return max(1, min(MOST_MERGED, len(todo) // share))
 
     done = False
     try:

@@ -193,7 +193,7 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
                     _work, batches, min(jobs - 1 if helping else jobs, len(batches)),
                     crashed=lambda c, message: failed(c, message, setup),
                     initializer=_start_worker, initargs=(opts, cfg, directory()),
-                    here=here):
+                    here=here, merge=only_sources):
                 done += 1
                 yield result
             return
