@@ -40,3 +40,8 @@ def parent_state(batch: list[int]) -> list[bool]:
     """Whether the worker sees what the parent set: a forked worker does, a spawned one
     (a new interpreter) does not."""
     return [STATE["set_in_parent"] for _ in batch]
+
+
+def tagged(batch: list[int]) -> list[tuple[str, int, int]]:
+    """Each item with who read it and how many items its batch held."""
+    return [("worker", len(batch), item) for item in batch]

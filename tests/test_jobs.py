@@ -285,7 +285,9 @@ def test_ordered_map_with_the_calling_process_helping():
 
 def test_sources_read_in_the_main_process_too(tmp_path, monkeypatch):
     """With two processes for many sources, the main process reads some of them and one
-    worker the rest (none started for the main's share); the document is the one of -j 1."""
+    worker the rest (none started for the main's share), sent as one batch per file (they
+    go out together: test_batches_go_out_together_fewer_as_they_run_out); the document is
+    the one of -j 1."""
     from occlint.pipeline import workers
 
     text = (SOURCES / "gamma.hip.in").read_text()
@@ -294,13 +296,33 @@ def test_sources_read_in_the_main_process_too(tmp_path, monkeypatch):
             text.replace("@BLOCK@", str(32 * (1 + i % 8))).replace("@GRID@", str(i + 1)))
     sizes, read_here = [], []
     real_map, real_here = parallel.ordered_map, workers._here
+    sent: list[list] = []
     monkeypatch.setattr(parallel, "ordered_map", lambda *a, **kw: sizes.append(a[2]) or
-                        real_map(*a, **kw))
+                        sent.extend(a[1]) or real_map(*a, **kw))
     monkeypatch.setattr(workers, "_here", lambda batch, setup: read_here.append(batch) or
                         real_here(batch, setup))
     one, two = _json(1, paths=[tmp_path]), _json(2, paths=[tmp_path])
     assert one == two
     assert sizes == [1] and read_here  # one worker, and the main process read sources
+    assert sum(map(len, sent)) == 40 and max(map(len, sent)) == 1
+
+
+def test_batches_go_out_together_fewer_as_they_run_out():
+    """When the calling process helps, consecutive batches are read together, at most
+    MOST_MERGED, fewer as they run out, from the front by the worker and from the back by
+    the calling process, so the chunks are smallest where the two meet; each batch's
+    results come in order, as their own list."""
+    batches = [[i] for i in range(300)]
+    results = list(parallel.ordered_map(
+        parallel_helpers.tagged, batches, 1, crashed=lambda item, message: None,
+        here=lambda batch: [("here", len(batch), item) for item in batch], merge=True))
+    assert [[item] for ((_, _, item),) in results] == batches
+    sizes = [size for ((_, size, _),) in results]
+    assert max(sizes) == parallel.MOST_MERGED  # the worker's first chunk
+    lowest = sizes.index(min(sizes))
+    assert sizes[:lowest] == sorted(sizes[:lowest], reverse=True)
+    assert sizes[lowest:] == sorted(sizes[lowest:])
+    assert min(sizes) == 1  # the last chunk cut
 
 
 def test_ordered_map_keeps_both_workers_busy_behind_a_long_chunk():
@@ -472,3 +494,14 @@ def test_deciding_reads_no_source_twice_and_changes_no_model(tmp_path):
     kept = source.read_source(plain, "plain.h")
     assert kept == source.parse_source(plain.read_bytes(), "plain.h")
     assert kept.size == plain.stat().st_size and not kept.launches and not kept.kernels
+
+
+def test_batches_go_out_alone_unless_merging_is_asked_for():
+    """Chunks of binaries are cut by size (chunks): without ``merge`` each goes out as it
+    is, the calling process helping or not."""
+    batches = [[i] for i in range(100)]
+    results = list(parallel.ordered_map(
+        parallel_helpers.tagged, batches, 1, crashed=lambda item, message: None,
+        here=lambda batch: [("here", len(batch), item) for item in batch]))
+    assert [[item] for ((_, _, item),) in results] == batches
+    assert {size for ((_, size, _),) in results} == {1}

@@ -151,3 +151,21 @@ def test_vendor_of_a_header_that_cannot_be_read(tmp_path: Path):
                                     "__global__ void k() {}\n")
     (tmp_path / "loop.hpp").write_text('#include "loop.hpp"\n')  # includes itself
     assert read_source(tmp_path / "k.cpp", "k.cpp").vendor_hint is None
+
+
+@pytest.mark.parametrize("text, hip", [
+    (b"hipLaunchKernelGGL(k, g, b, 0, 0);", True),
+    (b"void f(hipStream_t s);", True),
+    (b"hipStream_tx s;", False),  # another name
+    (b"#if defined(__HIP_PLATFORM_AMD__)", True),
+    (b"#include <hip/hip_runtime.h>", True),
+    (b'  #  include "rocblas/rocblas.h"', True),
+    (b"#include <hipcub/hipcub.hpp>", True),
+    (b"#include <cuda_runtime.h>\n// see hip/README", False),
+    (b"x include <hip/hip_runtime.h>", False),  # not a directive
+    (b"#include <chip/io.h>", False),
+])
+def test_what_makes_a_text_hip(text, hip):
+    from occlint.readers.source.vendor import is_hip
+
+    assert is_hip(text) is hip

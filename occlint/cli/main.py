@@ -145,4 +145,5 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"occlint: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for a traceback)", err=True)
         code = EXIT_ERROR
+    gcpolicy.before_exit()
     sys.exit(code if isinstance(code, int) else EXIT_OK)

@@ -12,11 +12,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from occlint.model.pickling import by_fields
+
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 RANK = {"info": 0, "warning": 1, "error": 2}
 
 
+@by_fields
 @dataclass(slots=True)
 class Finding:
     rule: str

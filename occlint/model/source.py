@@ -10,10 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from occlint.model.pickling import by_fields
+
 Body = Literal["grid-stride", "per-element", "other"]
 Work = Literal["memory", "compute"] | None  # what bounds its time, when the source tells
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Span:
     """Where something is in a source file: 1-based line and column (in characters)."""
@@ -28,6 +31,7 @@ class Span:
                 "end_column": self.end_column}
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Param:
     """One launch parameter (grid, block, dynamic shared memory) as the file determines it.
@@ -66,6 +70,7 @@ class Param:
                 "ceil_div_block": self.ceil_div_block, "unknown_reason": self.reason}
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class SourceKernel:
     """A ``__global__`` function defined in the file."""
@@ -87,6 +92,7 @@ class SourceKernel:
                 "work": self.work, "launch_bounds": bounds, "template": self.template}
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class LaunchSite:
     """One kernel launch: ``k<<<g, b, shmem, stream>>>(...)`` or a launch API call."""
@@ -109,6 +115,7 @@ class LaunchSite:
                 "stream": self.stream}
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Suppression:
     """``// occlint: ignore[LCH001, LCH101]`` (codes empty: every rule) on ``line``."""
@@ -123,6 +130,7 @@ class Suppression:
         return not self.codes or any(code.startswith(c) for c in self.codes)
 
 
+@by_fields
 @dataclass(slots=True)
 class SourceFile:
     """Everything read from one source file."""

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 from occlint.model.finding import Finding, Tally, tally
 from occlint.model.kernel import InputError, ReadResult
+from occlint.model.pickling import by_fields
 from occlint.model.records import Sink, Texts, encode
 from occlint.pipeline.document import artifact_record, input_record, kernel_record
 
@@ -21,6 +22,7 @@ class TraceCandidate(NamedTuple):
     member: str | None = None  # a member of the zip archive at ``path``
 
 
+@by_fields
 @dataclass(slots=True)
 class InputOutcome:
     """What one input gave, compact enough to send between processes."""

@@ -35,6 +35,12 @@ R = TypeVar("R")
 
 IN_FLIGHT_PER_WORKER = 4
 AHEAD_PER_WORKER = 32  # finished chunks held while an earlier one runs (their results are small)
+# when the calling process helps and merging is asked for, consecutive batches go out
+# together: at most MOST_MERGED, and a GUIDE-th of a process's share of the batches left,
+# so that chunks shrink as the work runs out wherever the workers and the calling process
+# meet
+GUIDE = 4
+MOST_MERGED = 16
 CRASH_MESSAGE = ("the worker process reading this input died (a crash or out of memory); "
                  "nothing from it is reported")
 
@@ -57,8 +63,8 @@ def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> N
 
 def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs: int,
                 crashed: Callable[[T, str], R], initializer: Callable[..., None] | None = None,
-                initargs: tuple = (), here: Callable[[list[T]], list[R] | None] | None = None
-                ) -> Iterator[list[R]]:
+                initargs: tuple = (), here: Callable[[list[T]], list[R] | None] | None = None,
+                merge: bool = False) -> Iterator[list[R]]:
     """``work(batch)`` for every batch, in ``jobs`` worker processes, yielded in order.
 
     ``work`` and ``initializer`` must be module-level functions (they are pickled by name);
@@ -66,7 +72,9 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
     ``here(batch)``: the calling process helps: whenever the next result is not ready, it
     takes the last batch not yet sent to a worker and returns its result, or None when that
     batch must go to a worker (then it stops helping); it starts before the workers have,
-    and its results are yielded in their turn."""
+    and its results are yielded in their turn. With ``merge`` too (small batches of alike
+    items: a source file each), consecutive batches are read together (see :data:`GUIDE`;
+    each batch's results still come as its own list)."""
     context = multiprocessing.get_context(start_method())
 
     def pool(workers: int, ready: bool = True) -> ProcessPoolExecutor:
@@ -82,9 +90,17 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
         return executor
 
     executor = pool(jobs, ready=here is None)
-    pending: deque[tuple[list[T], Future]] = deque()
+    # each entry: the batches sent together, and the future of their joined results
+    pending: deque[tuple[list[list[T]], Future]] = deque()
     todo = deque(batches)
     helped: list[list[R]] = []  # results of the last batches, done here (last first)
+    share = GUIDE * (jobs + 1)  # the processes that read, this one among them
+
+    def together() -> int:
+        if here is None or not merge:
+            return 1
+        return max(1, min(MOST_MERGED, len(todo) // share))
+
     done = False
     try:
         while True:
@@ -94,23 +110,24 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
             running = sum(not f.done() for _, f in pending)
             while todo and running < jobs * IN_FLIGHT_PER_WORKER and \
                     len(pending) < jobs * AHEAD_PER_WORKER:
-                batch = todo.popleft()
-                pending.append((batch, executor.submit(work, batch)))
+                parts = [todo.popleft() for _ in range(min(together(), len(todo)))]
+                pending.append((parts, executor.submit(work, _joined(parts))))
                 running += 1
             if not pending:
                 yield from reversed(helped)
                 done = True
                 return
-            batch, future = pending[0]
+            parts, future = pending[0]
             if not future.done():
                 if here is not None:
                     if todo:
-                        result = here(todo[-1])
+                        last = [todo.pop() for _ in range(min(together(), len(todo)))][::-1]
+                        result = here(_joined(last))
                         if result is None:
+                            todo.extend(last)
                             here = None
                         else:
-                            todo.pop()
-                            helped.append(result)
+                            helped.extend(reversed(_split(result, last)))
                         continue
                     taken = _take_back(pending, here, partial(executor.submit, work))
                     if taken is not False:  # pending changed: look again
@@ -123,14 +140,16 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
                 result = future.result()
             except BrokenProcessPool:
                 executor.shutdown(wait=True, cancel_futures=True)
-                unfinished = [(batch, future), *pending]
+                unfinished = [(parts, future), *pending]
                 pending.clear()
                 for each, done in unfinished:
                     result = _finished(done)
-                    yield result if result is not None else _isolate(work, each, crashed, pool)
+                    if result is None:
+                        result = _isolate(work, _joined(each), crashed, pool)
+                    yield from _split(result, each)
                 executor = pool(jobs)
                 continue
-            yield result
+            yield from _split(result, parts)
     finally:
         # When done, the idle workers are joined here: left to the interpreter's exit, the
         # executor's wake-up pipe can be closed under its manager thread (CPython 3.11 then
@@ -140,22 +159,37 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
         executor.shutdown(wait=done, cancel_futures=True)
 
 
+def _joined(parts: list[list[T]]) -> list[T]:
+    return parts[0] if len(parts) == 1 else [item for part in parts for item in part]
+
+
+def _split(result: list[R], parts: list[list[T]]) -> list[list[R]]:
+    """The results of batches sent together, batch by batch."""
+    if len(parts) == 1:
+        return [result]
+    out, start = [], 0
+    for part in parts:
+        out.append(result[start:start + len(part)])
+        start += len(part)
+    return out
+
+
 def _take_back(pending: deque, here: Callable[[list[T]], list[R] | None],
                resend: Callable[[list[T]], Future]) -> bool | None:
-    """Read here the last batch sent to a worker that no worker has started, so that this
-    process does not wait while a worker still has a queue; its entry then holds the
+    """Read here the last batches sent to a worker that no worker has started, so that this
+    process does not wait while a worker still has a queue; their entry then holds the
     result: True. False when every batch sent has started; None when ``here`` declines the
-    batch (it is sent again with ``resend``, in its place)."""
+    batches (they are sent again with ``resend``, in their place)."""
     for i in range(len(pending) - 1, -1, -1):
-        batch, future = pending[i]
+        parts, future = pending[i]
         if future.cancel():
-            result = here(batch)
+            result = here(_joined(parts))
             if result is None:
-                pending[i] = (batch, resend(batch))
+                pending[i] = (parts, resend(_joined(parts)))
                 return None
             done: Future = Future()
             done.set_result(result)
-            pending[i] = (batch, done)
+            pending[i] = (parts, done)
             return True
     return False
 

@@ -171,7 +171,11 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
                  ) -> Iterator[list[InputOutcome | None]]:
     """Outcomes of every candidate, batch by batch, in order (``directory()``: where
     workers and large runs write their kernel records)."""
-    batches = chunks(candidates, jobs)
+    only_sources = not _sources_and_others(candidates)[1]
+    # sources alone: one batch per file, which parallel.ordered_map sends out together,
+    # fewer as the files run out (the main process reads too; see there)
+    batches = [[c] for c in candidates] if jobs > 1 and only_sources \
+        else chunks(candidates, jobs)
     done = 0
     if jobs > 1 and len(batches) > 1:
         from occlint.pipeline import parallel  # multiprocessing: imported only when used
@@ -180,12 +184,16 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
         # is not ready: one process less to start (about 0.13 s of CPU), and none idle
         helping = _sources_and_others(batches[-1])[1] == []
         here = partial(_here, setup=setup) if helping else None
+        if only_sources:
+            from occlint.readers.source.parse import prepare
+
+            prepare()  # before the workers fork: they inherit the compiled query
         try:
             for result in parallel.ordered_map(
                     _work, batches, min(jobs - 1 if helping else jobs, len(batches)),
                     crashed=lambda c, message: failed(c, message, setup),
                     initializer=_start_worker, initargs=(opts, cfg, directory()),
-                    here=here):
+                    here=here, merge=only_sources):
                 done += 1
                 yield result
             return

@@ -232,8 +232,70 @@ class _Decl:
     position: int = -1  # of the declared name
 
 
+class _Locals:
+    """The declarations and writes of one function's names (:func:`_local_names`); a name's
+    declarations are read when it is first looked up (most are never)."""
+
+    def __init__(self, function: Any, text: Text):
+        self.function = function
+        found = _local_names(function)
+        # name -> (role, node), by role in the order "decl", "dim3", "bare", "param"
+        self.found: dict[str, list[tuple[str, Any]]] = {}
+        for role in ("decl", "dim3", "bare"):
+            for node in found.get(role, []):
+                self.found.setdefault(text.name(node), []).append((role, node))
+        for node in found.get("param", []):
+            name = _identifier_name(node, text)
+            if name:
+                self.found.setdefault(name, []).append(("param", node))
+        self.writes: dict[str, list[int]] = {}
+        for node in found.get("write", []):
+            self.writes.setdefault(text.name(node), []).append(node.start_byte)
+        self._declarations: dict[str, list[_Decl]] = {}
+
+    def declarations(self, name: str) -> list[_Decl]:
+        hit = self._declarations.get(name)
+        if hit is None:
+            hit = self._declarations[name] = [
+                d for role, node in self.found.get(name, ())
+                if (d := self._declaration(name, role, node)) is not None]
+        return hit
+
+    def _declaration(self, name: str, role: str, node: Any) -> _Decl | None:
+        if role == "decl":
+            declaration = _declaration_of(node)
+            if declaration is None:
+                return None  # e.g. a condition declaration: treat as not a constant
+            return _Decl(name, declaration, node.parent, _scope_of(declaration))
+        if role == "dim3":
+            declarator = node.parent
+            declaration = declarator.parent
+            if declaration is None or declaration.type != "declaration" or \
+                    dim3_arguments(declaration, declarator) is None:
+                return None
+            return _Decl(name, declaration, declarator, _scope_of(declaration))
+        if role == "bare":
+            return _Decl(name, node.parent, None, _scope_of(node.parent))
+        scope = node.parent
+        while scope is not None and scope.type not in (
+                "function_definition", "lambda_expression", "function_declarator"):
+            scope = scope.parent
+        if scope is not None and scope.type == "function_declarator":
+            scope = scope.parent if scope.parent is not None else scope
+            if scope.type != "function_definition":
+                return None  # a declaration of another function
+        return _Decl(name, node, None, scope or self.function, parameter=True)
+
+
 class Evaluator:
     """Evaluates expressions of one parsed file (see the module docstring)."""
+
+    # how often any evaluation met the depth limit or a name that refers to itself: a
+    # declaration's value computed while this count stayed the same depends on nothing
+    # but the declaration, the writes of its name and the depth it starts at, and is kept
+    # with the depth its computation went to below that start (_declared)
+    contingencies = 0
+    deepest = 0  # the depth the evaluations reached (since a declaration's started)
 
     def __init__(self, text: Text, root: Any, layout: Layout | None = None):
         self.text = text
@@ -241,15 +303,16 @@ class Evaluator:
         self.layout = layout if layout is not None else Layout(text.data)
         self._defines: dict[str, list[Define]] | None = None
         self._globals: dict[str, list[_Decl]] | None = None
-        self._functions: dict[int, tuple[dict[str, list[_Decl]], dict[str, list[int]]]] = {}
+        self._functions: dict[int, _Locals] = {}
         self._file_writes: dict[str, int] | None = None
         self._define_values: dict[str, Value] = {}
         self._active: set[int] = set()
+        self._declared_values: dict[tuple[int, int, tuple[int, ...]], tuple[Value, int]] = {}
         # a launch read from a #define body: its parameters are unknown, and names are looked
         # up where the macro is defined (the function around it, at that position)
         self.macro_params: frozenset[str] = frozenset()
         self.context: tuple[Any, int] | None = None
-        self.parent: Evaluator = self
+        self.parent: Evaluator | None = None  # (a reference to itself would be a cycle)
 
     def for_macro(self, text: Text, root: Any, params: frozenset[str],
                   context: tuple[Any, int] | None) -> Evaluator:
@@ -304,50 +367,11 @@ class Evaluator:
             self._file_writes[name] = lexical_writes(self.layout.code, name, declared_at)
         return self._file_writes[name]
 
-    def _function_tables(self, function: Any):
+    def _function_tables(self, function: Any) -> _Locals:
         key = function.id
         hit = self._functions.get(key)
         if hit is None:
-            decls: dict[str, list[_Decl]] = {}
-            writes: dict[str, list[int]] = {}
-            found = _local_names(function)
-            for node in found.get("decl", []):
-                init = node.parent
-                declaration = _declaration_of(node)
-                if declaration is None:
-                    continue  # e.g. a condition declaration: treat as not a constant
-                name = self.text.name(node)
-                decls.setdefault(name, []).append(
-                    _Decl(name, declaration, init, _scope_of(declaration)))
-            for node in found.get("dim3", []):
-                declarator = node.parent
-                declaration = declarator.parent
-                if declaration is not None and declaration.type == "declaration" and \
-                        dim3_arguments(declaration, declarator) is not None:
-                    name = self.text.name(node)
-                    decls.setdefault(name, []).append(
-                        _Decl(name, declaration, declarator,
-                              _scope_of(declaration)))
-            for node in found.get("bare", []):
-                name = self.text.name(node)
-                decls.setdefault(name, []).append(
-                    _Decl(name, node.parent, None, _scope_of(node.parent)))
-            for node in found.get("param", []):
-                name = _identifier_name(node, self.text)
-                if name:
-                    scope = node.parent
-                    while scope is not None and scope.type not in (
-                            "function_definition", "lambda_expression", "function_declarator"):
-                        scope = scope.parent
-                    if scope is not None and scope.type == "function_declarator":
-                        scope = scope.parent if scope.parent is not None else scope
-                        if scope.type != "function_definition":
-                            continue  # a declaration of another function
-                    decls.setdefault(name, []).append(
-                        _Decl(name, node, None, scope or function, parameter=True))
-            for node in found.get("write", []):
-                writes.setdefault(self.text.name(node), []).append(node.start_byte)
-            hit = self._functions[key] = (decls, writes)
+            hit = self._functions[key] = _Locals(function, self.text)
         return hit
 
     # -- lookup -------------------------------------------------------------------------------
@@ -369,7 +393,7 @@ class Evaluator:
         evaluator = self
         if function is None and self.context is not None:
             function, position = self.context
-            evaluator = self.parent  # the file's evaluator: the function is in its tree
+            evaluator = self.parent or self  # the file's: the function is in its tree
             template = evaluator.lookup_template(name, function)
             if template is not None:
                 return template
@@ -408,9 +432,9 @@ class Evaluator:
     def _local(self, name: str, function: Any, position: int, depth: int) -> Value | None:
         """The value of a local or parameter of ``function`` visible at ``position``; None
         when no such name is declared there."""
-        decls, writes = self._function_tables(function)
+        table = self._function_tables(function)
         best = None
-        for d in decls.get(name, ()):
+        for d in table.declarations(name):
             scope = d.scope
             if scope is None or not (scope.start_byte <= position < scope.end_byte):
                 continue
@@ -423,7 +447,7 @@ class Evaluator:
         if best.parameter:
             return Unknown(f"'{name}' is a function parameter")
         scope = best.scope
-        written = [b for b in writes.get(name, ()) if scope.start_byte <= b < scope.end_byte]
+        written = [b for b in table.writes.get(name, ()) if scope.start_byte <= b < scope.end_byte]
         return self._declared(best, written, depth)
 
     def _anonymous(self, declaration: Any) -> bool:
@@ -441,8 +465,26 @@ class Evaluator:
         return out
 
     def _declared(self, d: _Decl, writes: list[int], depth: int) -> Value:
+        """The value of the declaration ``d`` (its name written at ``writes``), computed
+        once (see :attr:`contingencies`): in launch-heavy functions most names are looked
+        up again by later launches."""
         if d.init is None:
             return Unknown(f"'{d.name}' has no initialiser")
+        key = (d.init.id, d.declaration.id, tuple(writes))
+        kept = self._declared_values.get(key)
+        if kept is not None and depth + kept[1] <= MAX_DEPTH:  # the limit is not met
+            Evaluator.deepest = max(Evaluator.deepest, depth + kept[1])
+            return kept[0]
+        outer, before = Evaluator.deepest, Evaluator.contingencies
+        Evaluator.deepest = depth
+        value = self._declaration_value(d, writes, depth)
+        below = Evaluator.deepest - depth
+        if Evaluator.contingencies == before:
+            self._declared_values[key] = (value, below)
+        Evaluator.deepest = max(outer, depth + below)
+        return value
+
+    def _declaration_value(self, d: _Decl, writes: list[int], depth: int) -> Value:
         qualifiers = self._qualifiers(d.declaration)
         if not ({"const", "constexpr"} & qualifiers) and writes:
             return Unknown(f"'{d.name}' is assigned more than once")
@@ -451,6 +493,7 @@ class Evaluator:
         if not INTEGER_TYPES.match(type_text):
             return Unknown(f"'{d.name}' is of type {type_text}")
         if id(d.init) in self._active or d.init.id in self._active:
+            Evaluator.contingencies += 1
             return Unknown(f"'{d.name}' refers to itself")
         self._active.add(d.init.id)
         try:
@@ -510,7 +553,10 @@ class Evaluator:
 
     def evaluate(self, node: Any, depth: int = 0) -> Value:
         if depth > MAX_DEPTH:
+            Evaluator.contingencies += 1
             return Unknown("expression nested too deeply")
+        if depth > Evaluator.deepest:
+            Evaluator.deepest = depth
         node = unwrap(node)
         if node is None:
             return Unknown("not an expression")

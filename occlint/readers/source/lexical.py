@@ -29,7 +29,6 @@ _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n]
 # from a "#" (re skips ahead to it; a line-anchored pattern is tried at every byte): the
 # caller checks that only blanks precede it on its line
 _DIRECTIVE = re.compile(rb"#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)")
-_BRACES = re.compile(rb"[{}]")
 # each branch starts with a literal character (no leading \\b): re skips ahead to "<", "h", "c"
 LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
                             rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?)\b")
@@ -303,19 +302,17 @@ class Layout:
             return []
         code = self.code
         out: list[tuple[int, int]] = []
-        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) +
-                             rb")\s*\(")
-        for m in pattern.finditer(code):
-            if self.directive_at(m.start()) is not None:
+        for start, end in _calls(code, names):
+            if self.directive_at(start) is not None:
                 continue
-            before = code[max(0, m.start() - 16):m.start()].rstrip()
+            before = code[max(0, start - 16):start].rstrip()
             if before and before[-1:] not in b";{})" and not before.endswith((b"else", b"do")):
                 continue
-            close = _matching(code, m.end() - 1)
+            close = _matching(code, end - 1)
             if close < 0 or code[close + 1:close + 64].lstrip()[:1] not in (b";", b"", b"}"):
                 continue
-            if not LAUNCH_MARKERS.search(code, m.end(), close):
-                out.append((m.end(), close))
+            if not LAUNCH_MARKERS.search(code, end, close):
+                out.append((end, close))
         return out
 
     def has_conditionals(self, start: int, end: int) -> bool:
@@ -329,14 +326,13 @@ class Layout:
         view = blank_ranges(self.code, self.configuration(True) + [
             (d.start, d.end) for d in self.directives])
         keep = launch_markers(self.code)
-        keep += [m.start() for m in KERNEL_MARKER.finditer(self.code)]
+        keep += kernel_markers(self.code)
         keep.sort()
         out: list[tuple[int, int]] = []
         stack: list[int] = []
         enclosing: dict[int, bool] = {}  # brace -> whether it opens a body
         boundary = 0  # the end of the last top-level item
-        for m in _BRACES.finditer(view):
-            at = m.start()
+        for at in _braces(view):
             if view[at] == 0x7B:  # {
                 stack.append(at)
                 continue
@@ -385,6 +381,57 @@ def _directives(code: bytes) -> list[re.Match[bytes]]:
         assert m is not None  # the pattern matches any "#"
         out.append(m)
         at = code.find(b"#", m.end())
+    return out
+
+
+_CALL_OPEN = re.compile(rb"\s*\(")
+
+
+def _calls(code: bytes, names: list[str]) -> list[tuple[int, int]]:
+    """Where one of the identifiers ``names`` is called: (the name's start, the end of
+    its ``(``), in order; a name is a whole word (what ``\\b(?:a|b)\\s*\\(`` finds, each name
+    found with ``bytes.find`` instead of that pattern tried at every byte: about three
+    times as fast on HeCBench's files)."""
+    out = []
+    for name in names:
+        word = name.encode()
+        at = code.find(word)
+        while at >= 0:
+            before = code[at - 1:at]
+            if not at or not (before.isalnum() or before == b"_"):
+                m = _CALL_OPEN.match(code, at + len(word))
+                if m is not None:
+                    out.append((at, m.end()))
+            at = code.find(word, at + 1)
+    out.sort()
+    return out
+
+
+def kernel_markers(code: bytes) -> list[int]:
+    """Positions of ``__global__`` as a whole word (:data:`KERNEL_MARKER`), found with
+    ``bytes.find``."""
+    out = []
+    at = code.find(b"__global__")
+    while at >= 0:
+        after = code[at + 10:at + 11]
+        if after.isalnum() or after == b"_":
+            at = code.find(b"__global__", at + 1)  # (`__global__global__`: one at 8)
+            continue
+        out.append(at)
+        at = code.find(b"__global__", at + 10)
+    return out
+
+
+def _braces(code: bytes) -> list[int]:
+    """Positions of ``{`` and ``}``, in order, found with ``bytes.find`` (a pattern of the
+    two, tried at every byte: about four times as long on HeCBench's files)."""
+    out = []
+    for brace in (b"{", b"}"):
+        at = code.find(brace)
+        while at >= 0:
+            out.append(at)
+            at = code.find(brace, at + 1)
+    out.sort()
     return out
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from occlint.readers.source.lexical import KERNEL_MARKER, LAUNCH_MARKERS, launch_markers
+from occlint.readers.source.lexical import LAUNCH_MARKERS, kernel_markers, launch_markers
 
 # the launch APIs' calls: the text of the function (a name, ``ns::name``, ``name<T>``)
 API_NAMES = re.compile(rb"hipLaunchKernelGGL|(cuda|hip)Launch(Kernel|CooperativeKernel|"
@@ -28,8 +28,8 @@ def kernel_definitions(root: Any, code: bytes) -> list[Any]:
     """The function definitions with a ``__global__`` of their own, in file order."""
     out: list[Any] = []
     seen: set[int] = set()
-    for m in KERNEL_MARKER.finditer(code):
-        token = root.descendant_for_byte_range(m.start(), m.end())
+    for at in kernel_markers(code):
+        token = root.descendant_for_byte_range(at, at + 10)
         if token is None or token.type != "__global__":
             continue
         parent = token.parent
