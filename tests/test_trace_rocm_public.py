@@ -279,3 +279,42 @@ def test_partial_wave_without_registers_only_where_every_occupancy_has_one(tmp_p
             f["data"]["partial_blocks"]) == (228, 1, 72)
     assert "up to 50.0% of the runtime" in f["message"] and f["saving"]["high"] > 0
     assert (got["k4"]["waves"], got["k0"]["waves"]) == (round(300 / 228, 4), None)
+
+
+# -- counter collection (rocprofv3 --pmc): a row per counter per dispatch, sizes as totals -------
+SHALLOW = ROC / "public" / "mi300a_shallow_pmc" / "shallow_counter_collection.csv"
+
+
+def test_counter_collection_csv_reads_one_launch_per_dispatch(tmp_path):
+    """The shallow-water tutorial's counter CSV (MI300A, one counter): every dispatch a
+    launch, its grid and work-group as the totals they are (blocks = work-items / work-group
+    size), its registers as written; the same CSV with a second counter per dispatch (rows
+    repeated as rocprofv3 writes them, the counter's name and value changed) reads the same."""
+    with open(SHALLOW, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    truth = {}
+    for r in rows:
+        key = (r["Kernel_Name"], int(r["Grid_Size"]) // int(r["Workgroup_Size"]),
+               int(r["Workgroup_Size"]), int(r["VGPR_Count"]), int(r["Accum_VGPR_Count"]))
+        truth[key] = truth.get(key, 0) + 1
+    assert len({r["Dispatch_Id"] for r in rows}) == len(rows) == 8
+    two = tmp_path / "two_counters.csv"
+    with open(SHALLOW, newline="") as fh, open(two, "w", newline="") as out:
+        reader = csv.reader(fh)
+        writer = csv.writer(out)
+        header = next(reader)
+        writer.writerow(header)
+        name_at, value_at = header.index("Counter_Name"), header.index("Counter_Value")
+        for row in reader:
+            writer.writerow(row)
+            writer.writerow([*row[:name_at], "SQ_WAVES", "1", *row[value_at + 1:]])
+    for path in (SHALLOW, two):
+        doc, _ = run(path, devices=["mi300a"])
+        assert doc["errors"] == []
+        got = {(r["kernel"], r["blocks"], r["threads_per_block"],
+                r["resources"]["trace"]["vgpr"], r["resources"]["trace"]["agpr"]): r["count"]
+               for r in doc["launches"]}
+        assert got == truth
+        assert doc["summary"]["launches"]["launches"] == len(rows)
+        (note,) = doc["inputs"][0]["notes"]
+        assert "one row read per dispatch" in note and "totals" in note

@@ -182,14 +182,22 @@ def test_csv_missing_columns():
     assert "missing columns End_Timestamp, Grid_Size_Y, Grid_Size_Z" in message
 
 
-def test_csv_counter_collection_is_not_a_kernel_trace(tmp_path):
+def test_csv_counter_collection_is_read_as_one_dimension(tmp_path):
+    """rocprofv3 --pmc's CSV (sizes as totals, a row per counter; the real one is in
+    test_trace_rocm_public): recognised and read, and it says how."""
     header = ["Correlation_Id", "Dispatch_Id", "Agent_Id", "Queue_Id", "Process_Id",
               "Thread_Id", "Grid_Size", "Kernel_Id", "Kernel_Name", "Workgroup_Size",
               "LDS_Block_Size", "Scratch_Size", "VGPR_Count", "Accum_VGPR_Count", "SGPR_Count",
               "Counter_Name", "Counter_Value", "Start_Timestamp", "End_Timestamp"]
     path = _write(tmp_path / "1_counter_collection.csv", header, [])
-    assert trace_kind(path) == "rocprofv3-csv"  # recognised, then refused with a reason
-    with pytest.raises(TraceError, match="counter-collection CSV"):
+    assert trace_kind(path) == "rocprofv3-csv"
+    read = read_rocprof_csv(path, "c.csv")
+    assert read.collector.launches == 0 and read.errors == []
+    assert any("counter-collection CSV" in n for n in read.collector.notes)
+    # with neither the totals nor X/Y/Z, the missing X/Y/Z columns are named
+    path = _write(tmp_path / "2_counter_collection.csv",
+                  [h for h in header if h != "Grid_Size"], [])
+    with pytest.raises(TraceError, match=r"missing columns Workgroup_Size_X, .*Grid_Size_Z"):
         read_rocprof_csv(path, "c.csv")
 
 

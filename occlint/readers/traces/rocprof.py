@@ -118,9 +118,13 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "grid_x": ("grid_size_x",),
     "grid_y": ("grid_size_y",),
     "grid_z": ("grid_size_z",),
+    # a counter-collection CSV (rocprofv3 --pmc) gives the sizes as totals, one dimension
+    "wg_total": ("workgroup_size",),
+    "grid_total": ("grid_size",),
 }
-REQUIRED = ("agent", "name", "start", "end", "wg_x", "wg_y", "wg_z",
-            "grid_x", "grid_y", "grid_z")
+REQUIRED = ("agent", "name", "start", "end")
+XYZ = ("wg_x", "wg_y", "wg_z", "grid_x", "grid_y", "grid_z")
+TOTALS = ("wg_total", "grid_total")
 DISPLAY = {"agent": "Agent_Id", "name": "Kernel_Name", "start": "Start_Timestamp",
            "end": "End_Timestamp", "wg_x": "Workgroup_Size_X", "wg_y": "Workgroup_Size_Y",
            "wg_z": "Workgroup_Size_Z", "grid_x": "Grid_Size_X", "grid_y": "Grid_Size_Y",
@@ -429,12 +433,18 @@ def read_rocprof_csv(path: Path, display: str) -> TraceRead:
                 if spelling in names:
                     index[canonical] = names.index(spelling)
                     break
-        missing = [DISPLAY[c] for c in REQUIRED if c not in index]
+        totals = all(c in index for c in TOTALS) and not any(c in index for c in XYZ)
+        missing = [DISPLAY[c] for c in (*REQUIRED, *(() if totals else XYZ)) if c not in index]
         if missing:
-            hint = (" (a counter-collection CSV: read the --kernel-trace output instead)"
-                    if "counter_name" in names else "")
             raise TraceError(f"not a rocprofv3 kernel trace: missing column"
-                             f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}{hint}")
+                             f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+        if "counter_name" in names and "dispatch_id" in names:
+            reader = _OncePerDispatch(reader, names.index("dispatch_id"))
+            collector.notes.append(
+                "a counter-collection CSV (rocprofv3 --pmc): one row read per dispatch (it "
+                "writes one per counter)" + ("; its grid and work-group sizes are totals "
+                                             "(no X/Y/Z): each launch analysed as one "
+                                             "dimension" if totals else ""))
         agents = _csv_agents(path, read)
         width = len(header)
         known: set[str] = set()
@@ -496,6 +506,32 @@ def read_rocprof_csv(path: Path, display: str) -> TraceRead:
     return read
 
 
+class _OncePerDispatch:
+    """The rows of a counter-collection CSV, the first of each dispatch (rocprofv3 writes a
+    row per counter of a dispatch, its launch facts repeated); a csv reader otherwise."""
+
+    def __init__(self, reader: Any, column: int) -> None:
+        self.reader, self.column = reader, column
+        self.seen: set[str] = set()
+
+    @property
+    def line_num(self) -> int:
+        return self.reader.line_num
+
+    def __iter__(self) -> _OncePerDispatch:
+        return self
+
+    def __next__(self) -> list[str]:
+        while True:
+            row = next(self.reader)
+            if len(row) <= self.column:
+                return row  # rejected by the row check
+            dispatch = row[self.column]
+            if dispatch not in self.seen:
+                self.seen.add(dispatch)
+                return row
+
+
 def _ends_with_newline(path: Path) -> bool:
     """A plain (not gzip'd) file whose last byte ends a line: no record is cut short, so rows
     are handled as they are read (else each waits for the next to show it is complete)."""
@@ -553,9 +589,13 @@ def _csv_target(row: list[str], index: dict[str, int], emitter: Emitter,
     if kind is not None and row[kind].strip() not in ("KERNEL_DISPATCH", ""):
         return SKIP
     try:
-        block = (int(row[index["wg_x"]]), int(row[index["wg_y"]]), int(row[index["wg_z"]]))
-        items = (int(row[index["grid_x"]]), int(row[index["grid_y"]]),
-                 int(row[index["grid_z"]]))
+        if "wg_x" in index:
+            block = (int(row[index["wg_x"]]), int(row[index["wg_y"]]), int(row[index["wg_z"]]))
+            items = (int(row[index["grid_x"]]), int(row[index["grid_y"]]),
+                     int(row[index["grid_z"]]))
+        else:  # totals: the launch as one dimension
+            block, items = (int(row[index["wg_total"]]), 1, 1), \
+                (int(row[index["grid_total"]]), 1, 1)
         sizes = {name: _as_int(row[index[name]]) if name in index else None
                  for name in ("vgpr", "agpr", "sgpr", "lds", "scratch")}
     except ValueError as exc:
