@@ -316,5 +316,33 @@ def test_counter_collection_csv_reads_one_launch_per_dispatch(tmp_path):
                for r in doc["launches"]}
         assert got == truth
         assert doc["summary"]["launches"]["launches"] == len(rows)
-        (note,) = doc["inputs"][0]["notes"]
-        assert "one row read per dispatch" in note and "totals" in note
+        per_dispatch, totals = doc["inputs"][0]["notes"]
+        assert "one row read per dispatch" in per_dispatch and "totals" in totals
+
+
+# -- rocprof (v1, ROCm 6 and before): results.csv ----------------------------------------------
+AOMP = ROC / "public" / "aomp_launch_latency" / "results.csv"
+
+
+def test_rocprof_v1_results_csv_is_read():
+    """ROCm/aomp's quoted results.csv (four OpenMP target dispatches): every dispatch a
+    launch, blocks = grd / wgr work-items, the time EndNs - BeginNs (its DurationNs), and the
+    257-thread teams off the 64-lane wavefront (its wave_size column) flagged."""
+    with open(AOMP, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert all(int(r["EndNs"]) - int(r["BeginNs"]) == int(r["DurationNs"]) for r in rows)
+    doc, _ = run(AOMP, devices=["mi300x"])
+    assert doc["errors"] == [] and doc["inputs"][0]["format"] == "rocprof-csv"
+    assert doc["summary"]["launches"]["launches"] == len(rows) == 4
+    got = {(r["kernel"], r["blocks"], r["threads_per_block"]): (r["count"], r["total_ns"])
+           for r in doc["launches"]}
+    truth: dict = {}
+    for r in rows:
+        key = (r["KernelName"].removesuffix(".kd"), -(-int(r["grd"]) // int(r["wgr"])),
+               int(r["wgr"]))
+        count, total = truth.get(key, (0, 0))
+        truth[key] = (count + 1, total + int(r["DurationNs"]))
+    assert got == truth
+    odd = {r["kernel"] for r in doc["launches"] if "LCH001" in r["finding_codes"]}
+    assert odd == {r["KernelName"].removesuffix(".kd") for r in rows
+                   if int(r["wgr"]) % int(r["wave_size"])}

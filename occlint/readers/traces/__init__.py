@@ -148,6 +148,8 @@ def sniff(head: bytes, path: Path) -> str | None:
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
         return "rocprofv3-csv"
+    if b"KernelName" in first_line and b"grd" in first_line and b"wgr" in first_line:
+        return "rocprof-csv"  # rocprof (v1): results.csv
     if not head and path.name.lower().endswith(TRACE_NAMES):
         return "kineto"  # named as the profiler names its traces, unreadable: told why
     return sidecar_kind(first_line)
@@ -252,10 +254,10 @@ def read_trace(path: Path, display: str, kind: str, jobs: int = 1) -> TraceRead:
         from occlint.readers.traces.kineto import read_kineto
 
         return read_kineto(path, display, jobs)
-    if kind == "rocprofv3-csv":
+    if kind in ("rocprofv3-csv", "rocprof-csv"):
         from occlint.readers.traces.rocprof import read_rocprof_csv
 
-        return read_rocprof_csv(path, display)
+        return read_rocprof_csv(path, display, kind)
     if kind == "rocprofv3-json":
         from occlint.readers.traces.rocprof import read_rocprof_json
 

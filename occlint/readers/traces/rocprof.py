@@ -98,29 +98,31 @@ MAX_AGENTS = 1024
 MAX_SYMBOLS = 1 << 18  # kernel symbols kept (a ROCm PyTorch process registers tens of thousands)
 GFX_RE = re.compile(r"gfx[0-9a-f]{3,5}")
 
-# Canonical column -> accepted spellings (lower case).
+# Canonical column -> accepted spellings (lower case): rocprofv3's, then rocprof's (v1, ROCm 6
+# and before: results.csv, "Index","KernelName","gpu-id",...,"grd","wgr","lds","scr",
+# "arch_vgpr","accum_vgpr","sgpr",...,"BeginNs","EndNs")
 COLUMNS: dict[str, tuple[str, ...]] = {
     "kind": ("kind",),
-    "agent": ("agent_id",),
-    "queue": ("queue_id",),
+    "agent": ("agent_id", "gpu-id"),
+    "queue": ("queue_id", "queue-id"),
     "stream": ("stream_id",),
-    "name": ("kernel_name",),
-    "start": ("start_timestamp",),
-    "end": ("end_timestamp",),
-    "lds": ("lds_block_size", "group_segment_size"),
-    "scratch": ("scratch_size", "private_segment_size"),
-    "vgpr": ("vgpr_count", "arch_vgpr_count"),
-    "agpr": ("accum_vgpr_count",),
-    "sgpr": ("sgpr_count",),
+    "name": ("kernel_name", "kernelname"),
+    "start": ("start_timestamp", "beginns"),
+    "end": ("end_timestamp", "endns"),
+    "lds": ("lds_block_size", "group_segment_size", "lds"),
+    "scratch": ("scratch_size", "private_segment_size", "scr"),
+    "vgpr": ("vgpr_count", "arch_vgpr_count", "arch_vgpr", "vgpr"),
+    "agpr": ("accum_vgpr_count", "accum_vgpr"),
+    "sgpr": ("sgpr_count", "sgpr"),
     "wg_x": ("workgroup_size_x",),
     "wg_y": ("workgroup_size_y",),
     "wg_z": ("workgroup_size_z",),
     "grid_x": ("grid_size_x",),
     "grid_y": ("grid_size_y",),
     "grid_z": ("grid_size_z",),
-    # a counter-collection CSV (rocprofv3 --pmc) gives the sizes as totals, one dimension
-    "wg_total": ("workgroup_size",),
-    "grid_total": ("grid_size",),
+    # a counter-collection CSV (rocprofv3 --pmc) and rocprof's give the sizes as totals
+    "wg_total": ("workgroup_size", "wgr"),
+    "grid_total": ("grid_size", "grd"),
 }
 REQUIRED = ("agent", "name", "start", "end")
 XYZ = ("wg_x", "wg_y", "wg_z", "grid_x", "grid_y", "grid_z")
@@ -407,9 +409,10 @@ def _lines(fh: IO[str], last: list[str]) -> Iterator[str]:
         yield line
 
 
-def read_rocprof_csv(path: Path, display: str) -> TraceRead:
-    """Read a rocprofv3 (or rocpd-exported) kernel trace CSV."""
-    collector = LaunchCollector(display, "rocprofv3-csv")
+def read_rocprof_csv(path: Path, display: str, fmt: str = "rocprofv3-csv") -> TraceRead:
+    """Read a rocprofv3 (or rocpd-exported) kernel trace CSV, or rocprof's (``fmt``
+    "rocprof-csv")."""
+    collector = LaunchCollector(display, fmt)
     read = TraceRead(collector)
     check = RecordCheck(display)
     try:
@@ -440,11 +443,11 @@ def read_rocprof_csv(path: Path, display: str) -> TraceRead:
                              f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
         if "counter_name" in names and "dispatch_id" in names:
             reader = _OncePerDispatch(reader, names.index("dispatch_id"))
-            collector.notes.append(
-                "a counter-collection CSV (rocprofv3 --pmc): one row read per dispatch (it "
-                "writes one per counter)" + ("; its grid and work-group sizes are totals "
-                                             "(no X/Y/Z): each launch analysed as one "
-                                             "dimension" if totals else ""))
+            collector.notes.append("a counter-collection CSV (rocprofv3 --pmc): one row read "
+                                   "per dispatch (it writes one per counter)")
+        if totals:
+            collector.notes.append("its grid and work-group sizes are totals (no X/Y/Z): "
+                                   "each launch analysed as one dimension")
         agents = _csv_agents(path, read)
         width = len(header)
         known: set[str] = set()
