@@ -346,3 +346,31 @@ def test_rocprof_v1_results_csv_is_read():
     odd = {r["kernel"] for r in doc["launches"] if "LCH001" in r["finding_codes"]}
     assert odd == {r["KernelName"].removesuffix(".kd") for r in rows
                    if int(r["wgr"]) % int(r["wave_size"])}
+
+
+# -- rocprof's outputs without dispatches ---------------------------------------------------------
+OUTPUTS = ROC / "public" / "jacobi_outputs"
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("jacobi_kernel_stats.csv", "rocprof's statistics (--stats"),
+    ("jacobi_hip_api_trace.csv", "API calls or memory copies (no kernel dispatches)"),
+])
+def test_outputs_without_dispatches_named_say_what_to_name(name, words):
+    """Named on the command line: one line says which file holds the launches."""
+    proc = cli(str(OUTPUTS / name))
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"occlint: error: {OUTPUTS / name}: ") and words in line
+    assert "not a GPU binary" not in line
+
+
+def test_outputs_without_dispatches_in_a_directory_are_skipped(tmp_path):
+    """In a profiler's output directory they are not inputs of their own: the kernel trace
+    beside them is read, and they are skipped without an error."""
+    for path in [*OUTPUTS.iterdir(), AOMP]:
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    doc, _ = run(tmp_path, devices=["mi300x"])
+    assert doc["errors"] == []
+    assert doc["summary"]["launches"]["launches"] == 4  # results.csv's dispatches
+    assert doc["summary"]["skipped"] == 2

@@ -70,8 +70,12 @@ def _source(probe: Probe, setup: Setup) -> InputOutcome:
 
 
 def _trace(probe: Probe, setup: Setup) -> InputOutcome:
+    from occlint.readers.traces import RUN_OUTPUTS
+
     c = probe.candidate
     assert probe.trace_format is not None
+    if probe.trace_format in RUN_OUTPUTS and not c.listed:
+        return skipped()  # a profiler's other output in a directory: its kernel trace is read
     return InputOutcome(None, Texts(()), 0, [], [], [], [], False,
                         traces=[TraceCandidate(c.path, c.display, probe.trace_format)])
 

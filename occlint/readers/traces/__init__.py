@@ -164,6 +164,11 @@ def sidecar_kind(first_line: bytes) -> str | None:
     if b"Dispatch_ID" in first_line and b"Kernel_Name" in first_line \
             and b"GPU_ID" in first_line:
         return "rocprof-dispatch-list"
+    if b"TotalDurationNs" in first_line and b"Calls" in first_line:
+        return "rocprof-stats"  # --stats: kernel_stats.csv, hip_api_stats.csv, results.stats.csv
+    if b"Correlation_Id" in first_line and b"Start_Timestamp" in first_line \
+            and (b"Function" in first_line or b"Direction" in first_line):
+        return "rocprof-activity"  # API calls and memory copies: hip_api_trace.csv, ...
     return None
 
 
@@ -289,7 +294,16 @@ SIDECARS = {
     "rocprof-dispatch-list": "a rocprof-compute dispatch list (pmc_dispatch_info.csv: dispatch "
                              "ids, kernel names and GPU ids, no grid or work-group sizes): "
                              "record a kernel trace with rocprofv3 --kernel-trace instead",
+    "rocprof-stats": "rocprof's statistics (--stats: totals per kernel or API call, no grid or "
+                     "work-group sizes): name the kernel trace beside it (rocprofv3's "
+                     "<pid>_kernel_trace.csv, rocprof's results.csv) or its directory",
+    "rocprof-activity": "a rocprofv3 trace of API calls or memory copies (no kernel "
+                        "dispatches): name the <pid>_kernel_trace.csv beside it (or its "
+                        "directory), recorded with --kernel-trace",
 }
+# A profiler's output files found in a directory that hold no launches: not inputs of their
+# own (the kernel trace beside them is), skipped without a word
+RUN_OUTPUTS = frozenset({"rocprof-stats", "rocprof-activity"})
 
 
 def classify(path: Path, head: bytes | None) -> str | None:
