@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 # read in the same process as the CLI, which is then asked what it imported
@@ -41,7 +43,8 @@ def _cli_in_one_process(*args: str) -> dict:
     return json.loads(proc.stderr.strip().splitlines()[-1])
 
 
-def test_a_source_tree_loads_no_binary_or_trace_reader_and_one_query(tmp_path):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_source_tree_loads_no_binary_or_trace_reader_and_one_query(tmp_path, jobs):
     (tmp_path / "scale.cu").write_text(
         "__global__ void scale(float *x, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -54,7 +57,7 @@ def test_a_source_tree_loads_no_binary_or_trace_reader_and_one_query(tmp_path):
     (tmp_path / "Makefile").write_text("scale: scale.cu\n\tnvcc -o scale scale.cu\n")
     (tmp_path / "README.md").write_text("# scale\n\nRun `make`.\n")
     out = tmp_path / "report.json"
-    seen = _cli_in_one_process(str(tmp_path), "--device", "h100", "--isolated", "-j", "1",
+    seen = _cli_in_one_process(str(tmp_path), "--device", "h100", "--isolated", "-j", jobs,
                                "--format", "json", "-o", str(out), "--exit-zero")
     report = json.loads(out.read_text())
     (source,) = [s for s in report["sources"] if s["launches"]]  # read and evaluated:

@@ -34,9 +34,7 @@ SPLIT_MIN_BYTES = 8 << 20
 def split_archives(candidates: list[Candidate]) -> list[Candidate]:
     """Each large wheel or zip (by its name) as one candidate per member group, so that
     worker processes share it; groups read separately give what one read gives (see
-    occlint.readers.archive)."""
-    from occlint.readers.archive import count_groups
-
+    occlint.readers.archive, imported only when there is one)."""
     out: list[Candidate] = []
     for c in candidates:
         groups = 1
@@ -45,7 +43,10 @@ def split_archives(candidates: list[Candidate]) -> list[Candidate]:
                 large = os.stat(c.path).st_size >= SPLIT_MIN_BYTES
             except OSError:
                 large = False
-            groups = count_groups(c.path) if large else 1
+            if large:
+                from occlint.readers.archive import count_groups
+
+                groups = count_groups(c.path)
         if groups == 1:
             out.append(c)
         else:
