@@ -953,7 +953,6 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
     """Kineto's own layout: find kernel events (``runtime``: and runtime calls) by their first
     line, parse only those; a plain file where it is mapped (:func:`_scan_mapped`), a
     gzip'd one a chunk at a time."""
-    scan = _scan_kernels_and_calls if runtime else _scan_kernels
     at = data.find(EVENTS_KEY)
     try:
         head = json.loads(data[:at] + b'"traceEvents": []}')
@@ -967,6 +966,7 @@ def _scan_layout(fh: IO[bytes], data: bytes, reader: _Reader,
             done = _scan_mapped(mm, pos, len(mm), reader, runtime, strict=False)
             tail_at = min(done, max(len(mm) - TAIL_CHECKED, 0))
             return _tail(mm[tail_at:], head, reader, tail_at)
+    scan = _scan_kernels_and_calls if runtime else _scan_kernels
     consumed = 0  # bytes of the file before `data`
     while True:
         resume = scan(data, pos, reader, consumed)
