@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from occlint.devices.db import DeviceDb, shipped_db
 from occlint.devices.models import AmdArch, Device, NvArch, cubin_runs_on, nvidia_sm
+from occlint.model.facts import Facts
 from occlint.model.kernel import AmdResources, Kernel, NvResources
 from occlint.occupancy import amd, nvidia, steps
 
@@ -29,6 +30,7 @@ class LaunchConfig:
     body: str | None = None
     block_from_source: bool = False  # ``block`` is the one block of its source launches
     work: str | None = None  # "memory" or "compute" when its source tells (else None)
+    facts: Facts | None = None  # what a thread does per element, when its source tells
 
 
 @dataclass
@@ -53,6 +55,7 @@ class KernelReport:
     trace: Any = None  # the LaunchReport when the launch was read from a trace
     owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
     design: dict[str, str] | None = None  # a deliberate design (occlint.judgement.design)
+    plan: Any = None  # the launch-time model's plan (occlint.judgement.fastest), once judged
     # a traced launch without a register count: the most blocks per unit it can have
     # (most_blocks_per_unit), None when unknown
     blocks_per_unit_at_most: int | None = None

@@ -81,6 +81,7 @@ class LaunchReport:
     advice: dict[str, Any] = field(default_factory=dict)
     owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
     design: dict[str, str] | None = None  # a deliberate design (occlint.judgement.design)
+    plan: Any = None  # the launch-time model's plan (occlint.judgement.fastest), once judged
     stake_ns: float = 0.0  # of the group's kernel time (largest of its findings')
     idle_ns: float = 0.0  # GPU idle between launches (LCH201) attributed to this group
 
@@ -416,7 +417,8 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
 def _launch_config(key, dynamic: int, facts: dict[str, Any] | None) -> LaunchConfig:
     facts = facts or {}
     return LaunchConfig(block=_product(key.block), grid=_product(key.grid),
-                        dynamic_lds=dynamic, body=facts.get("body"), work=facts.get("work"))
+                        dynamic_lds=dynamic, body=facts.get("body"), work=facts.get("work"),
+                        facts=facts.get("facts"))
 
 
 def _grid_only(out: LaunchReport, kernel: Kernel, dynamic: int,

@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from occlint.judgement.cost import WARN_MIN_SAVING, saving
+from occlint.judgement.cost import WARN_MIN_SAVING, Saving, saving
 from occlint.judgement.design import communication, deliberate, moot
+from occlint.judgement.fastest import Candidate, Plan, plan, price, variant
 from occlint.judgement.owner import Owner, owner_of
 from occlint.model.finding import Finding
 
@@ -64,10 +65,76 @@ def _generator(trace_format: str, op: str | None) -> str | None:
     return None if op.rpartition("/")[2].startswith("custom-call") else "XLA"
 
 
+def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | None:
+    """The launch-time model's plan for a launch its caller can change: a kernel named in
+    the run with a launch to judge (--block and --grid or a problem size, a configuration
+    entry), or a traced launch group of the user's own kernel. Library, framework and
+    generated kernels get none: their launch is not the caller's to change."""
+    if report is None or report.occupancy is None:
+        return None
+    if subject.kind == "launch":
+        if subject_owner(subject, owners).kind != "user":
+            return None
+        g = subject.group
+        return plan(report, g.total_ns / g.count * 1e-9 if g.count else None)
+    if report.block_source not in ("launch", "source") or not (
+            report.launch.grid or report.launch.problem_size):
+        return None
+    return plan(report)
+
+
+# the rules whose fix is a launch configuration: with a plan, the plan's fastest is theirs
+LAUNCH_RULES = ("LCH001", "LCH003", "LCH101", "LCH102", "LCH103", "LCH105", "LCH106")
+
+
+def _suggested(f: Finding, report: Any, advice: dict[str, Any], launch: Plan
+               ) -> list[Candidate]:
+    """The configurations a rule names of its own (the nearest whole-warp blocks, a
+    balanced grid, the oversubscription grid, the block at the best occupancy, less shared
+    memory), for the model to price beside its fastest."""
+    d, out = f.data, []
+    if f.rule == "LCH001":
+        out = [variant(report, launch, block=b) for b in d.get("nearest", [])]
+    elif f.rule == "LCH003" and advice.get("recommended_block"):
+        out = [variant(report, launch, block=advice["recommended_block"])]
+    elif f.rule == "LCH102" and d.get("units"):
+        out = [variant(report, launch, grid=d["units"])]
+    elif f.rule in ("LCH101", "LCH105"):
+        out = [variant(report, launch, grid=g) for g in d.get("nearest_balanced", [])]
+    elif f.rule == "LCH103" and d.get("recommended_grid"):
+        out = [variant(report, launch, grid=d["recommended_grid"])]
+    elif f.rule.startswith("OCC") and launch.current.dynamic_shared:
+        out = [variant(report, launch, dynamic=0)]
+    return [c for c in out if c is not None and c != launch.current]
+
+
+def _priced(f: Finding, launch: Plan, total_ns: float | None, report: Any,
+            advice: dict[str, Any]) -> None:
+    """A launch finding's fix and saving from the model's plan: the fastest configuration
+    it predicts, and the range of what moving there saves (None: it predicts nothing
+    faster, and the finding stays a fact). What the rule itself suggests is priced too
+    (``data["priced"]``)."""
+    others = _suggested(f, report, advice, launch)
+    if others:
+        f.data["priced"] = [{"fix": c.to_dict(), "saving": price(launch, c).to_dict(total_ns)}
+                            for c in others]
+    if f.rule.startswith("OCC"):
+        return
+    if launch.changes and launch.saving is not None:
+        f.fix = launch.fix()
+        f.saving = launch.saving.to_dict(total_ns)
+    else:
+        f.fix, f.saving = None, None
+        if f.severity == "warning":
+            f.severity = "info"
+
+
 def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[Finding],
-             owners: dict[str, str]) -> tuple[Appraisal, list[Finding]]:
+             owners: dict[str, str], launch: Plan | None = None
+             ) -> tuple[Appraisal, list[Finding]]:
     """The subject's owner and design, and its findings as the owner should see them, each
-    with its saving. ``report``: the KernelReport the rules checked (None for a site)."""
+    with its saving. ``report``: the KernelReport the rules checked (None for a site);
+    ``launch``: the launch-time model's plan, which prices every launch finding."""
     owner = subject_owner(subject, owners)
     cooperative = subject.kind == "launch" and bool(
         (subject.group.launched_by or {}).get("cooperative"))
@@ -76,10 +143,19 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
         (report.occupancy is not None or cooperative) else None)
     waits = design is not None and design["kind"] == "communication"
     total_ns = subject.group.total_ns if subject.kind == "launch" else None
+    if launch is not None and any(f.rule in LAUNCH_RULES and f.rule != "LCH106"
+                                  for f in findings):
+        findings = [f for f in findings if f.rule != "LCH106"]  # another names the fix
     for f in findings:
-        s = None if waits else saving(f, report, advice)
-        if s is not None:
-            f.saving = s.to_dict(total_ns)
+        if launch is not None and f.rule in LAUNCH_RULES and not waits:
+            _priced(f, launch, total_ns, report, advice)
+            s = Saving(f.saving["low"], f.saving["high"], "") if f.saving else None
+        else:
+            if launch is not None and f.rule.startswith("OCC") and not waits:
+                _priced(f, launch, total_ns, report, advice)
+            s = None if waits else saving(f, report, advice)
+            if s is not None:
+                f.saving = s.to_dict(total_ns)
         if owner.kind == "generated" and owner.library in COMPILER_KNOB:
             knob = COMPILER_KNOB[owner.library]
             f.advice = f"{f.advice}; {knob}" if f.advice else knob

@@ -48,6 +48,9 @@ class Finding:
     # what its fix would save: {"low", "high" (shares of the time), "low_ns", "high_ns"
     # (launch groups), "basis"} (occlint.judgement.cost); None: no estimate
     saving: dict[str, Any] | None = None
+    # the configuration the advice names, as data: {"block": [x, y, z], "grid": [x, y, z],
+    # "dynamic_shared": bytes} (occlint.judgement.fastest); None: no launch change advised
+    fix: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"rule": self.rule, "name": self.name, "severity": self.severity,
@@ -63,6 +66,8 @@ class Finding:
             out["source"] = self.source
         if self.saving is not None:
             out["saving"] = self.saving
+        if self.fix is not None:
+            out["fix"] = self.fix
         return out
 
 

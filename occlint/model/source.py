@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from occlint.model.facts import Facts
 from occlint.model.pickling import by_fields
 
 Body = Literal["grid-stride", "per-element", "other"]
@@ -82,6 +83,7 @@ class SourceKernel:
     template: bool = False
     file: str = ""  # the file that defines it (for launches in other files)
     work: Work = None  # memory- or compute-bound, when its body tells
+    facts: Facts | None = None  # what a thread does per element (the launch-time model's)
 
     def to_dict(self) -> dict[str, Any]:
         bounds = None
@@ -89,7 +91,8 @@ class SourceKernel:
             bounds = {"max_threads": self.launch_bounds[0],
                       "min_blocks": self.launch_bounds[1]}
         return {"name": self.name, **self.span.to_dict(), "body": self.body,
-                "work": self.work, "launch_bounds": bounds, "template": self.template}
+                "work": self.work, "launch_bounds": bounds, "template": self.template,
+                "facts": self.facts.to_dict() if self.facts else None}
 
 
 @by_fields

@@ -122,7 +122,8 @@ def kernel_record(report, shared: bool = False) -> dict[str, Any]:
     } | ({"source": _source(k.source)} if k.source else {}) \
         | ({"owner": _shared_text(("owner", report.owner), None, report.owner.to_dict)
             if shared else report.owner.to_dict()} if report.owner is not None else {}) \
-        | ({"design": report.design} if report.design is not None else {})
+        | ({"design": report.design} if report.design is not None else {}) \
+        | ({"model": report.plan.to_dict()} if report.plan is not None else {})
 
 
 def _source(source: tuple[str, int]) -> dict[str, Any] | None:

@@ -91,6 +91,7 @@ def launch_resolver(cfg: Config, opts: Options):
             body=from_source.get("body"),
             block_from_source=uses_source,
             work=from_source.get("work"),
+            facts=from_source.get("facts"),
         )
         cache[key] = launch
         return launch

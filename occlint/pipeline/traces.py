@@ -269,6 +269,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "launched_by": launched_by(g),
         "owner": lr.owner.to_dict() if lr.owner is not None else None,
         "design": lr.design,
+        "model": lr.plan.to_dict() if lr.plan is not None else None,
         "saving": group_saving(lr.findings),
         "launch_overhead_idle_ns": round(lr.idle_ns),
         "findings": [f.to_dict() for f in lr.findings],

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from occlint.judgement.advice import AdviceSettings, advice, site_advice
-from occlint.judgement.appraisal import appraise, subject_owner
+from occlint.judgement.appraisal import appraise, launch_plan, subject_owner
 from occlint.model.subject import Subject
 from occlint.rules.registry import RANK, Context, Finding, all_rules, select_rules
 
@@ -124,16 +124,19 @@ def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
                 continue
             checked.trace = subject
         ctx = Context(settings.advice, _advise(checked, settings.advice))
+        if subject.kind != "site":
+            ctx.plan = launch_plan(subject, checked, settings.owners)
         found: list[Finding] = []
         kernel = getattr(checked, "kernel", None)
         for check in by_kind.get(f"{subject.kind}:{getattr(kernel, 'vendor', None)}",
                                  by_kind[subject.kind]):
             found.extend(check(checked, ctx))
         appraisal, found = appraise(subject, None if subject.kind == "site" else checked,
-                                    ctx.advice, found, settings.owners)
+                                    ctx.advice, found, settings.owners, ctx.plan)
         findings = finish_findings(found, settings, ORDER[subject.kind])
         for s in {id(subject): subject, id(checked): checked}.values():
             s.advice, s.owner, s.design = ctx.advice, appraisal.owner, appraisal.design
+            s.plan = ctx.plan
             s.keep(findings)
 
 

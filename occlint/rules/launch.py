@@ -20,6 +20,27 @@ def _device(report) -> str:
     return report.device.name if report.device else report.kernel.arch
 
 
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.1f} us"
+
+
+def planned(ctx, advice: str) -> str:
+    """A launch finding's advice: the launch-time model's fastest configuration when there
+    is a plan (occlint.judgement.fastest), else ``advice``. With a plan that predicts
+    nothing faster, the advice is to keep the launch: no rule advises what the model
+    predicts slower."""
+    plan = ctx.plan
+    if plan is None:
+        return advice
+    if not plan.changes:
+        return ("the launch-time model predicts no configuration doing the same work "
+                f"faster than this one ({_us(plan.now.total)}, {plan.now.binding}-bound): "
+                "keep it")
+    return (f"launch {plan.best.describe()}: the launch-time model predicts "
+            f"{_us(plan.fastest.total)} ({plan.fastest.binding}-bound) against "
+            f"{_us(plan.now.total)} now ({plan.now.binding}-bound)")
+
+
 @rule("LCH001", "block-not-wave-multiple", "warning")
 def block_not_wave_multiple(report, ctx):
     """Block size is not a multiple of the wavefront (warp) size.
@@ -50,8 +71,10 @@ def block_not_wave_multiple(report, ctx):
         "LCH001", report,
         f"block of {block} threads is not a multiple of the {wave}-lane {word}: its last "
         f"{word} runs {block % wave} lanes, {idle} idle ({_pct(idle / lanes)} of the block's "
-        f"lanes)", advice=f"use {options} threads per block",
-        block=block, wave_size=wave, idle_lanes=idle, suggestions=[x for x in (down, up) if x])
+        f"lanes)", advice=planned(ctx, f"use {options} threads per block"),
+        block=block, wave_size=wave, idle_lanes=idle, nearest=[x for x in (down, up) if x],
+        suggestions=[ctx.plan.best.threads] if ctx.plan is not None and ctx.plan.changes
+        else [] if ctx.plan is not None else [x for x in (down, up) if x])
 
 
 def _launch_limit(report) -> tuple[str, str] | None:
@@ -156,7 +179,7 @@ def block_below_best(report, ctx):
         "LCH003", report,
         f"block {report.block_size} reaches {_pct(current)} occupancy; {shown} reach "
         f"{_pct(best)}, the best for this kernel on {_device(report)}",
-        advice=f"use {adv['recommended_block']} threads per block",
+        advice=planned(ctx, f"use {adv['recommended_block']} threads per block"),
         occupancy=round(current, 6), best=best, block_sizes_at_best=sizes)
 
 
@@ -210,7 +233,7 @@ def grid_tail(report, ctx):
         f"{_device(report)}: {busy} {plural(busy, unit)} {'runs' if busy == 1 else 'run'} "
         f"{most} {plural(most, 'block')} while {n - busy} "
         f"{'runs' if n - busy == 1 else 'run'} {most - 1}: an estimated {_pct(grid['cost'])} "
-        "longer than a balanced grid (tail effect)", advice=advice,
+        "longer than a balanced grid (tail effect)", advice=planned(ctx, advice),
         grid=report.launch.grid, units=n, cost=grid["cost"],
         nearest_balanced=grid["nearest_balanced"])
 
@@ -243,8 +266,8 @@ def grid_too_small(report, ctx):
         f"grid of {grid} {plural(grid, 'block')} leaves {n - grid} of {n} {unit}s of "
         f"{_device(report)} idle "
         f"(up to {_pct((n - grid) / n)} of the device unused)",
-        advice=f"launch at least {n} blocks" + (f"; a grid-stride kernel: {recommended}"
-                                                 if recommended else ""),
+        advice=planned(ctx, f"launch at least {n} blocks" + (
+            f"; a grid-stride kernel: {recommended}" if recommended else "")),
         grid=grid, units=n)
 
 
@@ -288,9 +311,9 @@ def grid_below_oversubscription(report, ctx):
         "below the oversubscription target of "
         f"{over['factor']:g}x the {slots:,} {word[:-1]} slots of {_device(report)} "
         f"({over['target_waves']:,} {word}) that memory-bound grid-stride kernels need",
-        advice=("if this kernel is a grid-stride loop, " if traced else "")
-        + f"use a grid of {recommended} blocks "
-          f"({recommended // ctx.advice['capacity']['units']} per {unit})",
+        advice=planned(ctx, ("if this kernel is a grid-stride loop, " if traced else "")
+                       + f"use a grid of {recommended} blocks "
+                         f"({recommended // ctx.advice['capacity']['units']} per {unit})"),
         severity="info" if traced else None,
         grid=grid, waves=waves, target_waves=over["target_waves"],
         recommended_grid=recommended)
@@ -323,3 +346,41 @@ def problem_tail(report, ctx):
         f"= {problem['device_waves']:.2f} full-device waves of blocks on {_device(report)}; "
         f"tail efficiency {_pct(problem['tail_efficiency'])}", **problem)
 
+
+
+@rule("LCH106", "launch-slower-than-model-fastest", "warning")
+def slower_than_fastest(report, ctx):
+    """The launch-time model predicts a configuration doing the same work faster.
+
+    What it does:
+    Predicts the launch's time from the device's measured behaviour (bandwidth against
+    bytes in flight, the block start rate, arithmetic issue, atomics on one address; the
+    table in device_db/launch_model.toml) and the kernel's facts (what a thread loads,
+    stores and computes per element, its loop and atomics, read from its source), and the
+    time of every configuration that does the same work: every block of whole warps for
+    one element per thread, blocks x grids for a grid-stride loop, blocks for a loop over
+    the block. Raised when the fastest is predicted to save at least 5% and no other
+    launch finding (LCH001-LCH105) already names it. The finding's `fix` is that
+    configuration as data; `occlint validate` times it against the launch as it is.
+    Why it matters:
+    Blocks start at a fixed rate, bandwidth follows the bytes in flight per SM rather than
+    occupancy, and atomics on one address queue: 32-thread blocks of a copy are bound by
+    block starts whatever their occupancy, and a grid-stride loop that ends each thread
+    with an atomicAdd on one address gets slower with every thread added.
+    How to fix:
+    Launch the configuration the message names (the JSON's `fix`).
+    Example:
+    a 64-thread-block elementwise kernel on an H100 -> the model predicts 645 us, bound by
+    block starts (1,048,576 blocks); blocks of 192 threads take 245 us.
+    """
+    plan = ctx.plan
+    if plan is None or not plan.changes:
+        return
+    now, fast = plan.now, plan.fastest
+    yield kernel_finding(
+        "LCH106", report,
+        f"the launch-time model predicts {_us(now.total)} for {plan.current.describe()} on "
+        f"{_device(report)}, bound by {now.binding}; {plan.best.describe()} does the same "
+        f"work in {_us(fast.total)}", advice=planned(ctx, ""),
+        binding=now.binding, predicted_ns=round(now.total * 1e9),
+        fastest_ns=round(fast.total * 1e9))

@@ -35,6 +35,7 @@ class Context:
 
     settings: AdviceSettings
     advice: dict[str, Any] = field(default_factory=dict)
+    plan: Any = None  # the launch-time model's plan (occlint.judgement.fastest.Plan)
 
 @dataclass(frozen=True)
 class Rule:

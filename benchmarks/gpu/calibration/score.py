@@ -44,11 +44,40 @@ def _group(doc: dict, pair: dict) -> dict | None:
     return None
 
 
+def _fix_of(pair: dict) -> dict:
+    """The pair's fix as occlint's ``fix`` writes one."""
+    f, res = pair["fix"], pair["results"]
+    return {"block": [f["block"], 1, 1], "grid": [res["fix_grid"], 1, 1],
+            "dynamic_shared": f["smem"]}
+
+
+def _claimed(f: dict, pair: dict) -> dict | None:
+    """The finding's saving for the pair's own fix: its advice when that is the pair's
+    fix, else the launch-time model's price of the pair's fix (``data.priced``); the
+    finding's own estimate where no model priced it (occupancy by registers)."""
+    fix = _fix_of(pair)
+    loop = pair["fix"]["kernel"].endswith("_gs")
+
+    def same(other: dict | None) -> bool:  # one element per thread: the grid follows
+        return other is not None and all(other[k] == fix[k] for k in (
+            ("block", "grid", "dynamic_shared") if loop else ("block", "dynamic_shared")))
+
+    if same(f.get("fix")):
+        return f.get("saving")
+    for p in f.get("data", {}).get("priced", []):
+        if same(p["fix"]):
+            return p["saving"]
+    if f.get("fix") is None and not f.get("data", {}).get("priced"):
+        return f.get("saving")
+    return None
+
+
 def _finding(group: dict, family: str) -> dict | None:
     found = [f for f in group["findings"] if f["rule"].startswith(FAMILIES[family])]
-    with_saving = [f for f in found if f.get("saving")]
+    with_saving = [f for f in found if f.get("saving") or f.get("data", {}).get("priced")]
     if with_saving:
-        return max(with_saving, key=lambda f: f["saving"]["low"] + f["saving"]["high"])
+        return max(with_saving, key=lambda f: (f.get("saving") or {"low": 0, "high": 0})["low"]
+                   + (f.get("saving") or {"low": 0, "high": 0})["high"])
     return found[0] if found else None
 
 
@@ -59,7 +88,13 @@ def score(calibration: Path, trace: Path) -> dict:
     for p in pairs:
         g = _group(doc, p)
         f = _finding(g, p["finding"]) if g is not None else None
-        s = (f or {}).get("saving")
+        s = None
+        if g is not None:  # any finding of the family that prices the pair's own fix
+            for other in [f] + [x for x in g["findings"] if x is not f
+                                and x["rule"].startswith(FAMILIES[p["finding"]])]:
+                if other is not None and (s := _claimed(other, p)) is not None:
+                    f = other
+                    break
         if s is None:  # no finding, or none with an estimate: occlint expects no saving
             low = high = 0.0
         elif p["finding"] == "LCH201":  # a share of the stream's burst, not of kernel time

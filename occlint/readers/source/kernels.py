@@ -24,8 +24,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from occlint.model.facts import Facts
 from occlint.model.source import Body, SourceKernel, Work
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
+from occlint.readers.source.facts import defines, kernel_facts
 from occlint.readers.source.markers import kernel_definitions
 from occlint.readers.source.parse import (
     LOOPS,
@@ -207,6 +209,18 @@ def work(body: Any, kind: Body, pointers: list[str], text: Text,
     return "compute"
 
 
+def _facts(declarator: Any, body: Any, kind: Body, text: Text, consts: dict[str, int]
+           ) -> Facts | None:
+    """The launch-time model's facts of a kernel, from its parameters' and body's text."""
+    params = declarator.child_by_field_name("parameters")
+    if params is None:
+        return None
+    raw = text.data
+    return kernel_facts(raw[params.start_byte:params.end_byte].decode("utf-8", "replace"),
+                        raw[body.start_byte:body.end_byte].decode("utf-8", "replace"),
+                        kind, consts)
+
+
 def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
             found: list[Any] | None = None) -> list[SourceKernel]:
     """The ``__global__`` definitions (``found``: the query's captures, when the caller ran
@@ -214,6 +228,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     out: list[SourceKernel] = []
     if found is None:
         found = kernel_definitions(root, text.data)
+    consts = defines(text.data) if found else {}
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
@@ -244,8 +259,9 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         template = node.parent is not None and node.parent.type == "template_declaration"
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
+        facts = _facts(declarator, body, kind, text, consts) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
-                                what))
+                                what, facts))
     return out
 
 

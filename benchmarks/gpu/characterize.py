@@ -1,0 +1,344 @@
+"""Characterise a GPU for occlint's launch model (issue 28; docs/validation.md).
+
+    python3 benchmarks/gpu/characterize.py OUT.json      # on the lent GPU machine
+
+Measures, with CUDA events (medians of repeated launches, inputs past the L2 unless the
+L2 is what is measured):
+
+* bandwidth against bytes in flight per SM (DRAM and L2): grid-stride reads and copies of
+  1-, 2- and 4-float vectors, 1 to 4 independent loads per thread, 1 to 64 warps per SM;
+  and on a quarter, a half and all of the SMs (what one SM can draw);
+* the block start rate: near-empty kernels of 2^22 blocks at 32 to 1024 threads;
+* memory latency: a one-thread pointer chase (DRAM, 1 GiB; L2, 8 MiB), and under load
+  from the bandwidth points (Little's law);
+* FMA throughput against warps per SM with 1 and 4 independent chains per thread;
+* atomicAdd throughput: one address, one address per block, one per thread;
+* launch cost: back-to-back launches in a stream, nodes of a CUDA graph.
+
+Writes one JSON document; ``python -m benchmarks.gpu.device_params OUT.json`` turns it
+into the device database's ``[launch_model]`` entry. Nothing here reads occlint.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+SOURCE = r"""
+template <typename T> __device__ __forceinline__ float hs(T x);
+template <> __device__ __forceinline__ float hs<float>(float x) { return x; }
+template <> __device__ __forceinline__ float hs<float2>(float2 x) { return x.x + x.y; }
+template <> __device__ __forceinline__ float hs<float4>(float4 x) { return x.x + x.y + x.z + x.w; }
+
+template <typename T, int U>
+__device__ void read_body(const T* __restrict__ a, float* out, long n, int passes) {
+    float acc = 0.0f;
+    long stride = (long)blockDim.x * gridDim.x;
+    for (int pass = 0; pass < passes; ++pass)
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i + (U - 1) * stride < n;
+         i += U * stride) {
+        T v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = a[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < U; ++u) acc += hs<T>(v[u]);
+    }
+    if (acc == 1234.5f) out[0] = acc;
+}
+template <typename T, int U>
+__device__ void copy_body(const T* __restrict__ a, T* __restrict__ c, long n) {
+    long stride = (long)blockDim.x * gridDim.x;
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    for (; i + (U - 1) * stride < n; i += U * stride) {
+        T v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = a[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < U; ++u) c[i + u * stride] = v[u];
+    }
+}
+#define READ(T, U) extern "C" __global__ void read_##T##_##U(const T* a, float* out, long n, \
+    int passes) { read_body<T, U>(a, out, n, passes); }
+#define COPY(T, U) extern "C" __global__ void copy_##T##_##U(const T* a, T* c, long n) \
+    { copy_body<T, U>(a, c, n); }
+READ(float, 1) READ(float, 2) READ(float, 4) READ(float2, 1) READ(float2, 2) READ(float2, 4)
+READ(float4, 1) READ(float4, 2) READ(float4, 4)
+COPY(float, 1) COPY(float, 4) COPY(float2, 1) COPY(float4, 1) COPY(float4, 4)
+
+extern "C" __global__ void empty(float* out) {
+    if (threadIdx.x == 1023 && blockIdx.x == 0x7fffffff) out[0] = 1.0f;
+}
+
+extern "C" __global__ void chase(const long long* next, long long* out, int steps) {
+    long long p = 0;
+    for (int s = 0; s < steps; ++s) p = next[p];
+    out[0] = p;
+}
+
+template <int C>
+__device__ void fma_body(float* out, float s, int iters) {
+    float v[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) v[c] = threadIdx.x * 0.001f + c;
+    for (int k = 0; k < iters; ++k) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) v[c] = fmaf(v[c], s, 0.5f);
+    }
+    float acc = 0.0f;
+#pragma unroll
+    for (int c = 0; c < C; ++c) acc += v[c];
+    if (acc == 1234.5f) out[0] = acc;
+}
+extern "C" __global__ void fma1(float* out, float s, int iters) { fma_body<1>(out, s, iters); }
+extern "C" __global__ void fma4(float* out, float s, int iters) { fma_body<4>(out, s, iters); }
+
+extern "C" __global__ void atomic_one(float* out) { atomicAdd(out, 1.0f); }
+extern "C" __global__ void atomic_block(float* out) { atomicAdd(out + blockIdx.x, 1.0f); }
+extern "C" __global__ void atomic_thread(float* out) {
+    atomicAdd(out + blockIdx.x * (long)blockDim.x + threadIdx.x, 1.0f);
+}
+"""
+
+
+class Bench:
+    def __init__(self) -> None:
+        import cupy as cp
+
+        self.cp = cp
+        self.mod = cp.RawModule(code=SOURCE, options=("--std=c++17",))
+        self.stream = cp.cuda.Stream(non_blocking=True)
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        self.props = props
+        self.sms = props["multiProcessorCount"]
+
+    def f(self, name: str):
+        return self.mod.get_function(name)
+
+    def time(self, launch, reps: int = 7, warm: int = 2) -> float:
+        """Median ms of ``launch()`` timed alone with events."""
+        cp = self.cp
+        with self.stream:
+            for _ in range(warm):
+                launch()
+            out = []
+            for _ in range(reps):
+                a, b = cp.cuda.Event(), cp.cuda.Event()
+                a.record(self.stream)
+                launch()
+                b.record(self.stream)
+                b.synchronize()
+                out.append(cp.cuda.get_elapsed_time(a, b))
+        return statistics.median(out)
+
+
+def bandwidth(b: Bench) -> list[dict]:
+    cp, S = b.cp, b.sms
+    big = cp.random.default_rng(1).standard_normal((1 << 28,), dtype=cp.float32)  # 1 GiB
+    dst = cp.empty_like(big)
+    out = cp.zeros(4, dtype=cp.float32)
+    rows = []
+    # floats: 1 GiB read once; 16 MiB read 64 times in one launch (the L2)
+    sizes = {"dram": (1 << 28, 1), "l2": (1 << 22, 64)}
+    for level, (floats, passes) in sizes.items():
+        for kind in ("read", "copy"):
+            for T, width in (("float", 1), ("float2", 2), ("float4", 4)):
+                for U in (1, 2, 4):
+                    name = f"{kind}_{T}_{U}"
+                    try:
+                        fn = b.f(name)
+                    except Exception:
+                        continue
+                    n = floats // width
+                    for block, per_sm in ((32, 1), (64, 1), (128, 1), (256, 1), (256, 2),
+                                          (256, 4), (256, 8), (512, 4), (1024, 2)):
+                        grid = S * per_sm
+                        if kind == "copy" and level == "l2":
+                            continue
+                        args = (big, out, cp.int64(n), cp.int32(passes)) if kind == "read" \
+                            else (big, dst, cp.int64(n))
+                        ms = b.time(lambda fn=fn, grid=grid, block=block, args=args:
+                                    fn((grid,), (block,), args), reps=5)
+                        moved = floats * 4 * (passes if kind == "read" else 2)
+                        warps = per_sm * block // 32
+                        rows.append({"level": level, "kind": kind, "vector": width,
+                                     "unroll": U, "block": block, "blocks_per_sm": per_sm,
+                                     "sms": S, "warps_per_sm": warps,
+                                     "bytes_in_flight_per_sm": warps * 32 * 4 * width * U,
+                                     "ms": ms, "gbps": moved / ms / 1e6})
+    # what part of the chip's bandwidth a few SMs draw (DRAM, deep in flight)
+    fn = b.f("read_float4_4")
+    for frac in (8, 4, 2, 1):
+        grid = max(S // frac, 1)
+        for per_sm in (1, 2):
+            ms = b.time(lambda grid=grid, per_sm=per_sm, big=big: fn(
+                (grid * per_sm,), (1024,), (big, out, cp.int64((1 << 28) // 4), cp.int32(1))),
+                reps=5)
+            rows.append({"level": "dram", "kind": "read", "vector": 4, "unroll": 4,
+                         "block": 1024, "blocks_per_sm": per_sm, "sms": grid,
+                         "warps_per_sm": 32 * per_sm,
+                         "bytes_in_flight_per_sm": 32 * per_sm * 32 * 64, "ms": ms,
+                         "gbps": (1 << 30) / ms / 1e6})
+    del big, dst
+    return rows
+
+
+def block_starts(b: Bench) -> list[dict]:
+    cp = b.cp
+    out = cp.zeros(4, dtype=cp.float32)
+    fn = b.f("empty")
+    rows = []
+    for block in (32, 64, 128, 256, 512, 1024):
+        for blocks in (1 << 20, 1 << 22):
+            ms = b.time(lambda block=block, blocks=blocks: fn((blocks,), (block,), (out,)))
+            rows.append({"block": block, "blocks": blocks, "ms": ms,
+                         "blocks_per_s": blocks / ms * 1e3})
+    return rows
+
+
+def latency(b: Bench) -> list[dict]:
+    cp = b.cp
+    rows = []
+    for level, count in (("dram", 1 << 27), ("l2", 1 << 20)):  # 1 GiB / 8 MiB of 8-byte links
+        order = cp.random.RandomState(2).permutation(count).astype(cp.int64)
+        nxt = cp.empty(count, dtype=cp.int64)
+        nxt[order] = cp.roll(order, -1)  # one cycle through every slot, in random order
+        out = cp.zeros(1, dtype=cp.int64)
+        steps = 1 << 15
+        fn = b.f("chase")
+        ms = b.time(lambda fn=fn, nxt=nxt, out=out, steps=steps:
+                    fn((1,), (1,), (nxt, out, cp.int32(steps))), reps=3, warm=1)
+        rows.append({"level": level, "bytes": count * 8, "steps": steps,
+                     "ns_per_load": ms * 1e6 / steps})
+        del nxt, order
+    return rows
+
+
+def fma(b: Bench) -> list[dict]:
+    cp, S = b.cp, b.sms
+    out = cp.zeros(4, dtype=cp.float32)
+    rows = []
+    iters = 4096
+    for chains, name in ((1, "fma1"), (4, "fma4")):
+        fn = b.f(name)
+        for warps in (1, 2, 4, 8, 16, 32, 64):
+            block = min(warps, 32) * 32
+            per_sm = max(warps // 32, 1)
+            grid = S * per_sm * 8  # 8 waves: start and tail costs amortised
+            ms = b.time(lambda fn=fn, grid=grid, block=block:
+                        fn((grid,), (block,), (out, cp.float32(0.9999), cp.int32(iters))))
+            fmas = grid * block * iters * chains
+            resident = min(8 * min(warps, 32), 64) if per_sm == 1 else min(8 * per_sm, 2) * 32
+            rows.append({"chains": chains, "warps_per_sm": warps, "ms": ms,
+                         "resident_warps_per_sm": min(resident, 64),
+                         "fma_per_s": fmas / ms * 1e3,
+                         "fma_per_sm_cycle": None})
+    return rows
+
+
+def atomics(b: Bench) -> list[dict]:
+    cp, S = b.cp, b.sms
+    rows = []
+    out = cp.zeros(1 << 24, dtype=cp.float32)
+    for name in ("atomic_one", "atomic_block", "atomic_thread"):
+        fn = b.f(name)
+        for grid, block in ((S * 8, 256), (S * 32, 256), (S * 64, 1024)):
+            ms = b.time(lambda fn=fn, grid=grid, block=block: fn((grid,), (block,), (out,)),
+                        reps=5)
+            rows.append({"kernel": name, "grid": grid, "block": block,
+                         "atomics": grid * block, "ms": ms,
+                         "ns_per_atomic": ms * 1e6 / (grid * block)})
+    return rows
+
+
+def launches(b: Bench) -> dict:
+    cp = b.cp
+    out = cp.zeros(4, dtype=cp.float32)
+    fn = b.f("empty")
+    count = 1000
+
+    def many():
+        for _ in range(count):
+            fn((1,), (32,), (out,))
+
+    with b.stream:
+        many()
+    stream_ms = b.time(many, reps=5, warm=1)
+    with b.stream:
+        b.stream.begin_capture()
+        many()
+        graph = b.stream.end_capture()
+    graph_ms = b.time(lambda: graph.launch(stream=b.stream), reps=5, warm=2)
+    one_ms = b.time(lambda: fn((1,), (32,), (out,)), reps=21)
+    return {"stream_us_per_launch": stream_ms * 1e3 / count,
+            "graph_us_per_node": graph_ms * 1e3 / count,
+            "single_launch_event_us": one_ms * 1e3}
+
+
+def floor(b: Bench) -> dict:
+    """The duration the PyTorch profiler (CUPTI) records for a near-empty kernel."""
+    import tempfile
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    cp = b.cp
+    out = cp.zeros(4, dtype=cp.float32)
+    fn = b.f("empty")
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(200):
+            with b.stream:
+                fn((1,), (32,), (out,))
+            b.stream.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.loads(Path(f.name).read_text())["traceEvents"]
+    durations = [e["dur"] for e in events if e.get("cat") == "kernel" and "empty" in e["name"]]
+    del torch
+    return {"launches": len(durations), "median_us": statistics.median(durations),
+            "min_us": min(durations)}
+
+
+def main(argv: list[str]) -> int:
+    out_path = argv[0] if argv else "characterization.json"
+    b = Bench()
+    p = b.props
+    name = p["name"].decode() if isinstance(p["name"], bytes) else p["name"]
+    t0 = time.time()
+    doc = {"env": {"gpu": name, "sms": b.sms, "clock_khz": p["clockRate"],
+                   "memory_clock_khz": p["memoryClockRate"], "bus_bits": p["memoryBusWidth"],
+                   "l2_bytes": p["l2CacheSize"],
+                   "runtime": b.cp.cuda.runtime.runtimeGetVersion(),
+                   "driver": b.cp.cuda.runtime.driverGetVersion(),
+                   "date": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())}}
+    import torch
+
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")  # one primary context for torch, CuPy and the profiler
+    for key, fn in (("floor", floor), ("launch", launches), ("block_starts", block_starts),
+                    ("latency", latency), ("fma", fma), ("atomics", atomics),
+                    ("bandwidth", bandwidth)):
+        t = time.time()
+        doc[key] = fn(b)
+        print(f"{key}: {time.time() - t:.1f} s", flush=True)
+    doc["env"]["seconds"] = round(time.time() - t0, 1)
+    with open(out_path, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(json.dumps(doc["launch"]), json.dumps(doc["latency"]))
+    for r in doc["block_starts"]:
+        print("starts", r["block"], r["blocks"], f"{r['blocks_per_s']:.3e}")
+    for r in doc["atomics"]:
+        print("atomic", r["kernel"], r["grid"], r["block"], f"{r['ns_per_atomic']:.3f} ns")
+    for r in doc["fma"]:
+        print("fma", r["chains"], r["warps_per_sm"], f"{r['fma_per_s']:.3e}")
+    for r in doc["bandwidth"]:
+        if r["level"] == "dram" and r["kind"] == "read" and r["sms"] == b.sms:
+            print("bw", r["vector"], r["unroll"], r["block"], r["blocks_per_sm"],
+                  r["bytes_in_flight_per_sm"], f"{r['gbps']:.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

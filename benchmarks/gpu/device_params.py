@@ -1,0 +1,93 @@
+"""A GPU's launch-model parameters from its characterisation (issue 28).
+
+    python -m benchmarks.gpu.device_params CHARACTERIZATION.json [...]   # TOML to stdout
+
+Reads what benchmarks/gpu/characterize.py measured and prints the device database's
+``[[device]]`` entry of device_db/launch_model.toml: each parameter a reduction of the
+measured points, named in the comments. Nothing here reads occlint's output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def _curve(rows: list[dict], kind: str, sms: int, level: str = "dram") -> list[list[float]]:
+    """(bytes in flight per SM, GB/s): one load per thread in flight (unroll 1), every SM
+    busy; the median over vector widths and block shapes at each X."""
+    by_x: dict[int, list[float]] = {}
+    for r in rows:
+        if (r["level"] == level and r["kind"] == kind and r["unroll"] == 1
+                and r["sms"] == sms):
+            by_x.setdefault(r["bytes_in_flight_per_sm"], []).append(r["gbps"])
+    return [[x, round(statistics.median(v), 1)] for x, v in sorted(by_x.items())]
+
+
+def params(doc: dict) -> dict:
+    env, sms = doc["env"], doc["env"]["sms"]
+    bw = doc["bandwidth"]
+    partial = [r["gbps"] / r["sms"] for r in bw if r["sms"] < sms]
+    starts = [r["blocks_per_s"] for r in doc["block_starts"]
+              if r["block"] <= 512 and r["blocks"] >= 1 << 22]
+    starts_1024 = [r["blocks_per_s"] for r in doc["block_starts"]
+                   if r["block"] == 1024 and r["blocks"] >= 1 << 22]
+    peak = max(r["fma_per_s"] for r in doc["fma"])
+    # one dependent chain per thread, as most kernels' arithmetic is; w resident warps per
+    # SM (the launch puts 8 blocks of the row's block size on every SM, 64 warps at most):
+    # rate = peak w / (w + k), k the warps at half the peak
+    halves = []
+    for r in doc["fma"]:
+        if r["chains"] != 1:
+            continue
+        warps = r.get("resident_warps_per_sm") or min(8 * r["warps_per_sm"], 64)
+        f = r["fma_per_s"] / peak
+        halves.append(warps * (1 - f) / f)
+    one = [r["ns_per_atomic"] for r in doc["atomics"] if r["kernel"] == "atomic_one"]
+    block = [r["ns_per_atomic"] for r in doc["atomics"] if r["kernel"] == "atomic_block"]
+    floor = doc.get("floor", {}).get("median_us")
+    return {
+        "sms": sms,
+        "read_curve": _curve(bw, "read", sms),
+        "copy_curve": _curve(bw, "copy", sms),
+        "l2_curve": _curve(bw, "read", sms, "l2") if doc.get("floor") else None,
+        "latency_ns": round(next(r["ns_per_load"] for r in doc["latency"]
+                                 if r["level"] == "dram"), 1),
+        "sm_bandwidth_gbs": round(max(partial), 1),
+        "block_rate": float(f"{statistics.median(starts):.4g}"),
+        "block_rate_1024": float(f"{statistics.median(starts_1024):.4g}"),
+        "fma_per_s": float(f"{peak:.4g}"),
+        "half_rate_warps": round(statistics.median(halves), 1),
+        "atomic_one_ns": round(statistics.median(one), 3),
+        "atomic_spread_ns": round(statistics.median(block), 3),
+        "floor_us": round(floor, 2) if floor else None,
+        "stream_launch_us": round(doc["launch"]["stream_us_per_launch"], 2),
+        "graph_node_us": round(doc["launch"]["graph_us_per_node"], 3),
+        "measured": f"{env['gpu']}, {env['date']} UTC, CUDA runtime {env['runtime']}, "
+                    f"driver {env['driver']}",
+    }
+
+
+def toml(name: str, p: dict) -> str:
+    lines = ["[[device]]", f'name = "{name}"', 'basis = "measured"',
+             f'source = "benchmarks/gpu/characterize.py: {p.pop("measured")}"']
+    for k, v in p.items():
+        if v is None:
+            continue
+        lines.append(f"{k} = {json.dumps(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    for path in argv:
+        raw = Path(path).read_bytes()
+        doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+        print(toml(doc["env"]["gpu"], params(doc)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,126 @@
+"""Each device's launch-model parameters (occlint.judgement.timing.DeviceModel).
+
+Measured devices are entries of device_db/launch_model.toml (benchmarks/gpu/characterize.py
+on the device). Every other device with a bandwidth and a clock in the product table gets
+each parameter derived from its specifications and the measured reference's (the H100):
+
+* bandwidth curves: the reference's, bandwidth scaled by the datasheet bandwidth ratio,
+  bytes in flight by the ratio of bandwidth per SM / CU (Little's law at the reference's
+  latency); the most one unit draws, likewise;
+* block start rate: the reference's per unit and per clock, times units and clock;
+* FMA rate: the reference's share of its peak (SMs x FP32 lanes x clock), times the
+  device's peak (``[lanes]``); the warps at half rate as the reference's;
+* atomics: the reference's ns, per clock; launch floor and costs: the reference's (they are
+  the host's and the driver's as much as the chip's).
+
+A derived device's ranges are widened by ``DERIVED_SPREAD`` of the saving.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from occlint.devices.db import _db_root
+from occlint.devices.models import AmdArch, Device
+from occlint.tomlfile import read_toml
+
+REFERENCE = "NVIDIA H100 80GB HBM3 (SXM5)"
+DERIVED_SPREAD = 0.5
+
+
+Curve = tuple[tuple[float, float], ...]  # (bytes in flight per SM, GB/s), X ascending
+
+
+class LaunchParamsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceModel:
+    """A device's launch-time parameters (device_db/launch_model.toml)."""
+
+    name: str
+    basis: str  # "measured" or "derived"
+    source: str
+    sms: int
+    read_curve: Curve  # DRAM reads: GB/s against bytes of loads in flight per SM
+    copy_curve: Curve  # DRAM copies (read + write traffic) against loads in flight per SM
+    sm_bandwidth_gbs: float  # the most one SM draws
+    block_rate: float  # blocks started per second, whole chip (blocks up to 512 threads)
+    block_rate_1024: float  # ... of 1024 threads
+    fma_per_s: float  # FP32 FMAs per second, whole chip, at best
+    half_rate_warps: float  # resident warps per SM (one dependent FMA chain each) at which
+    # an SM issues half its peak: rate = peak * w / (w + half_rate_warps)
+    atomic_one_ns: float  # one atomicAdd to a single address, serialised
+    atomic_spread_ns: float  # per atomicAdd when each block has its own address
+    floor_us: float  # the shortest kernel's duration
+    stream_launch_us: float  # back-to-back launches in a stream, per launch
+    graph_node_us: float  # per node of a CUDA graph
+    spread: float = 0.0  # how much wider a derived device's ranges are (share)
+    l2_curve: Curve = ()  # L2 reads: GB/s against bytes in flight per SM (a 16 MiB set)
+    latency_ns: float | None = None  # one thread's dependent loads over 1 GiB
+
+
+@cache
+def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
+    path = _db_root() / "launch_model.toml"
+    data = read_toml(path, LaunchParamsError)
+    out = {}
+    for entry in data.get("device", []):
+        e = dict(entry)
+        for key in ("read_curve", "copy_curve", "l2_curve"):
+            e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
+        out[e["name"]] = DeviceModel(**e)
+    return out, dict(data.get("lanes", {}))
+
+
+def _lanes(device: Device, lanes: dict[str, int]) -> int | None:
+    if isinstance(device.arch, AmdArch):
+        return lanes.get("amd")
+    return lanes.get(device.arch.name)
+
+
+def launch_model(device: Device | None) -> DeviceModel | None:
+    """The device's parameters: measured, derived, or None (no bandwidth or clock known)."""
+    if device is None or not device.compute_units:
+        return None
+    measured, _ = _table()
+    found = measured.get(device.name)
+    if found is not None:
+        return found
+    return _derived(device)
+
+
+@cache
+def _derived(device: Device) -> DeviceModel | None:
+    measured, lanes = _table()
+    ref = measured[REFERENCE]
+    bw, clock, units = device.memory_bandwidth_gbs, device.max_clock_mhz, device.compute_units
+    ref_device_bw, ref_clock = 3352.0, 1980.0
+    lane = _lanes(device, lanes)
+    if not bw or not clock or not units or not lane:
+        return None
+    scale_bw = bw / ref_device_bw
+    scale_x = (bw / units) / (ref_device_bw / ref.sms)
+    clock_ratio = clock / ref_clock
+
+    def curve(c: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
+        return tuple((round(x * scale_x, 1), round(y * scale_bw, 1)) for x, y in c)
+
+    ref_peak = ref.sms * lanes["sm_90"] * ref_clock * 1e6
+    return DeviceModel(
+        name=device.name, basis="derived",
+        source=f"derived from {device.name}'s specifications and the {ref.name} measured "
+               f"(device_db/launch_model.toml)",
+        sms=units, read_curve=curve(ref.read_curve), copy_curve=curve(ref.copy_curve),
+        sm_bandwidth_gbs=ref.sm_bandwidth_gbs * scale_x,
+        block_rate=ref.block_rate / ref.sms * units * clock_ratio,
+        block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,
+        fma_per_s=ref.fma_per_s / ref_peak * units * lane * clock * 1e6,
+        half_rate_warps=ref.half_rate_warps,
+        atomic_one_ns=ref.atomic_one_ns / clock_ratio,
+        atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
+        floor_us=ref.floor_us, stream_launch_us=ref.stream_launch_us,
+        graph_node_us=ref.graph_node_us, spread=DERIVED_SPREAD)
+

@@ -1,0 +1,335 @@
+"""The fastest launch the model predicts, and what moving to it saves (issue 28).
+
+For a launch whose device has launch-model parameters (occlint.devices.launch_params) and
+whose block and grid (or problem size) are known, :func:`plan` predicts the time of every
+configuration that does the same work (occlint.judgement.timing) and advises the fastest:
+
+* one element per thread: every block of whole warps (2-D blocks: every shape of whole
+  warps), the grid following the elements;
+* a grid-stride loop: blocks of 1 to 32 warps x grids of whole multiples of the units;
+* a block-stride loop (a block per row or tile): every block of whole warps, the grid
+  as it is.
+
+A loop's work is solved from its traced duration; one element per thread's is its
+threads. The saving is a range: the predicted ratio of the times widened by the model's
+error on the held-out suite's fit half (:data:`BAND`), by what the source does not tell
+(without it, every scenario of :data:`SCENARIOS`: the advice must be faster in all of them)
+and by a derived device's spread. The advice stays the launch as it is unless the model
+predicts at least :data:`MIN_GAIN` from moving.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from occlint.devices.launch_params import launch_model
+from occlint.devices.models import AmdArch
+from occlint.judgement.cost import Saving
+from occlint.judgement.timing import Breakdown, Config, DeviceModel, elements_for, predict
+from occlint.model.facts import Facts
+from occlint.occupancy import amd, nvidia
+
+# move only for a predicted saving of at least this share (fitted on the fit half)
+MIN_GAIN = 0.03
+# measured minus predicted saving of the advised fixes: its 5th and 95th percentiles on the
+# held-out suite's fit half (benchmarks/gpu/heldout/fit.py)
+BAND = (-0.132, 0.188)
+LOOP_WARPS = (1, 2, 4, 6, 8, 12, 16, 24, 32)
+LOOP_GRID_FACTORS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 80)
+# 2-D blocks: rows of up to 256 threads, 1 to 32 rows
+ROW_THREADS = (8, 16, 32, 64, 128, 256)
+# what a kernel may do per element when its source is not in the run
+SCENARIOS = (
+    Facts("per-element", 4.0, 4.0, 2.0, source="assumed"),
+    Facts("per-element", 16.0, 16.0, 2.0, source="assumed"),
+    Facts("per-element", 8.0, 4.0, 32.0, source="assumed"),
+    Facts("per-element", 4.0, 4.0, 256.0, source="assumed"),
+)
+ASSUMED_ELEMENTS = float(1 << 26)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    block: tuple[int, int, int]
+    grid: tuple[int, int, int]
+    dynamic_shared: int
+    resident: int
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def blocks(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    def config(self, wave: int) -> Config:
+        return Config(self.threads, self.blocks, self.resident,
+                      row=self.block[0] if self.block[1] > 1 else 0, wave=wave)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"block": list(self.block), "grid": list(self.grid),
+                "dynamic_shared": self.dynamic_shared}
+
+    def describe(self) -> str:
+        b = "x".join(str(x) for x in self.block if x > 1) or "1"
+        g = "x".join(f"{x:,}" for x in self.grid if x > 1) or "1"
+        return f"block {b} x grid {g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The model's view of one launch: now, the fastest, and the saving between."""
+
+    device: DeviceModel
+    facts: Facts | None  # None: not known (the range spans SCENARIOS)
+    elements: float | None
+    current: Candidate
+    best: Candidate
+    now: Breakdown
+    fastest: Breakdown
+    saving: Saving | None  # None: the launch as it is (no move predicted to pay)
+    unknown: tuple[str, ...]  # what widened the range
+    scenarios: tuple[Scenario, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def changes(self) -> bool:
+        return self.best != self.current and self.saving is not None
+
+    def fix(self) -> dict[str, Any] | None:
+        return self.best.to_dict() if self.changes else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"device": self.device.name, "device_basis": self.device.basis,
+                "facts": self.facts.to_dict() if self.facts else None,
+                "elements": round(self.elements) if self.elements else None,
+                "now": _times(self.now), "fastest": _times(self.fastest),
+                "fix": self.fix(), "saving": self.saving.to_dict() if self.saving else None,
+                "unknown": list(self.unknown)}
+
+
+def _times(b: Breakdown) -> dict[str, Any]:
+    return {"ns": round(b.total * 1e9), "binding": b.binding,
+            "memory_ns": round(b.memory * 1e9), "compute_ns": round(b.compute * 1e9),
+            "block_starts_ns": round(b.starts * 1e9), "atomics_ns": round(b.atomics * 1e9)}
+
+
+@lru_cache(maxsize=65536)
+def _resident(arch: Any, model: Any, block: int, dynamic: int, wgp: bool | None) -> int:
+    try:
+        if isinstance(arch, AmdArch):
+            return amd.occupancy(arch, model, block, wgp).blocks_per_cu
+        return nvidia.active_blocks(arch, model, block, dynamic).blocks_per_sm
+    except (ValueError, ZeroDivisionError):
+        return 0
+
+
+def _dims(report: Any) -> tuple[tuple[int, int, int], tuple[int, int, int] | None]:
+    trace = getattr(report, "trace", None)
+    if trace is not None:
+        return trace.group.key.block, trace.group.key.grid
+    grid = report.launch.grid
+    return (report.block_size, 1, 1), ((grid, 1, 1) if grid else None)
+
+
+def _max_block(report: Any) -> int:
+    arch, res = report.arch, report.kernel.resources
+    if isinstance(arch, AmdArch):
+        return min(res.max_block_size, arch.max_workgroup_size)
+    return min(report.input_model.max_threads, arch.max_threads_per_block)
+
+
+def _required(report: Any) -> bool:
+    res = report.kernel.resources
+    return bool(getattr(res, "reqd_workgroup_size", None) or getattr(res, "required_block", None))
+
+
+class _Space:
+    """The configurations that do a launch's work, with their resident blocks per unit."""
+
+    def __init__(self, report: Any, facts: Facts, units: int):
+        self.report, self.facts, self.units = report, facts, units
+        self.wave = report.kernel.wavefront_size
+        self.block, self.grid = _dims(report)
+        self.dynamic = report.launch.dynamic_lds
+        self.max_block = _max_block(report)
+        res = report.kernel.resources
+        self.wgp = getattr(res, "wgp_mode", None)
+
+    def candidate(self, block: tuple[int, int, int], grid: tuple[int, int, int]
+                  ) -> Candidate | None:
+        threads = block[0] * block[1] * block[2]
+        dynamic = self.dynamic
+        if self.facts.shared_per_thread and self.dynamic and threads != self._threads:
+            dynamic = round(self.dynamic * threads / self._threads)
+        r = _resident(self.report.arch, self.report.input_model, threads, dynamic, self.wgp)
+        if r <= 0:
+            return None
+        return Candidate(block, grid, dynamic, r)
+
+    @property
+    def _threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    def current(self) -> Candidate | None:
+        assert self.grid is not None
+        return self.candidate(self.block, self.grid)
+
+    def all(self, elements: float) -> list[Candidate]:
+        if _required(self.report):
+            return []
+        wave, top = self.wave, self.max_block
+        out: list[Candidate | None] = []
+        if self.facts.loop == "grid-stride":
+            blocks = [w * wave for w in LOOP_WARPS if w * wave <= top]
+            for b in blocks:
+                for f in LOOP_GRID_FACTORS:
+                    out.append(self.candidate((b, 1, 1), (f * self.units, 1, 1)))
+        elif self.facts.loop == "block-stride":
+            assert self.grid is not None
+            for b in range(wave, top + 1, wave):
+                out.append(self.candidate((b, 1, 1), self.grid))
+        elif self.block[1] > 1 or (self.grid and self.grid[1] > 1):
+            width = self.block[0] * (self.grid[0] if self.grid else 1)
+            height = self.block[1] * (self.grid[1] if self.grid else 1)
+            for x in ROW_THREADS:
+                for y in (1, 2, 4, 8, 16, 32):
+                    if x * y % wave or x * y > top:
+                        continue
+                    out.append(self.candidate((x, y, 1), (-(-width // x), -(-height // y), 1)))
+        else:
+            for b in range(wave, top + 1, wave):
+                out.append(self.candidate((b, 1, 1), (math.ceil(elements / b), 1, 1)))
+        return [c for c in out if c is not None]
+
+
+def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Candidate,
+          seconds: float | None) -> tuple[float, str | None]:
+    """The launch's elements, and what was assumed to get them (None: nothing)."""
+    launch = report.launch
+    if not facts.loops:
+        if launch.problem_size:
+            return float(launch.problem_size), None
+        return float(current.threads * current.blocks), None
+    if seconds:
+        n = elements_for(dm, facts, current.config(space.wave), seconds)
+        if n:
+            return n, None
+    if launch.problem_size:
+        return float(launch.problem_size), None
+    return ASSUMED_ELEMENTS, "the work per launch (no traced time, no problem size): assumed " \
+                            f"{ASSUMED_ELEMENTS:,.0f} elements"
+
+
+def _range(gain: float, spread: float) -> tuple[float, float]:
+    """The predicted saving widened by the model's error (a derived device's more)."""
+    lo, hi = BAND
+    return gain + lo * (1 + spread) - spread * gain / 2, gain + hi * (1 + spread)
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """One reading of the kernel's facts (the source's, or one of SCENARIOS), its work and
+    the predicted time of the launch as it is."""
+
+    facts: Facts
+    wave: int
+    elements: float
+    now: Breakdown
+
+
+def _price(dm: DeviceModel, scenarios: tuple[Scenario, ...], cand: Candidate
+           ) -> tuple[list[float], list[Breakdown]]:
+    times = [predict(dm, sc.facts, cand.config(sc.wave), sc.elements) for sc in scenarios]
+    return [1 - t.total / sc.now.total for t, sc in zip(times, scenarios, strict=True)], times
+
+
+def price(launch: Plan, cand: Candidate) -> Saving:
+    """What moving the launch to ``cand`` saves, as the model predicts it (a range over the
+    scenarios, widened by the model's error): for any configuration a rule names."""
+    gains, times = _price(launch.device, launch.scenarios, cand)
+    lo, _ = _range(min(gains), launch.device.spread)
+    _, hi = _range(max(gains), launch.device.spread)
+    return Saving(max(0.0, lo), max(0.0, min(1.0, hi)),
+                  _basis(launch.scenarios[0].now, times[0], len(gains)))
+
+
+def variant(report: Any, launch: Plan, block: int | None = None, grid: int | None = None,
+            dynamic: int | None = None) -> Candidate | None:
+    """The launch with another 1-D block, grid or dynamic shared memory (what a rule's own
+    suggestion names); a one-element-per-thread launch's grid follows its block."""
+    cur = launch.current
+    b = (block, 1, 1) if block else cur.block
+    threads = b[0] * b[1] * b[2]
+    g = (grid, 1, 1) if grid else cur.grid
+    if block and not grid and not (launch.scenarios and launch.scenarios[0].facts.loops):
+        g = (math.ceil(cur.threads * cur.blocks / threads), 1, 1)
+    d = cur.dynamic_shared if dynamic is None else dynamic
+    res = report.kernel.resources
+    r = _resident(report.arch, report.input_model, threads, d, getattr(res, "wgp_mode", None))
+    return Candidate(b, g, d, r) if r > 0 else None
+
+
+def plan(report: Any, seconds: float | None = None) -> Plan | None:
+    """The model's plan for ``report``'s launch (``seconds``: its traced mean duration)."""
+    if report.occupancy is None or not report.block_size:
+        return None
+    dm = launch_model(report.device)
+    units = report.device.scheduling_units(getattr(report, "wgp_mode", True)) \
+        if report.device else None
+    block, grid = _dims(report)
+    if dm is None or not units or (grid is None and not report.launch.problem_size):
+        return None
+    facts = report.launch.facts
+    readings = (facts,) if facts is not None and facts.known else SCENARIOS
+    unknown: list[str] = []
+    if facts is None or not facts.known:
+        unknown.append("what each thread loads, stores and computes (no source of this "
+                       "kernel in the run): the range spans memory- to compute-bound")
+    if dm.basis != "measured":
+        unknown.append(f"the device's behaviour, derived from its specifications ({dm.name})")
+    scenarios, spaces, current = [], [], None
+    for f in readings:
+        space = _Space(report, f, units)
+        if grid is None:
+            space.grid = (math.ceil(report.launch.problem_size / block[0]), 1, 1)
+        current = space.current()
+        if current is None:
+            return None
+        elements, assumed = _work(report, f, space, dm, current, seconds)
+        if assumed:
+            unknown.append(assumed)
+        scenarios.append(Scenario(f, space.wave, elements,
+                                  predict(dm, f, current.config(space.wave), elements)))
+        spaces.append(space)
+    assert current is not None
+    fixed = tuple(scenarios)
+    # the configuration whose worst ratio to the launch as it is, over the scenarios, is
+    # least (with the source: the fastest)
+    best, best_gains, best_times = current, [0.0] * len(fixed), [sc.now for sc in fixed]
+    for cand in spaces[0].all(scenarios[0].elements):
+        gains, times = _price(dm, fixed, cand)
+        if min(gains) > min(best_gains) + 1e-12:
+            best, best_gains, best_times = cand, gains, times
+    saving = None
+    if best != current and min(best_gains) >= MIN_GAIN:
+        lo, _ = _range(min(best_gains), dm.spread)
+        _, hi = _range(max(best_gains), dm.spread)
+        saving = Saving(max(0.0, lo), min(1.0, hi),
+                        _basis(fixed[0].now, best_times[0], len(fixed)))
+    else:
+        best, best_times = current, [sc.now for sc in fixed]
+    return Plan(dm, facts if facts is not None and facts.known else None,
+                fixed[0].elements if len(fixed) == 1 else None, current, best, fixed[0].now,
+                best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed)
+
+
+def _basis(now: Breakdown, fast: Breakdown, readings: int) -> str:
+    if readings > 1:
+        return ("launch-time model over memory- to compute-bound readings of the kernel "
+                "(no source)")
+    return (f"launch-time model: {now.binding}-bound now ({now.total * 1e6:,.1f} us), "
+            f"{fast.total * 1e6:,.1f} us advised")

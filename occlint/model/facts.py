@@ -1,0 +1,53 @@
+"""What a kernel's thread does per element: the facts the launch-time model reads.
+
+Read from a kernel's CUDA / HIP source (occlint.readers.source.facts); None where the
+source does not tell, and the model then widens its range over what it could be
+(occlint.judgement.fastest).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from occlint.model.pickling import by_fields
+
+# the loop structure: one element per thread; a loop over the grid (``i += blockDim.x *
+# gridDim.x``); a loop over the block (``j += blockDim.x``: a block per row or tile)
+LOOPS = ("per-element", "grid-stride", "block-stride")
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class Facts:
+    loop: str  # one of LOOPS, or "other"
+    load_bytes: float | None = None  # global memory a thread reads per element
+    store_bytes: float | None = None  # ... writes
+    fma: float | None = None  # arithmetic per element (multiply-adds)
+    chains: int = 1  # independent dependency chains the arithmetic runs in (its ILP)
+    atomics_one: float = 0.0  # atomics to one address per element (in the element's work)
+    atomics_one_thread: float = 0.0  # ... per thread, after its loop
+    atomics_block: float = 0.0  # atomics per thread to an address of its block
+    atomics_one_block: float = 0.0  # atomics to one address per block (one thread's)
+    shared_per_thread: bool = False  # dynamic shared memory indexed by the thread
+    barrier: bool = False  # __syncthreads() in the body
+    source: str = "source"  # where the facts come from
+
+    @property
+    def loops(self) -> bool:
+        return self.loop in ("grid-stride", "block-stride")
+
+    @property
+    def known(self) -> bool:
+        return self.load_bytes is not None and self.fma is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"loop": self.loop, "load_bytes": self.load_bytes,
+                "store_bytes": self.store_bytes, "fma": self.fma, "chains": self.chains,
+                "atomics_one_address": self.atomics_one + self.atomics_one_thread,
+                "atomics_one_address_per": ("element" if self.atomics_one else "thread"
+                                            if self.atomics_one_thread else None),
+                "atomics_per_block_address": self.atomics_block,
+                "atomics_one_address_per_block": self.atomics_one_block,
+                "shared_per_thread": self.shared_per_thread, "barrier": self.barrier,
+                "source": self.source}

@@ -1,0 +1,253 @@
+"""A kernel's per-element facts from its source text (issue 28): what each thread loads
+and stores per element, its arithmetic, its atomics and their addresses, its loop.
+
+Read from the text of the kernel's parameters and body, comments removed:
+
+* element sizes from the pointer parameters' types (``const float4* a``: 16 bytes);
+* a load for every subscript of a pointer parameter read, a store for every one assigned,
+  inside the element's work (a grid- or block-stride loop's body, else the whole body);
+  loads under a ``threadIdx`` guard (a tile's halo) are a few threads' and not counted;
+* arithmetic: ``fma`` calls and multiplications; its independent chains, the variables
+  that ``v = fmaf(v, ...)`` steps (two chains issue twice as fast from one warp);
+* a ``for`` loop with literal (or ``#define``d) bounds multiplies what its body holds;
+* ``atomicAdd`` and its kin: one address when the address names no thread or block index,
+  a block's address when it names only the block index; one per block when a
+  ``threadIdx`` guard leaves it to one thread of each block.
+
+What the text does not show (a helper function's body, a pointer's type hidden behind a
+template parameter) stays None.
+"""
+
+from __future__ import annotations
+
+import re
+
+from occlint.model.facts import Facts
+
+TYPE_BYTES = {
+    "char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "uchar": 1,
+    "short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2,
+    "bfloat16": 2, "hip_bfloat16": 2,
+    "int": 4, "unsigned": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "__half2": 4,
+    "half2": 4, "__nv_bfloat162": 4, "char4": 4, "uchar4": 4,
+    "long": 8, "double": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8, "float2": 8,
+    "int2": 8, "uint2": 8, "longlong": 8,
+    "float3": 12, "int3": 12,
+    "float4": 16, "int4": 16, "uint4": 16, "double2": 16, "long2": 16, "longlong2": 16,
+    "double4": 32,
+}
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
+                      r"(?:__restrict__\s+|__restrict\s+|restrict\s+)?([A-Za-z_]\w*)\s*$")
+_FOR = re.compile(r"\bfor\s*\(")
+_ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
+                     r"(?:_system|_block)?|unsafeAtomicAdd)\s*\(")
+_FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
+_MUL = re.compile(r"[\w\])]\s*\*\s*[\w(.]")
+_CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
+_THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
+_BLOCK = re.compile(r"\bblockIdx\b|\bhipBlockIdx_")
+_BLOCK_STRIDE = re.compile(r"\+=\s*(?:\(\s*\w+\s*\)\s*)?(?:blockDim\.x|hipBlockDim_x)\s*[;)]")
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
+_TRIP = re.compile(r"^\s*(?:\w+\s+)*(\w+)\s*=\s*(-?\w+)\s*;\s*\w+\s*(<=|<)\s*(\w+)\s*;\s*"
+                   r"(?:\+\+\s*\w+|\w+\s*\+\+|\w+\s*\+=\s*(\w+))\s*$")
+_EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+[\w\s]+?\b(\w+)\s*\[\s*\]")
+
+
+def defines(data: bytes) -> dict[str, int]:
+    """``#define NAME 123`` constants of a file."""
+    return {m[1].decode(): int(m[2]) for m in _DEFINE.finditer(data)}
+
+
+def _matching(text: str, start: int, open_: str, close: str) -> int:
+    """Index of the bracket closing the one at ``start`` (len(text) if unbalanced)."""
+    depth = 0
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text)
+
+
+def pointer_sizes(params: str) -> dict[str, int | None]:
+    """Pointer parameters and their element sizes (None: a type the table does not know)."""
+    out: dict[str, int | None] = {}
+    depth, part, parts = 0, [], []
+    for c in params.strip("()"):
+        if c in "<([":
+            depth += 1
+        elif c in ">)]":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append("".join(part))
+            part = []
+        else:
+            part.append(c)
+    parts.append("".join(part))
+    for p in parts:
+        m = _POINTER.search(p.strip())
+        if not m:
+            continue
+        words = p[:m.start(2)].replace("*", " ").split()
+        words = [w for w in words if w not in ("const", "volatile", "__restrict__",
+                                               "__restrict", "restrict", "struct")]
+        name = words[-1] if words else m[1]
+        size = TYPE_BYTES.get(name)
+        if name in ("char", "short", "int", "long") and "unsigned" in words:
+            size = TYPE_BYTES[name]
+        if words[-2:] == ["long", "long"]:
+            size = 8
+        out[m[2]] = size
+    return out
+
+
+class _Region:
+    """The spans of a body's constant-trip loops (start, end, trips) and guarded blocks."""
+
+    def __init__(self, body: str, consts: dict[str, int]):
+        self.loops: list[tuple[int, int, float]] = []
+        self.guards: list[tuple[int, int]] = []
+        self.open: list[tuple[int, int]] = []  # loops whose trip count is not constant
+        for m in _FOR.finditer(body):
+            head_end = _matching(body, m.end() - 1, "(", ")")
+            head = body[m.end():head_end]
+            end = self._statement_end(body, head_end + 1)
+            trips = self._trips(head, consts)
+            if trips is None:
+                self.open.append((head_end + 1, end))
+            else:
+                self.loops.append((head_end + 1, end, trips))
+        for m in re.finditer(r"\bif\s*\(", body):
+            cond_end = _matching(body, m.end() - 1, "(", ")")
+            cond = body[m.end():cond_end]
+            if _THREAD.search(cond) and not re.search(r"\b(n|N|size|count|len)\b|<\s*\w*[nN]\w*",
+                                                      cond):
+                self.guards.append((cond_end + 1, self._statement_end(body, cond_end + 1)))
+
+    @staticmethod
+    def _statement_end(body: str, at: int) -> int:
+        i = at
+        while i < len(body) and body[i].isspace():
+            i += 1
+        if i < len(body) and body[i] == "{":
+            return _matching(body, i, "{", "}")
+        j = body.find(";", i)
+        return len(body) if j < 0 else j
+
+    @staticmethod
+    def _trips(head: str, consts: dict[str, int]) -> float | None:
+        m = _TRIP.match(head)
+        if not m:
+            return None
+
+        def value(word: str | None, default: int | None = None) -> int | None:
+            if word is None:
+                return default
+            if re.fullmatch(r"-?\d+", word):
+                return int(word)
+            return consts.get(word)
+
+        start, bound, step = value(m[2]), value(m[4]), value(m[5], 1)
+        if start is None or bound is None or not step or step < 0:
+            return None
+        span = bound - start + (1 if m[3] == "<=" else 0)
+        return max(0.0, -(-span // step))
+
+    def weight(self, at: int) -> float:
+        w = 1.0
+        for start, end, trips in self.loops:
+            if start <= at <= end:
+                w *= trips
+        return w
+
+    def guarded(self, at: int) -> bool:
+        return any(s <= at <= e for s, e in self.guards)
+
+
+def _element_span(body: str, loop: str, region: _Region) -> tuple[int, int]:
+    """The part of the body that is one element's work: the stride loop's body."""
+    if loop in ("grid-stride", "block-stride"):
+        for m in _FOR.finditer(body):
+            head_end = _matching(body, m.end() - 1, "(", ")")
+            head = body[m.end():head_end]
+            if ("gridDim" in head or "GridDim" in head) if loop == "grid-stride" \
+                    else _BLOCK_STRIDE.search(head + ";"):
+                return head_end + 1, region._statement_end(body, head_end + 1)
+    return 0, len(body)
+
+
+def _loop_of(body: str, shape: str) -> str:
+    if shape in ("grid-stride", "per-element"):
+        return shape
+    for m in _FOR.finditer(body):
+        head_end = _matching(body, m.end() - 1, "(", ")")
+        if _BLOCK_STRIDE.search(body[m.end():head_end] + ";"):
+            return "block-stride"
+    return "other"
+
+
+def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> Facts:
+    """The facts of a kernel whose parameter list and body are ``params`` and ``body``
+    (text), and whose body the source reader classified as ``shape``."""
+    body = _COMMENTS.sub(" ", body)
+    pointers = pointer_sizes(_COMMENTS.sub(" ", params))
+    loop = _loop_of(body, shape)
+    region = _Region(body, consts)
+    lo, hi = _element_span(body, loop, region)
+    load = store = 0.0
+    unknown = False
+    for name, size in pointers.items():
+        for m in re.finditer(rf"(?<![\w.&]){re.escape(name)}\s*\[", body):
+            at = m.start()
+            if not lo <= at <= hi or region.guarded(at):
+                continue
+            close = _matching(body, m.end() - 1, "[", "]")
+            after = body[close + 1:close + 4].lstrip()
+            written = after.startswith("=") and not after.startswith("==")
+            compound = re.match(r"[-+*/|&^]=", after) is not None
+            if size is None:
+                unknown = True
+                continue
+            w = region.weight(at)
+            if written or compound:
+                store += size * w
+            if not written or compound:
+                load += size * w
+    fma = 0.0
+    for pattern in (_FMA, _MUL):
+        for m in pattern.finditer(body, lo, hi):
+            fma += region.weight(m.start())
+    one = one_thread = per_block = one_block = 0.0
+    for m in _ATOMIC.finditer(body):
+        close = _matching(body, m.end() - 1, "(", ")")
+        address = body[m.end():close].split(",")[0]
+        if _THREAD.search(address) or _index_names(body) & set(re.findall(r"\w+", address)):
+            continue  # a thread's own address: no queue
+        inside = lo <= m.start() <= hi and (lo, hi) != (0, len(body))
+        if region.guarded(m.start()) and not inside:  # one thread of each block
+            one_block += 1.0
+        elif _BLOCK.search(address):
+            per_block += region.weight(m.start()) if inside else 1.0
+        elif loop in ("grid-stride", "block-stride") and not inside:
+            one_thread += 1.0
+        else:
+            one += region.weight(m.start())
+    shared = False
+    for m in _EXTERN_SHARED.finditer(body):
+        if re.search(rf"\b{re.escape(m[1])}\s*\[[^\]]*threadIdx", body):
+            shared = True
+    chains = len(set(_CHAIN.findall(body, lo, hi))) or 1
+    return Facts(loop=loop, load_bytes=None if unknown else load,
+                 store_bytes=None if unknown else store, fma=fma, chains=chains, atomics_one=one,
+                 atomics_one_thread=one_thread, atomics_block=per_block,
+                 atomics_one_block=one_block,
+                 shared_per_thread=shared, barrier="__syncthreads" in body)
+
+
+def _index_names(body: str) -> set[str]:
+    """Variables set from a thread index (``int i = blockIdx.x * blockDim.x + threadIdx.x``)."""
+    return {m[1] for m in re.finditer(r"\b(\w+)\s*=\s*[^;]*\bthreadIdx\b", body)}
