@@ -57,27 +57,47 @@ def test_every_defect_is_a_launch_group_of_the_trace(gpu):
         assert g["owner"] == {"kind": "user", "library": None, "basis": "default"}
 
 
+# The pairs are priced by the launch-time model (issue 28, docs/validation.md): the
+# per-rule shares it replaced were fitted on these pairs and met 90 % / 15 points / 0.8;
+# the model, fitted on other kernels, holds what follows (and the old targets are kept as
+# strict expected failures, so that meeting them again shows).
+NOW = {"h100": {"inside": 0.75, "width": 0.35, "spearman": 0.7, "warned": 0.55},
+       "h200": {"inside": 0.9, "width": 0.5, "spearman": 0.7, "warned": 0.4}}
+
+
 def test_measured_savings_lie_in_the_ranges(scored):
-    _, result = scored
-    assert result["inside"] >= 0.9, [r for r in result["rows"] if not r["inside"]]
+    gpu, result = scored
+    assert result["inside"] >= NOW[gpu]["inside"], [r for r in result["rows"]
+                                                    if not r["inside"]]
 
 
-def test_ranges_are_narrow(scored):
-    _, result = scored
-    assert result["median_width"] <= 0.15
+def test_ranges_are_no_wider_than_the_models_error(scored):
+    gpu, result = scored
+    assert result["median_width"] <= NOW[gpu]["width"]
 
 
 def test_midpoints_rank_like_the_measurements(scored):
+    gpu, result = scored
+    assert result["spearman"] >= NOW[gpu]["spearman"]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28: the launch-time model's ranges are 32-45 "
+                                       "points wide on these pairs (its error on kernels it "
+                                       "was not fitted on), and hold for 75-92 %")
+def test_the_per_rule_targets_of_issue_18(scored):
     _, result = scored
+    assert result["inside"] >= 0.9 and result["median_width"] <= 0.15
     assert result["spearman"] >= 0.8
+    worth = [r for r in result["rows"] if r["measured"] >= 0.1]
+    assert sum(r["severity"] == "warning" for r in worth) >= len(worth) * 0.6
 
 
 def test_no_warning_where_the_fix_saves_under_two_percent(scored):
-    _, result = scored
+    gpu, result = scored
     assert result["false_warnings"] == []
     # and the pairs worth fixing do warn: not everything was demoted
     worth = [r for r in result["rows"] if r["measured"] >= 0.1]
-    assert sum(r["severity"] == "warning" for r in worth) >= len(worth) * 0.6
+    assert sum(r["severity"] == "warning" for r in worth) >= len(worth) * NOW[gpu]["warned"]
 
 
 def test_without_the_source_the_ranges_widen_and_do_not_warn():
@@ -94,7 +114,7 @@ def test_without_the_source_the_ranges_widen_and_do_not_warn():
                 and g["dynamic_shared_bytes"] == 50 * 1024)
     f = next(f for f in smem["findings"] if f["rule"] == "LCH003")
     assert f["saving"]["low"] == 0 and f["saving"]["high"] > 0.3
-    assert "not known" in f["saving"]["basis"] and f["severity"] == "info"
+    assert "no source" in f["saving"]["basis"] and f["severity"] == "info"
 
 
 def test_spearman_of_known_orders():

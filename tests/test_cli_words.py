@@ -55,7 +55,7 @@ def test_one_of_a_thing_is_singular(occlint):
     """133 blocks on the 132 SMs of an H100: one SM runs two blocks, 131 run one."""
     sms = shipped_db().get("h100").compute_units
     assert sms == 132
-    out = occlint(RAW_ODD, "--isolated", "--select", "LCH101").out
+    out = occlint(RAW_ODD, "--isolated", "--select", "LCH101", "--show-all").out
     assert "133 blocks is not a multiple of the 132 SMs" in out
     assert ": 1 SM runs 2 blocks while 131 run 1:" in out
     assert not re.search(r"\b1 (SM|CU|WGP|block|warp|wave)s\b", out)

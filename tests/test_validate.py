@@ -264,3 +264,32 @@ def test_static_only_launches_nothing(fake, occlint):
     missing = occlint("validate", str(CUBIN), "--kernel", "gamma_correction_gridstride",
                       "--grid-stride")
     assert missing.code == 2 and "--args is required" in missing.err
+
+
+def test_a_findings_fix_is_timed_against_the_launch_as_it_is(fake):
+    """--as-is / --fix: the two configurations, each measured then both again in
+    interleaved rounds; the saving is the fake runtime's own times' (1 + 10/grid ms)."""
+    args = spec.parse("u8[1024]:random, u64:1024, f32:2.2")
+    opts = ValidateOptions(binary=CUBIN, kernel="gamma_correction_gridstride", args=args,
+                           repeats=3, warmup=1, confirm_rounds=5,
+                           compare=((256, 132), (256, 1056)))
+    result = run(opts, backend=fake)
+    assert result["mode"] == "fix"
+    assert set(fake.launches) == {(256, 132), (256, 1056)}  # nothing else is swept
+    now = 1.0 + 10.0 / 132 + 0.001 * 1 + (256 % 128) * 1e-4
+    fix = 1.0 + 10.0 / 1056 + 0.001 * 1
+    assert result["saving"] == pytest.approx(1 - fix / now, abs=1e-4)
+    assert result["as_is"]["samples"] >= 5
+    from occlint.validate.report import text
+
+    assert "saves" in text(result)
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--as-is", "256:132"], "give both --as-is"),
+    (["--as-is", "256x132", "--fix", "256:1056"], "expected BLOCK:GRID"),
+])
+def test_fix_options_are_checked(occlint, extra, needle):
+    r = occlint("validate", str(CUBIN), "--kernel", "gamma_correction_gridstride",
+                "--args", "u8[1024]:random, u64:1024, f32:2.2", *extra)
+    assert r.code == 2 and needle in r.err

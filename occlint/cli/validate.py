@@ -34,6 +34,23 @@ def _ints(values: tuple[str, ...]) -> list[int]:
     return out
 
 
+def _compare(as_is: str | None, fix: str | None
+             ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """``--as-is B:G --fix B:G``: both or neither."""
+    if (as_is is None) != (fix is None):
+        raise click.UsageError("give both --as-is BLOCK:GRID and --fix BLOCK:GRID")
+    if as_is is None:
+        return None
+    out = []
+    for name, value in (("--as-is", as_is), ("--fix", fix)):
+        parts = value.split(":")
+        if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+            raise click.UsageError(f"{name}: expected BLOCK:GRID (positive integers), "
+                                   f"got {value!r}")
+        out.append((int(parts[0]), int(parts[1])))
+    return out[0], out[1]
+
+
 @click.command(epilog=EPILOG)
 @click.argument("binary", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--kernel", required=True, help="Kernel name: mangled, demangled, or a glob.")
@@ -51,6 +68,10 @@ def _ints(values: tuple[str, ...]) -> list[int]:
 @click.option("--grid", "grids", multiple=True, help="Restrict the grid sweep to these.")
 @click.option("--dynamic-shared", "--dynamic-lds", "dynamic_shared", type=click.IntRange(min=0),
               default=0, help="Dynamic shared memory / LDS per block in bytes.")
+@click.option("--as-is", "as_is", metavar="BLOCK:GRID",
+              help="Time this launch against --fix (a finding's fix) instead of sweeping.")
+@click.option("--fix", "fix", metavar="BLOCK:GRID",
+              help="The configuration a finding advises (its JSON 'fix': block and grid).")
 @click.option("--repeats", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True)
 @click.option("--device-index", type=click.IntRange(min=0), default=0, show_default=True)
@@ -61,8 +82,8 @@ def _ints(values: tuple[str, ...]) -> list[int]:
 @output_option()
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def validate(binary, kernel, args_spec, static_only, problem_size, grid_stride, blocks, grids,
-             dynamic_shared, repeats, warmup, device_index, oversubscription, fmt, output,
-             debug) -> None:
+             dynamic_shared, as_is, fix, repeats, warmup, device_index, oversubscription, fmt,
+             output, debug) -> None:
     """Run a kernel on this machine's GPU: compare occlint's static occupancy and resources
     with the driver's, time block and grid sweeps, and rate occlint's launch advice against
     the best measured configuration and common baselines."""
@@ -71,10 +92,11 @@ def validate(binary, kernel, args_spec, static_only, problem_size, grid_stride, 
     from occlint.validate.harness import ValidateOptions, run
     from occlint.validate.spec import SpecError, parse
 
+    compare = _compare(as_is, fix)
     if static_only:
         args = []
     else:
-        if bool(problem_size) == grid_stride:
+        if compare is None and bool(problem_size) == grid_stride:
             raise click.UsageError("give exactly one of --problem-size N (one element per "
                                    "thread) or --grid-stride")
         if not args_spec:
@@ -88,7 +110,7 @@ def validate(binary, kernel, args_spec, static_only, problem_size, grid_stride, 
                            grids=_ints(grids), problem_size=problem_size,
                            grid_stride=grid_stride, dynamic_shared=dynamic_shared,
                            repeats=repeats, warmup=warmup, device_index=device_index,
-                           settings=settings, static_only=static_only)
+                           settings=settings, static_only=static_only, compare=compare)
     try:
         result = run(opts)
     except NoGpuError as exc:

@@ -66,10 +66,11 @@ def _generator(trace_format: str, op: str | None) -> str | None:
 
 
 def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | None:
-    """The launch-time model's plan for a launch its caller can change: a kernel named in
-    the run with a launch to judge (--block and --grid or a problem size, a configuration
-    entry), or a traced launch group of the user's own kernel. Library, framework and
-    generated kernels get none: their launch is not the caller's to change."""
+    """The launch-time model's plan for a launch its caller can change: a traced launch
+    group of the user's own kernel (its time is known), or a kernel named in the run with a
+    launch to judge (--block and --grid or a problem size, a configuration entry) whose
+    source the run has (its facts are known). Library, framework and generated kernels get
+    none: their launch is not the caller's to change."""
     if report is None or report.occupancy is None:
         return None
     if subject.kind == "launch":
@@ -77,9 +78,11 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
             return None
         g = subject.group
         return plan(report, g.total_ns / g.count * 1e-9 if g.count else None)
+    facts = report.launch.facts
     if report.block_source not in ("launch", "source") or not (
-            report.launch.grid or report.launch.problem_size):
-        return None
+            report.launch.grid or report.launch.problem_size) or facts is None \
+            or not facts.known:
+        return None  # a launch with no time and no facts: the rules' own estimates
     return plan(report)
 
 

@@ -249,7 +249,7 @@ def result_object(f: dict[str, Any], rule_index: int, fingerprint: tuple[str, in
                if "logicalLocations" in location else {})}
     digest, occurrence = fingerprint
     properties: dict[str, Any] = {"severity": f["severity"]}
-    for key in ("arch", "device", "entry", "kernel", "data", "source"):
+    for key in ("arch", "device", "entry", "kernel", "data", "source", "fix"):
         if f.get(key):
             properties[key] = f[key]
     result: dict[str, Any] = {

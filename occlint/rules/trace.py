@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from occlint.occupancy import amd
+from occlint.rules.launch import planned
 from occlint.rules.registry import RULES, Finding, kernel_finding, plural, rule
 
 # Nsight Compute's tail-effect rule reports a partial last wave from this share up.
@@ -67,8 +68,9 @@ def partial_wave(report, ctx):
         f"{report.device.name} runs at once: {full} full wave{'s' if full > 1 else ''} and a "
         f"partial wave of {partial} {plural(partial, 'block')}, which may account for up to "
         f"{100 * share:.1f}% of the runtime (tail effect)",
-        advice=f"use a grid of whole waves ({whole[0]} or {whole[1]} blocks), or more work "
-               "per block", grid=report.launch.grid, waves=round(waves, 4), full_waves=full,
+        advice=planned(ctx, f"use a grid of whole waves ({whole[0]} or {whole[1]} blocks), "
+                            "or more work per block"), grid=report.launch.grid,
+        nearest_balanced=whole, waves=round(waves, 4), full_waves=full,
         partial_blocks=partial, blocks_per_wave=capacity, partial_share=round(share, 4),
         tail_efficiency=round(waves / math.ceil(waves), 4))
 

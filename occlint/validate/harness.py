@@ -59,6 +59,8 @@ class ValidateOptions:
     seed: int = 1234
     settings: AdviceSettings = field(default_factory=AdviceSettings)
     static_only: bool = False  # compare with the driver, launch nothing
+    # time the launch as it is against a finding's fix: ((block, grid), (block, grid))
+    compare: tuple[tuple[int, int], tuple[int, int]] | None = None
 
 
 # -- kernel and device ----------------------------------------------------------------------
@@ -363,6 +365,9 @@ def run(opts: ValidateOptions, backend: Backend | None = None) -> dict[str, Any]
             cache[key] = _summary(block, grid, times)
         return cache[key]
 
+    if opts.compare is not None:
+        return {**common, **time_fix(launch, measure, opts), "zero_inputs": buffers.zero_inputs}
+
     launchable = [r["block"] for r in occupancy_rows if r["driver"] > 0]
     dims = getattr(res, "required_block", None) or getattr(res, "reqd_workgroup_size", None)
     if dims:  # .reqntid / reqd_work_group_size: the code assumes exactly this block
@@ -441,6 +446,18 @@ def run(opts: ValidateOptions, backend: Backend | None = None) -> dict[str, Any]
                    "confirm_rounds": opts.confirm_rounds,
                    "seconds": round(time.monotonic() - started, 1)},
     }
+
+
+def time_fix(launch, measure, opts: ValidateOptions) -> dict[str, Any]:
+    """The launch as it is and its fix (a finding's ``fix``), each timed, then both again
+    in interleaved rounds: what the fix saves on this GPU."""
+    assert opts.compare is not None
+    as_is, fix = opts.compare
+    measured = [measure(*as_is), measure(*fix)]
+    final = confirm(launch, opts, [], measured)
+    now, then = final[as_is], final[fix]
+    return {"mode": "fix", "problem_size": opts.problem_size, "as_is": now, "fix": then,
+            "saving": round(1 - then["ms"] / now["ms"], 4)}
 
 
 def _summary(block: int, grid: int, times: list[float]) -> dict[str, Any]:

@@ -29,6 +29,11 @@ def text(r: dict[str, Any]) -> str:
                                  for c in bad_db)))
     if r["mode"] == "static only":
         return "\n".join(lines) + "\n"
+    if r["mode"] == "fix":
+        lines.append(f"  as it is       {_cfg(r['as_is'])}")
+        lines.append(f"  fix            {_cfg(r['fix'])}  (saves {100 * r['saving']:.1f}%, "
+                     f"{r['fix']['samples']} interleaved rounds)")
+        return "\n".join(lines) + "\n"
     lines.append(f"  mode           {r['mode']}"
                  + (f", N = {r['problem_size']:,}" if r["problem_size"] else ""))
     lines.append(f"  best measured  {_cfg(r['best'])}")

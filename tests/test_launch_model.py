@@ -1,0 +1,307 @@
+"""The launch-time model (issue 28; docs/validation.md "Launch-time model").
+
+Its device parameters are measured (fixtures/traces/heldout/*/characterization.json.gz,
+benchmarks/gpu/characterize.py); its facts are read from source; its advice is scored on
+the held-out suite's measured times (benchmarks/gpu/heldout): the "score" half, which no
+constant was fitted on, and the block-reduce family, added after the constants were
+fixed. Every number checked here comes from those measurements or from the generator's
+own record of what each kernel does, never from occlint's output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import statistics
+
+import pytest
+
+from benchmarks.gpu.heldout import score
+from benchmarks.gpu.heldout.generate import VECTOR
+from occlint.devices.db import shipped_db
+from occlint.devices.launch_params import launch_model
+from occlint.judgement import fastest
+from occlint.judgement.timing import Config, predict
+from occlint.model.facts import Facts
+from occlint.readers.source import read_source
+from occlint.readers.source.facts import kernel_facts, pointer_sizes
+from tests.conftest import FIXTURES
+
+RUNS = FIXTURES / "traces/heldout"
+SUITE = json.loads((score.HERE / "suite.json").read_text())["kernels"]
+
+
+def _characterization(run: str) -> dict:
+    return json.loads(gzip.decompress((RUNS / run / "characterization.json.gz").read_bytes()))
+
+
+@pytest.fixture(scope="module")
+def facts_by_kernel() -> dict[str, Facts]:
+    model = read_source(str(score.SOURCE), str(score.SOURCE))
+    return {k.name: k.facts for k in model.kernels}
+
+
+@pytest.fixture(scope="module", params=["h100", "h100-repeat"])
+def scored(request):
+    return request.param, score.rows(RUNS / request.param)
+
+
+# -- facts read from source --------------------------------------------------------------
+def test_facts_of_every_generated_kernel_match_what_the_generator_drew(facts_by_kernel):
+    """Bytes per element from the pointer types, stores, the loop, the atomics: as the
+    generator recorded them when it wrote each kernel (suite.json)."""
+    loops = {"grid-stride": "grid-stride", "block-reduce": "grid-stride",
+             "block-per-row": "block-stride"}
+    for k in SUITE:
+        f, drawn = facts_by_kernel[k["name"]], k["facts"]
+        width = 4 * drawn["vector"]
+        assert f.loop == loops.get(k["family"], "per-element"), k["name"]
+        if k["family"] == "tile":
+            assert f.load_bytes == 4 and f.store_bytes == 4 and f.shared_per_thread
+            assert f.barrier
+        else:
+            assert f.load_bytes == width * drawn["loads"], k["name"]
+            assert f.store_bytes == (width if drawn["store"] else 0), k["name"]
+        # every drawn FMA is counted, and the extra live values' steps with them
+        assert drawn["fma"] <= f.fma <= drawn["fma"] + drawn["regs_pad"] + 2 * 8 + 4, k["name"]
+        atomic = drawn["atomic"]
+        if k["family"] == "block-reduce":
+            assert f.atomics_one_block == 1 and f.atomics_one_thread == 0
+        elif atomic == "thread" and f.loops:
+            assert f.atomics_one_thread == 1 and f.atomics_one == 0, k["name"]
+        elif atomic == "thread":
+            assert f.atomics_one == 1, k["name"]
+        elif atomic == "block":
+            assert f.atomics_block == 1, k["name"]
+        else:
+            assert f.atomics_one == f.atomics_one_thread == f.atomics_block == 0, k["name"]
+
+
+def test_pointer_sizes_follow_the_declared_types():
+    sizes = pointer_sizes("(const float4* __restrict__ a, double *b, unsigned char* c, "
+                          "const __half* h, Foo* opaque, int n, long long* q)")
+    assert sizes == {"a": 16, "b": 8, "c": 1, "h": 2, "opaque": None, "q": 8}
+
+
+def test_defined_trip_counts_and_independent_chains_multiply_the_arithmetic():
+    body = """{
+        long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (i < n) {
+            float v = x[i], w = v + 1.0f;
+            for (int k = 0; k < ITERS; ++k) { v = fmaf(v, a, 0.5f); w = fmaf(w, a, -0.5f); }
+            y[i] = v + w;
+        }
+    }"""
+    f = kernel_facts("(const float* x, float* y, float a, long n)", body, "per-element",
+                     {"ITERS": 512})
+    assert (f.load_bytes, f.store_bytes, f.fma, f.chains) == (4, 4, 1024 + 1, 2)
+
+
+def test_atomic_addresses_are_told_apart():
+    def facts(stmt: str, shape: str = "per-element") -> Facts:
+        body = ("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; float t = x[i];"
+                f" {stmt} }}")
+        return kernel_facts("(const float* x, float* out, long n)", body, shape, {})
+
+    assert facts("atomicAdd(out, t);").atomics_one == 1
+    assert facts("atomicAdd(&out[blockIdx.x], t);").atomics_block == 1
+    distinct = facts("atomicAdd(&out[i], t);")
+    assert distinct.atomics_one == distinct.atomics_block == 0  # a thread's own address
+    assert facts("if (threadIdx.x == 0) atomicAdd(out, t);").atomics_one_block == 1
+
+
+# -- the model against the device's own measurements --------------------------------------
+H100 = launch_model(shipped_db().get("h100"))
+
+
+def test_device_parameters_are_the_characterisation_reduced():
+    """The database's H100 entry is what benchmarks/gpu/device_params.py makes of the
+    committed characterisation (the first run; floor, L2 and latency from its repeat)."""
+    from benchmarks.gpu.device_params import params
+
+    first, repeat = params(_characterization("h100")), params(_characterization("h100-repeat"))
+    assert H100.basis == "measured"
+    assert [list(p) for p in H100.read_curve] == first["read_curve"]
+    assert [list(p) for p in H100.copy_curve] == first["copy_curve"]
+    for key in ("block_rate", "block_rate_1024", "fma_per_s", "half_rate_warps",
+                "atomic_one_ns", "atomic_spread_ns", "sm_bandwidth_gbs"):
+        assert getattr(H100, key) == first[key], key
+    assert H100.floor_us == repeat["floor_us"]
+    assert [list(p) for p in H100.l2_curve] == repeat["l2_curve"]
+    # the two runs of one GPU model agree where their kernels were the same
+    assert repeat["block_rate"] == pytest.approx(first["block_rate"], rel=0.02)
+    assert repeat["atomic_one_ns"] == pytest.approx(first["atomic_one_ns"], rel=0.03)
+    assert repeat["copy_curve"][-1][1] == pytest.approx(first["copy_curve"][-1][1], rel=0.03)
+
+
+def test_tiny_blocks_are_bound_by_the_measured_block_start_rate():
+    """2^22 near-empty blocks take what the characterisation timed for them."""
+    doc = _characterization("h100")
+    row = next(r for r in doc["block_starts"] if r["block"] == 256 and r["blocks"] == 1 << 22)
+    t = predict(H100, Facts("per-element", 0.0, 0.0, 0.0), Config(256, 1 << 22, 8),
+                float(256 << 22)).total
+    assert t * 1e3 == pytest.approx(row["ms"], rel=0.08)
+
+
+def test_one_address_atomics_serialise_at_the_measured_rate():
+    doc = _characterization("h100")
+    row = next(r for r in doc["atomics"] if r["kernel"] == "atomic_one" and r["block"] == 1024)
+    f = Facts("per-element", 0.0, 0.0, 0.0, atomics_one=1.0)
+    t = predict(H100, f, Config(1024, row["grid"], 2), float(row["atomics"])).total
+    assert t * 1e3 == pytest.approx(row["ms"], rel=0.05)
+
+
+def test_a_deep_copy_runs_at_the_measured_plateau():
+    doc = _characterization("h100")
+    row = next(r for r in doc["bandwidth"] if r["level"] == "dram" and r["kind"] == "copy"
+               and r["vector"] == 4 and r["unroll"] == 1 and r["block"] == 1024)
+    n = (1 << 28) // 4
+    f = Facts("grid-stride", 16.0, 16.0, 0.0)
+    t = predict(H100, f, Config(1024, row["blocks_per_sm"] * 132, row["blocks_per_sm"]), n)
+    assert t.total * 1e3 == pytest.approx(row["ms"], rel=0.1)
+    assert t.binding == "memory"
+
+
+def test_predicted_times_follow_the_measured_sweep():
+    """Over every timed configuration of the held-out kernels of the score half, the model
+    (its work solved from the defect's traced time, as occlint does) is within 15 % of
+    the measured time for the median configuration."""
+    doc = score.occlint_json(RUNS / "h100" / "heldout.pt.trace.json.gz")
+    groups = {g["kernel"]: g for g in doc["launches"]}
+    errors = []
+    for k in score.load(RUNS / "h100" / "heldout.json")["kernels"]:
+        spec = next(s for s in SUITE if s["name"] == k["name"])
+        if spec["split"] != "score":
+            continue
+        m = groups[k["name"]]["model"]
+        predicted, measured = m["now"]["ns"] / 1e6, k["configs"][0]["ms"]
+        errors.append(abs(predicted / measured - 1))
+    assert statistics.median(errors) <= 0.15
+
+
+def test_derived_devices_say_so_and_scale_with_their_specifications():
+    a100 = launch_model(shipped_db().get("a100"))
+    assert a100.basis == "derived" and a100.spread > 0
+    db = shipped_db()
+    assert a100.read_curve[-1][1] / H100.read_curve[-1][1] == pytest.approx(
+        db.get("a100").memory_bandwidth_gbs / db.get("h100").memory_bandwidth_gbs, rel=1e-3)
+    assert launch_model(shipped_db().get("mi300x")).basis == "derived"  # AMD too
+
+
+# -- the advice, scored on what it was not fitted on ---------------------------------------
+def _split(rows: list[dict], split: str) -> dict:
+    return score.targets([r for r in rows if r["split"] == split])
+
+
+def test_the_advised_configuration_is_near_the_best_measured(scored):
+    run, rows = scored
+    t = _split(rows, "score")
+    assert t["unmeasured"] == []
+    assert t["advised_vs_best"] >= 0.97, run
+    assert t["advised_vs_best"] > t["habit_vs_best"] + 0.04  # 256 threads, 8 blocks per SM
+
+
+def test_no_advice_makes_a_launch_slower(scored):
+    _, rows = scored
+    assert _split(rows, "score")["slower"] == []
+
+
+def test_measured_savings_lie_in_the_claimed_ranges(scored):
+    _, rows = scored
+    assert _split(rows, "score")["inside"] >= 0.9
+
+
+def test_claimed_savings_rank_like_the_best_measured(scored):
+    _, rows = scored
+    assert _split(rows, "score")["spearman"] >= 0.9
+
+
+def test_no_warning_where_nothing_saves_two_percent(scored):
+    _, rows = scored
+    assert _split(rows, "score")["false_warnings"] == []
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28: the ranges are 32 points wide at the median "
+                                       "(the target is 15); the model's errors on the fit half "
+                                       "are -13 to +19 points (5th-95th percentiles)")
+def test_ranges_are_narrow_enough_to_act_on(scored):
+    _, rows = scored
+    assert _split(rows, "score")["median_width"] <= 0.15
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28: 5-6 launches whose best saves 10 % or more "
+                                       "get a claim whose low end is under 2 % (info, not a "
+                                       "warning): the ranges are too wide")
+def test_every_launch_worth_ten_percent_warns(scored):
+    _, rows = scored
+    assert _split(rows, "score")["missed"] == []
+
+
+def test_the_family_added_after_fitting():
+    """block-reduce (a grid-stride loop ending in a shared-memory reduction and one atomic
+    per block) was generated, measured and scored after the constants were fixed."""
+    rows = score.rows(RUNS / "h100-repeat")
+    t = _split(rows, "post-fit")
+    assert t["kernels"] == 15  # the 16th cannot launch its defect (registers)
+    assert t["advised_vs_best"] >= 0.96 and t["slower"] == []
+    assert t["advised_vs_best"] > t["habit_vs_best"]
+
+
+@pytest.fixture(scope="module")
+def trace_only() -> list[dict]:
+    return score.rows(RUNS / "h100", source=False)
+
+
+def test_from_the_trace_alone_the_fit_half_is_never_slower(trace_only):
+    t = _split(trace_only, "fit")
+    assert t["slower"] == [] and t["inside"] >= 0.8
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28: from the trace alone, one launch of the score "
+                                       "half (elementwise_31) is advised a block 4 % slower, and "
+                                       "73 % of the claims hold (the target is 80 %)")
+def test_from_the_trace_alone_the_score_half_is_never_slower(trace_only):
+    t = _split(trace_only, "score")
+    assert t["slower"] == [] and t["inside"] >= 0.8
+
+
+def test_occlint_beats_nsight_computes_estimates_on_the_same_launches(scored):
+    _, rows = scored
+    t = _split(rows, "score")
+    assert t["within_10"] >= 0.75 and t["within_10"] > t["nsight_within_10"] + 0.3
+    assert t["spearman"] > t["nsight_spearman"] + 0.3
+
+
+def test_the_band_is_the_fit_halfs_errors():
+    """fastest.BAND: the 5th and 95th percentiles of measured minus predicted saving over
+    the fit half's advised fixes (benchmarks/gpu/heldout/fit.py), to the third decimal."""
+    from benchmarks.gpu.heldout import fit
+
+    res = fit.residuals([r for r in score.rows(RUNS / "h100") if r["split"] == "fit"])
+    q = statistics.quantiles(res, n=20)
+    assert fastest.BAND == (round(q[0], 3), round(q[-1], 3))
+
+
+# -- the fix as data -------------------------------------------------------------------------
+def test_findings_carry_the_fix_in_json_and_sarif(tmp_path):
+    import subprocess
+    import sys
+
+    trace = RUNS / "h100" / "heldout.pt.trace.json.gz"
+    out = tmp_path / "r.sarif"
+    subprocess.run([sys.executable, "-m", "occlint", str(trace), str(score.SOURCE),
+                    "--format", "sarif", "-o", str(out), "--isolated", "--exit-zero"],
+                   check=True, capture_output=True)
+    results = json.loads(out.read_text())["runs"][0]["results"]
+    fixed = [r for r in results if (r.get("properties") or {}).get("fix")]
+    assert fixed
+    for r in fixed:
+        fix = r["properties"]["fix"]
+        assert set(fix) == {"block", "grid", "dynamic_shared"}
+        assert all(x >= 1 for x in fix["block"] + fix["grid"])
+    doc = score.occlint_json(trace)
+    g = next(g for g in doc["launches"] if g["kernel"] == "elementwise_11")
+    assert g["model"]["facts"]["source"] == "source"
+    assert re.fullmatch(r"memory|compute|block starts|atomics", g["model"]["now"]["binding"])
+    assert VECTOR[1] == "float"
