@@ -326,15 +326,17 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
         if min(gains) > min(best_gains) + 1e-12:
             best, best_gains, best_times = cand, gains, times
     saving = None
-    least = MIN_GAIN if len(fixed) == 1 else MIN_GAIN_UNKNOWN
-    if best != current and min(best_gains) >= least:
+    known = facts is not None and facts.known
+    if best != current and min(best_gains) >= (MIN_GAIN if known else MIN_GAIN_UNKNOWN):
         lo, _ = _range(min(best_gains), dm.spread)
         _, hi = _range(max(best_gains), dm.spread)
-        saving = Saving(max(0.0, lo), min(1.0, hi),
-                        _basis(fixed[0].now, best_times[0], len(fixed)))
+        # without the source its arithmetic's chains, its loop and its bytes are guesses:
+        # the saving may be none
+        saving = Saving(max(0.0, lo) if known else 0.0, min(1.0, hi),
+                        _basis(fixed[0].now, best_times[0], 1 if known else len(readings)))
     else:
         best, best_times = current, [sc.now for sc in fixed]
-    return Plan(dm, facts if facts is not None and facts.known else None,
+    return Plan(dm, facts if known else None,
                 fixed[0].elements if len(fixed) == 1 else None, current, best, fixed[0].now,
                 best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed)
 
@@ -342,6 +344,6 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
 def _basis(now: Breakdown, fast: Breakdown, readings: int) -> str:
     if readings > 1:
         return ("launch-time model over memory- to compute-bound readings of the kernel "
-                "(no source)")
+                "(no source: from no saving up)")
     return (f"launch-time model: {now.binding}-bound now ({now.total * 1e6:,.1f} us), "
             f"{fast.total * 1e6:,.1f} us advised")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from occlint.devices.launch_params import Curve, DeviceModel
 from occlint.model.facts import Facts
@@ -97,13 +98,17 @@ class Breakdown:
         return max(terms, key=lambda k: terms[k])
 
 
+@lru_cache(maxsize=64)
+def _xs(curve: Curve) -> tuple[float, ...]:
+    return tuple(p[0] for p in curve)
+
+
 def bandwidth(curve: Curve, x: float) -> float:
     """GB/s at ``x`` bytes in flight per SM: linear in between the measured points, through
     the origin below the first (Little's law), flat past the last."""
     if x <= 0:
         return 0.0
-    xs = [p[0] for p in curve]
-    i = bisect.bisect_left(xs, x)
+    i = bisect.bisect_left(_xs(curve), x)
     if i == 0:
         return curve[0][1] * x / curve[0][0]
     if i >= len(curve):
@@ -111,13 +116,6 @@ def bandwidth(curve: Curve, x: float) -> float:
     (x0, y0), (x1, y1) = curve[i - 1], curve[i]
     t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
     return y0 + t * (y1 - y0)
-
-
-def _chip_bandwidth(dm: DeviceModel, facts: Facts, active: float, in_flight: float) -> float:
-    """Bytes per second ``active`` SMs draw with ``in_flight`` bytes of loads each."""
-    curve = dm.copy_curve if (facts.store_bytes or 0) > 0 else dm.read_curve
-    chip = bandwidth(curve, active * in_flight / dm.sms)
-    return min(chip, active * dm.sm_bandwidth_gbs) * 1e9
 
 
 def _peak_issue(dm: DeviceModel, wave: int) -> float:
@@ -131,20 +129,40 @@ def _issue_rate(dm: DeviceModel, warps_per_sm: float, wave: int) -> float:
     return _peak_issue(dm, wave) * warps_per_sm / (warps_per_sm + dm.half_rate_warps)
 
 
-def _latency(dm: DeviceModel, facts: Facts, in_flight: float) -> float:
-    """Seconds a load takes with ``in_flight`` bytes per SM (Little's law on the curve)."""
-    curve = dm.copy_curve if (facts.store_bytes or 0) > 0 else dm.read_curve
-    x = max(in_flight, curve[0][0])
-    return dm.sms * x / (bandwidth(curve, x) * 1e9)
-
-
 def _knee_latency(dm: DeviceModel, facts: Facts) -> float:
     """A load's latency where the bandwidth curve first reaches 90 % of its plateau (past
     it, what more in flight adds is queueing, not work)."""
-    curve = dm.copy_curve if (facts.store_bytes or 0) > 0 else dm.read_curve
+    return _knee(dm, (facts.store_bytes or 0) > 0)
+
+
+@lru_cache(maxsize=64)
+def _knee(dm: DeviceModel, stores: bool) -> float:
+    curve = dm.copy_curve if stores else dm.read_curve
     top = max(y for _, y in curve)
     x = next(x for x, y in curve if y >= 0.9 * top)
-    return _latency(dm, facts, x)
+    return dm.sms * x / (bandwidth(curve, x) * 1e9)
+
+
+@lru_cache(maxsize=16384)
+def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: float
+           ) -> tuple[float, float]:
+    """(bytes per second, a load's latency) of ``active`` SMs whose resident threads load
+    ``loads`` bytes per element and then compute for ``chain`` seconds: their loads are in
+    flight while they wait, latency / (latency + chain) of the time; the latency grows
+    with what is in flight (three steps of the fixed point)."""
+    curve = dm.copy_curve if stores else dm.read_curve
+
+    def latency_at(x: float) -> float:
+        x = max(x, curve[0][0])
+        return dm.sms * x / (bandwidth(curve, x) * 1e9)
+
+    latency = latency_at(loads)
+    in_flight = loads
+    for _ in range(3):
+        in_flight = loads * latency / (latency + chain)
+        latency = latency_at(in_flight)
+    chip = bandwidth(curve, active * in_flight / dm.sms)
+    return min(chip, active * dm.sm_bandwidth_gbs) * 1e9, latency
 
 
 def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread: float,
@@ -164,11 +182,7 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     if load + store > 0:
         loads = per_sm * threads * max(load, 4.0)
         chain = instructions * dm.half_rate_warps / _peak_issue(dm, cfg.wave) / facts.chains
-        latency = _latency(dm, facts, loads)
-        for _ in range(3):  # the latency grows with what is in flight
-            in_flight = loads * latency / (latency + chain)
-            latency = _latency(dm, facts, in_flight)
-        bw = _chip_bandwidth(dm, facts, active, in_flight)
+        bw, latency = _drawn(dm, store > 0, active, loads, chain)
         element = store or load
         mem = blocks * threads * per_thread * (load + store) / bw / cfg.row_efficiency(
             element, k.row_bytes)
@@ -235,17 +249,27 @@ def elements_for(dm: DeviceModel, facts: Facts, cfg: Config, seconds: float,
     """The work (elements) a loop's launch must have done to take ``seconds``: the model
     solved backwards (the time grows with the elements). None: faster than the model's
     time for no work at all."""
-    if predict(dm, facts, cfg, 1.0, k).total >= seconds:
+    def time(n: float) -> float:
+        return predict(dm, facts, cfg, n, k).total
+
+    if time(1.0) >= seconds:
         return None
-    lo, hi = 1.0, 1.0
-    while predict(dm, facts, cfg, hi, k).total < seconds and hi < 1e15:
-        lo, hi = hi, hi * 4
-    for _ in range(60):
-        mid = math.sqrt(lo * hi)
-        if predict(dm, facts, cfg, mid, k).total < seconds:
-            lo = mid
+    # the time grows about linearly with the work: secant steps on (n, time), each kept
+    # inside a bracket that bisection narrows when a step leaves it
+    lo, hi = 1.0, 1e6
+    t_lo, t_hi = time(lo), time(hi)
+    while t_hi < seconds and hi < 1e15:
+        lo, t_lo, hi = hi, t_hi, hi * 64
+        t_hi = time(hi)
+    for _ in range(40):
+        n = lo + (seconds - t_lo) * (hi - lo) / (t_hi - t_lo) if t_hi > t_lo else (lo + hi) / 2
+        if not lo < n < hi:
+            n = (lo + hi) / 2
+        t = time(n)
+        if abs(t - seconds) <= 1e-4 * seconds:
+            return n
+        if t < seconds:
+            lo, t_lo = n, t
         else:
-            hi = mid
-        if hi / lo < 1.0005:
-            break
-    return math.sqrt(lo * hi)
+            hi, t_hi = n, t
+    return (lo + hi) / 2
