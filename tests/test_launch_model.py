@@ -47,6 +47,12 @@ def scored(request):
     return request.param, score.rows(RUNS / request.param)
 
 
+def test_the_fixture_source_is_the_generators():
+    """fixtures/traces/heldout/kernels.cu, the source README's example reads beside the
+    trace, is what generate.py writes (benchmarks/gpu/heldout/kernels.cu)."""
+    assert (RUNS / "kernels.cu").read_bytes() == score.SOURCE.read_bytes()
+
+
 # -- facts read from source --------------------------------------------------------------
 def test_facts_of_every_generated_kernel_match_what_the_generator_drew(facts_by_kernel):
     """Bytes per element from the pointer types, stores, the loop, the atomics: as the
@@ -280,6 +286,25 @@ def test_the_band_is_the_fit_halfs_errors():
     res = fit.residuals([r for r in score.rows(RUNS / "h100") if r["split"] == "fit"])
     q = statistics.quantiles(res, n=20)
     assert fastest.BAND == (round(q[0], 3), round(q[-1], 3))
+
+
+def test_lch106_names_what_no_other_rule_sees():
+    """64-thread blocks of a float copy at full occupancy (elementwise_11: the sweep's best
+    block, 192, saves 62 %) get LCH106 and its fix; a float4 kernel whose best saves 1 %
+    (elementwise_07) gets none."""
+    doc = score.occlint_json(RUNS / "h100" / "heldout.pt.trace.json.gz")
+    groups = {g["kernel"]: g for g in doc["launches"]}
+    measured = {k["name"]: k for k in score.load(RUNS / "h100" / "heldout.json")["kernels"]}
+    (f,) = [f for f in groups["elementwise_11"]["findings"] if f["rule"] == "LCH106"]
+    assert f["severity"] == "warning" and f["data"]["binding"] == "block starts"
+    timed = next(c for c in measured["elementwise_11"]["configs"]
+                 if c["block"] == f["fix"]["block"])
+    defect = measured["elementwise_11"]["configs"][0]
+    got = 1 - timed["ms"] / defect["ms"]
+    assert f["saving"]["low"] - 0.015 <= got <= f["saving"]["high"] + 0.015
+    assert not any(f["rule"] == "LCH106" for f in groups["elementwise_07"]["findings"])
+    best = min(c["ms"] for c in measured["elementwise_07"]["configs"])
+    assert 1 - best / measured["elementwise_07"]["configs"][0]["ms"] < 0.02
 
 
 # -- the fix as data -------------------------------------------------------------------------
