@@ -41,8 +41,28 @@ class JobsType(click.ParamType):
 JOBS = JobsType()
 
 
-def _codes(values: tuple[str, ...]) -> list[str]:
-    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+def _codes(values: tuple[str, ...], option: str) -> list[str]:
+    """The rule selectors of a repeatable, comma-separated option; unknown ones refused."""
+    from occlint.config import check_rule_selectors
+
+    return check_rule_selectors([c.strip() for v in values for c in v.split(",") if c.strip()],
+                                option)
+
+
+# options that contradict each other: (first, second, why)
+EXCLUSIVE = (("grid", "problem_size", "--problem-size derives the grid"),
+             ("config_path", "isolated", "--isolated reads no configuration file"))
+
+
+def _refuse_exclusive(given: dict[str, object]) -> None:
+    for first, second, why in EXCLUSIVE:
+        if given[first] not in (None, False) and given[second] not in (None, False):
+            raise click.UsageError(f"{_flag(first)} and {_flag(second)} cannot be used "
+                                   f"together: {why}")
+
+
+def _flag(name: str) -> str:
+    return "--config" if name == "config_path" else "--" + name.replace("_", "-")
 
 
 @click.command(epilog=EPILOG)
@@ -99,7 +119,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
               help="Configuration file (default: occlint.toml or pyproject.toml "
                    "[tool.occlint], searched upward).")
-@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files (not with "
+              "--config).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True, help="Colour text output (never when NO_COLOR is set).")
 @click.option("-q", "--quiet", is_flag=True,
@@ -122,14 +143,17 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
     JSON, rocprofv3 CSV / JSON / rocpd database, Nsight Systems SQLite export): every
     launch on its real grid and block; and CUDA / HIP sources (.cu .cuh .hip .cpp .cc .cxx
     .h .hpp): their kernel launches. Report findings and launch advice."""
+    _refuse_exclusive(click.get_current_context().params)
     from occlint.pipeline.run import Options, execute
 
     opts = Options(
         paths=list(paths), devices=list(devices), device_files=list(device_files),
         targets=list(targets), block=block, grid=grid, problem_size=problem_size,
         dynamic_lds=dynamic_lds, include=list(include), exclude=list(exclude),
-        extend_exclude=list(extend_exclude), select=_codes(select), ignore=_codes(ignore),
-        extend_select=_codes(extend_select), fail_on=fail_on, exit_zero=exit_zero,
+        extend_exclude=list(extend_exclude), select=_codes(select, "--select"),
+        ignore=_codes(ignore, "--ignore"),
+        extend_select=_codes(extend_select, "--extend-select"), fail_on=fail_on,
+        exit_zero=exit_zero,
         baseline=baseline, write_baseline=write_baseline, config=config_path,
         isolated=isolated, oversubscription=oversubscription,
         occupancy_threshold=occupancy_threshold, hash_inputs=fmt == "html", jobs=jobs,

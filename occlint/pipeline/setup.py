@@ -82,11 +82,12 @@ def launch_resolver(cfg: Config, opts: Options):
         if uses_source:
             hint = {**hint, "block": from_source["block"]}
         dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
+        grid_given = opts.grid is not None or opts.problem_size is not None
         launch = LaunchConfig(
             block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
-            grid=opts.grid if opts.grid is not None else base.get("grid", hint.get("grid")),
-            problem_size=opts.problem_size if opts.problem_size is not None
-            else base.get("problem-size"),
+            # --grid or --problem-size replaces both of the configuration's (one grid)
+            grid=opts.grid if grid_given else base.get("grid", hint.get("grid")),
+            problem_size=opts.problem_size if grid_given else base.get("problem-size"),
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,
             body=from_source.get("body"),
             block_from_source=uses_source,
