@@ -388,3 +388,29 @@ def test_layout_at_desktop_widths(chromium, busy_report, tmp_path, width):
     assert console == []
     _, height, rows = read_png(png)
     assert height == 2000 and any(len(set(row)) > 3 for row in rows[:300])
+
+
+def test_the_longest_kernel_name_is_cut_with_the_whole_name_on_hover(chromium, tmp_path):
+    """Issue 31: the 2,117-character cuDNN / CUTLASS name of mixed.pt.trace.json.gz (its
+    longest kernel event name, read here from the trace) takes at most three lines of its
+    cell at 1400 px, and its title holds the whole name."""
+    import gzip
+    import json
+
+    trace = REPO / "fixtures" / "traces" / "kineto" / "mixed.pt.trace.json.gz"
+    events = json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
+    longest = max((e["name"] for e in events if e.get("cat") == "kernel"), key=len)
+    assert len(longest) > 2000
+    out = tmp_path / "mixed.html"
+    assert run_occlint(str(trace), "--format", "html", "-o", str(out), "--isolated").code == 1
+    facts = layout_facts(chromium, out, tmp_path, 1400)
+    assert facts["pageWidth"] <= facts["viewport"] == 1400
+    [cell] = [n for n in facts["names"] if n["title"] == longest]
+    assert cell["text"] == longest
+    assert cell["height"] <= 3 * cell["lineHeight"] + 1
+    assert cell["right"] <= cell["cellRight"] + 0.5
+    shots = Path(os.environ.get("OCCLINT_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    _, console = browse(chromium, out, tmp_path, f"--screenshot={shots / 'mixed-1400.png'}",
+                        "--window-size=1400,2400")
+    assert console == []
