@@ -39,6 +39,7 @@ class Options:
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
     fail_on: str | None = None
+    fail_on_saving_ms: float | None = None  # exit 1 when the user's saving is above this
     exit_zero: bool = False
     baseline: str | None = None
     write_baseline: str | None = None
