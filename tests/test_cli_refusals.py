@@ -74,11 +74,14 @@ def test_a_mistyped_rule_code_in_the_configuration_is_refused(occlint, tmp_path)
 @pytest.mark.parametrize("args,names", [
     (["--grid", "5", "--problem-size", "1000"], ("--grid", "--problem-size")),
     (["--isolated", "--config", "CFG"], ("--config", "--isolated")),
+    (["--baseline", "CFG", "--write-baseline", "NEW"], ("--baseline", "--write-baseline")),
+    (["--statistics", "--format", "json"], ("--statistics", "json")),
 ])
 def test_options_that_contradict_each_other_are_refused(occlint, tmp_path, args, names):
     cfg = tmp_path / "occlint.toml"
     cfg.write_text("fail-on = \"never\"\n")
-    line = _one_error_line(occlint(GAMMA, *[str(cfg) if a == "CFG" else a for a in args]))
+    paths = {"CFG": str(cfg), "NEW": str(tmp_path / "new.json")}
+    line = _one_error_line(occlint(GAMMA, *[paths.get(a, a) for a in args]))
     assert all(name in line for name in names)
 
 

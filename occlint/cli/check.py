@@ -51,7 +51,8 @@ def _codes(values: tuple[str, ...], option: str) -> list[str]:
 
 # options that contradict each other: (first, second, why)
 EXCLUSIVE = (("grid", "problem_size", "--problem-size derives the grid"),
-             ("config_path", "isolated", "--isolated reads no configuration file"))
+             ("config_path", "isolated", "--isolated reads no configuration file"),
+             ("baseline", "write_baseline", "--write-baseline records every finding"))
 
 
 def _refuse_exclusive(given: dict[str, object]) -> None:
@@ -59,6 +60,8 @@ def _refuse_exclusive(given: dict[str, object]) -> None:
         if given[first] not in (None, False) and given[second] not in (None, False):
             raise click.UsageError(f"{_flag(first)} and {_flag(second)} cannot be used "
                                    f"together: {why}")
+    if given["statistics"] and given["fmt"] != "text":
+        raise click.UsageError(f"--statistics prints text, not --format {given['fmt']}")
 
 
 def _exit_if_nothing_to_analyse(config_path: str | None, isolated: bool) -> None:
@@ -165,10 +168,10 @@ def _flag(name: str) -> str:
                    "(the occlint-build pre-commit hook in a project without them).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
-          include, exclude, extend_exclude, select, ignore, extend_select, fail_on, exit_zero,
-          show_suppressed, show_all, statistics, baseline,
+          include, exclude, extend_exclude, select, ignore, extend_select, fail_on,
+          fail_on_saving, exit_zero, show_suppressed, show_all, statistics, baseline,
           write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
-          isolated, color, quiet, allow_no_paths, jobs, debug, fail_on_saving) -> None:
+          isolated, color, quiet, jobs, allow_no_paths, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
     executables or libraries that embed them; profiler traces (PyTorch profiler / Kineto
     JSON, rocprofv3 CSV / JSON / rocpd database, Nsight Systems SQLite export): every
