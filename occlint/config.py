@@ -80,14 +80,30 @@ def _number(value: Any, key: str, where: str, low: float, high: float) -> float:
     return value
 
 
-def _rule_codes(values: list[str], key: str, where: str) -> list[str]:
-    from occlint.rules.registry import all_rules
+def check_rule_selectors(values: list[str], where: str) -> list[str]:
+    """``values`` when each is ALL or a rule code or prefix, else a ConfigError naming
+    the nearest known one (the configuration's keys and the command line's options)."""
+    from occlint.rules.registry import selector_error
 
-    codes = list(all_rules())
     for value in values:
-        if value != "ALL" and not any(code.startswith(value) for code in codes):
-            raise ConfigError(f"{where}: '{key}' has unknown rule selector {value!r}")
+        problem = selector_error(value)
+        if problem:
+            raise ConfigError(f"{where}: {problem}")
     return values
+
+
+def _rule_codes(values: list[str], key: str, where: str) -> list[str]:
+    return check_rule_selectors(values, f"{where}: '{key}'")
+
+
+# launch settings that say one thing twice: the grid, and the dynamic LDS's two names
+EXCLUSIVE_LAUNCH_KEYS = (("grid", "problem-size"), ("dynamic-lds", "dynamic-shared"))
+
+
+def _one_of_each_pair(settings: dict[str, Any], where: str) -> None:
+    for first, second in EXCLUSIVE_LAUNCH_KEYS:
+        if first in settings and second in settings:
+            raise ConfigError(f"{where}: give {first} or {second}, not both")
 
 
 def parse_jobs(value: Any, what: str) -> int | str:
@@ -155,6 +171,7 @@ def parse(table: dict[str, Any], where: str, root: Path) -> Config:
                     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                         raise ConfigError(f"{where}: launch.{glob!r}.{k} must be an integer "
                                           ">= 0")
+                _one_of_each_pair(settings, f"{where}: launch.{glob!r}")
                 cfg.launch[glob] = dict(settings)
         elif key == "fail-on":
             if value not in FAIL_ON:

@@ -388,3 +388,68 @@ def test_layout_at_desktop_widths(chromium, busy_report, tmp_path, width):
     assert console == []
     _, height, rows = read_png(png)
     assert height == 2000 and any(len(set(row)) > 3 for row in rows[:300])
+
+
+def test_the_longest_kernel_name_is_cut_with_the_whole_name_on_hover(chromium, tmp_path):
+    """Issue 31: the 2,117-character cuDNN / CUTLASS name of mixed.pt.trace.json.gz (its
+    longest kernel event name, read here from the trace) takes at most three lines of its
+    cell at 1400 px, its title holds the whole name, and a click shows it whole."""
+    import gzip
+    import json
+
+    trace = REPO / "fixtures" / "traces" / "kineto" / "mixed.pt.trace.json.gz"
+    events = json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
+    longest = max((e["name"] for e in events if e.get("cat") == "kernel"), key=len)
+    assert len(longest) > 2000
+    out = tmp_path / "mixed.html"
+    assert run_occlint(str(trace), "--format", "html", "-o", str(out), "--isolated").code == 1
+    facts = layout_facts(chromium, out, tmp_path, 1400)
+    assert facts["pageWidth"] <= facts["viewport"] == 1400
+    [cell] = [n for n in facts["names"] if n["title"] == longest]
+    assert cell["text"] == longest
+    assert cell["height"] <= 3 * cell["lineHeight"] + 1
+    assert cell["right"] <= cell["cellRight"] + 0.5
+    shots = Path(os.environ.get("OCCLINT_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    _, console = browse(chromium, out, tmp_path, f"--screenshot={shots / 'mixed-1400.png'}",
+                        "--window-size=1400,2400")
+    assert console == []
+    # one click on the cut name shows it whole, a second cuts it again
+    heights = clicked_heights(chromium, out, tmp_path, longest)
+    assert heights[1] > 3 * cell["lineHeight"] + 1 and heights[2] == heights[0]
+
+
+CLICK = r"""
+<script>
+(function () {
+  const name = [...document.querySelectorAll("td.kname .name")].find(
+    (e) => e.title === document.getElementById("wanted").textContent);
+  const heights = [name.getBoundingClientRect().height];
+  for (let i = 0; i < 2; i++) {
+    name.click();
+    heights.push(name.getBoundingClientRect().height);
+  }
+  const pre = document.createElement("pre");
+  pre.id = "click-facts";
+  pre.textContent = JSON.stringify(heights);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
+def clicked_heights(chromium: str, page: Path, tmp: Path, title: str) -> list[float]:
+    """The heights of the launch-table name whose title is ``title``: before a click, after
+    one and after a second (measured by Chromium at 1400 px)."""
+    import html
+    import json
+
+    probe = page.with_name("click-" + page.name)
+    wanted = f'<pre hidden id="wanted">{html.escape(title)}</pre>'
+    probe.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", wanted + CLICK + "</body>"), encoding="utf-8")
+    dom, console = browse(chromium, probe, tmp, "--dump-dom", "--window-size=1400,1200")
+    assert console == [], console
+    found = re.search(r'<pre id="click-facts">(.*?)</pre>', dom, re.S)
+    assert found, "the clicking script did not run"
+    return json.loads(html.unescape(found.group(1)))

@@ -16,7 +16,7 @@ import pytest
 from benchmarks.trace_layouts import split_document, write_trace
 from occlint.readers.traces import kineto
 from occlint.readers.traces.kineto_inflated import inflated_size, planned_cuts
-from tests.test_kineto_rocm_scan import read_groups, same, timelines, truth
+from tests.test_kineto_rocm_scan import read_both, same, timelines, truth
 from tests.test_traces_layouts import (
     PUBLIC,
     ROCM,
@@ -90,8 +90,9 @@ def test_a_gzipped_rocm_trace_joins_across_seams(tmp_path, monkeypatch, splits, 
         monkeypatch.setattr(kineto, "CHUNK", head_end + chunk)
     expected, one = truth(evs), timelines(trace, 1)
     for jobs in range(2, 8):
-        assert same(read_groups(trace, jobs), expected), jobs
-        assert timelines(trace, jobs) == one, jobs
+        groups, lines = read_both(trace, jobs)
+        assert same(groups, expected), jobs
+        assert lines == one, jobs
         # a range after the last kernel event of a small trace has none to start at
         assert splits[-1] == "split" or jobs > 3, jobs
 

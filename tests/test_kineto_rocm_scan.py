@@ -22,7 +22,17 @@ from tests.test_kineto_links import ROCM, events, launched_grids
 def read_groups(path: Path, jobs: int = 1) -> tuple[Counter, Counter, Counter, float]:
     """(kernel, grid, block) counts, launches per device and per dynamic LDS size, and the
     summed kernel time (µs) as occlint reads the trace."""
+    return _groups_of(kineto.read_kineto(path, "t", jobs))
+
+
+def read_both(path: Path, jobs: int) -> tuple[tuple[Counter, Counter, Counter, float], dict]:
+    """:func:`read_groups` and :func:`timelines` of one read (split over ``jobs``
+    processes)."""
     read = kineto.read_kineto(path, "t", jobs)
+    return _groups_of(read), _timelines_of(read.collector)
+
+
+def _groups_of(read) -> tuple[Counter, Counter, Counter, float]:
     grids: Counter = Counter()
     devices: Counter = Counter()
     lds: Counter = Counter()
@@ -97,7 +107,10 @@ def test_odd_events_take_the_dict_path(tmp_path, name, layout):
 
 def timelines(path: Path, jobs: int) -> dict:
     """Each stream's launches (start, duration, kernel), in time order."""
-    c = kineto.read_kineto(path, "t", jobs).collector
+    return _timelines_of(kineto.read_kineto(path, "t", jobs).collector)
+
+
+def _timelines_of(c) -> dict:
     return {k: sorted(zip(t.starts, t.durations, (c.group_list[i].key for i in t.groups),
                           strict=True)) for k, t in c.streams.items()}
 
@@ -132,8 +145,9 @@ def test_split_rocm_scan_joins_across_seams(tmp_path, monkeypatch, name, layout,
     monkeypatch.setattr(kineto, "_join_seams", counted)
     expected, one = truth(evs), timelines(path, 1)
     for jobs in range(2, 10):
-        assert same(read_groups(path, jobs), expected), jobs
-        assert timelines(path, jobs) == one, jobs
+        groups, lines = read_both(path, jobs)
+        assert same(groups, expected), jobs
+        assert lines == one, jobs
     assert crossing["joined"] >= 5  # seams did cut kernels from their calls
 
 

@@ -1,4 +1,7 @@
-"""The pre-commit hooks of .pre-commit-hooks.yaml, run by the real ``pre-commit try-repo``.
+"""The pre-commit hooks of .pre-commit-hooks.yaml, run by the real pre-commit: ``try-repo``
+in a project without configuration, ``run`` with a configuration naming the hook repository
+at its HEAD (what try-repo does, with the hooks' environment installed once), and the
+README's snippet as written.
 
 A temporary git repository holds a GPU binary (``kernels/``, committed) and the same
 binary as a git-ignored build output (``build/``), plus an ``occlint.toml`` with
@@ -11,7 +14,7 @@ needs PyPI for the dependencies (reachable here and in CI). ``PRE_COMMIT_HOME`` 
 temporary directory shared by the module, so that install happens once. The hook
 repository is this repository when its work tree is clean (CI); otherwise a snapshot of
 the work tree (tracked and untracked, not ignored, files) committed to a temporary
-repository, because ``try-repo`` only sees committed or tracked changes.
+repository, because pre-commit only sees committed changes.
 """
 
 from __future__ import annotations
@@ -120,22 +123,56 @@ def _project(root: Path, grid: int) -> Path:
     return root
 
 
-def _try_repo(tools, hook_repo: Path, home: Path, project: Path, hook: str):
+def _pre_commit_env(home: Path) -> dict[str, str]:
     env = _git_env()
+    # no .pyc compiled at install (the hooks' environment: a few seconds of CPU)
     env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never", NO_COLOR="1",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_COMPILE="1")
     env.pop("VIRTUAL_ENV", None)
-    return subprocess.run([*tools, "try-repo", str(hook_repo), hook, "--all-files",
-                           "--color", "never"],
-                          cwd=project, capture_output=True, text=True, env=env, timeout=900)
+    return env
+
+
+def _try_repo(tools, clone: Path, home: Path, project: Path, hook: str):
+    """What ``pre-commit try-repo CLONE HOOK --all-files`` does, through a configuration
+    that names the clone's ``main`` as the README's snippet does: try-repo installs the
+    hooks' environment anew in a store of its own at every call (15 s each), ``run`` once
+    in ``home`` for every test of the module."""
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {clone.as_posix()}\n    rev: main\n"
+        f"    hooks:\n      - id: {hook}\n")
+    _git("add", ".pre-commit-config.yaml", cwd=project)
+    return subprocess.run([*tools, "run", hook, "--all-files", "--color", "never"],
+                          cwd=project, capture_output=True, text=True,
+                          env=_pre_commit_env(home), timeout=900)
+
+
+def test_try_repo_runs_both_hooks_in_a_project_without_configuration(tools, hook_repo,
+                                                                      tmp_path):
+    """``pre-commit try-repo`` itself (all the repository's hooks) in a project without
+    configuration and with a staged kernel without findings: both hooks pass."""
+    project = tmp_path / "project"
+    (project / "kernels").mkdir(parents=True)
+    (project / "kernels" / "gamma.gfx1100.hsaco").write_bytes(
+        (FIXTURES / "amd/co/gamma.gfx1100.hsaco").read_bytes())
+    _git("init", "-q", cwd=project)
+    _git("add", "-A", cwd=project)
+    proc = subprocess.run([*tools, "try-repo", str(hook_repo), "--all-files", "--color",
+                           "never"], cwd=project, capture_output=True, text=True,
+                          env=_pre_commit_env(tmp_path / "home"), timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    for name in ("occlint (GPU occupancy lint)",
+                 "occlint (build outputs from [tool.occlint] paths)"):
+        assert any(line.startswith(name) and line.endswith("Passed")
+                   for line in out.splitlines()), out[-4000:]
 
 
 @pytest.mark.parametrize("hook", ["occlint", "occlint-build"])
 @pytest.mark.parametrize("grid", [BAD_GRID, GOOD_GRID])
-def test_hook_fails_on_bad_launch_and_passes_on_good_one(hook, grid, tools, hook_repo,
+def test_hook_fails_on_bad_launch_and_passes_on_good_one(hook, grid, tools, readme_clone,
                                                          pre_commit_home, tmp_path):
     project = _project(tmp_path / "project", grid)
-    proc = _try_repo(tools, hook_repo, pre_commit_home, project, hook)
+    proc = _try_repo(tools, readme_clone, pre_commit_home, project, hook)
     out = proc.stdout + proc.stderr
     if "An unexpected error has occurred" in out or "CalledProcessError" in out:
         pytest.fail(f"pre-commit could not run the hook:\n{out[-4000:]}")
@@ -161,7 +198,7 @@ def test_manifest_declares_both_hooks():
     hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"occlint", "occlint-build"}
     staged, build = hooks["occlint"], hooks["occlint-build"]
-    assert staged["entry"] == build["entry"] == "occlint"
+    assert staged["entry"] == "occlint" and build["entry"] == "occlint --allow-no-paths"
     assert staged["language"] == build["language"] == "python"
     assert staged["files"] == r"\.(cu|cuh|hip|cpp|cc|cxx|h|hpp|hsaco|co|cubin|fatbin)$"
     assert staged["types"] == ["file"] and staged["require_serial"] is True
@@ -173,26 +210,22 @@ def _gamma_source(block: int, grid: int) -> str:
     return text.replace("@BLOCK@", str(block)).replace("@GRID@", str(grid))
 
 
-def test_hook_blocks_a_bad_launch_in_a_staged_source_then_passes(tools, hook_repo,
+def test_hook_blocks_a_bad_launch_in_a_staged_source_then_passes(tools, readme_clone,
                                                                  pre_commit_home, tmp_path):
     """The occlint hook installed as a git pre-commit hook: a commit of gamma.hip with a
     100-thread block and 1000 blocks on a W7800 is refused (LCH001, LCH101, LCH103 on the
     launching line); the fixed program (256 x 2800) commits."""
-    head = _git("rev-parse", "HEAD", cwd=hook_repo).strip()
     project = tmp_path / "project"
     project.mkdir()
     (project / "occlint.toml").write_text('devices = ["w7800"]\n')
     (project / ".pre-commit-config.yaml").write_text(
         "repos:\n"
-        f"  - repo: {hook_repo.as_posix()}\n"
-        f"    rev: {head}\n"
+        f"  - repo: {readme_clone.as_posix()}\n"
+        "    rev: main\n"
         "    hooks:\n"
         "      - id: occlint\n")
     (project / "README.md").write_text("not linted\n")
-    env = _git_env()
-    env.update(PRE_COMMIT_HOME=str(pre_commit_home), PRE_COMMIT_COLOR="never", NO_COLOR="1",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
-    env.pop("VIRTUAL_ENV", None)
+    env = _pre_commit_env(pre_commit_home)
     _git("init", "-q", cwd=project)
     install = subprocess.run([*tools, "install"], cwd=project, capture_output=True, text=True,
                              env=env, timeout=300)
@@ -226,3 +259,74 @@ def test_hook_blocks_a_bad_launch_in_a_staged_source_then_passes(tools, hook_rep
     assert second.returncode == 0, (second.stdout + second.stderr)[-4000:]
     assert "Passed" in second.stdout + second.stderr
     assert _git("rev-list", "--all", "--count", cwd=project).strip() == "1"
+
+
+# --- the README's snippet, as written (issue 31) ---------------------------------------------
+
+README_URL = "https://github.com/occlint/occlint"
+
+
+def _readme_snippet() -> str:
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("### pre-commit"):]
+    return re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+
+
+@pytest.fixture(scope="module")
+def readme_clone(hook_repo, tmp_path_factory) -> Path:
+    """A clone of this repository (its work tree's snapshot) whose `main` is that snapshot:
+    the branch the README's snippet names."""
+    head = _git("rev-parse", "HEAD", cwd=hook_repo).strip()
+    clone = tmp_path_factory.mktemp("clone") / "occlint"
+    _git("clone", "-q", "--no-checkout", str(hook_repo), str(clone), cwd=hook_repo)
+    _git("checkout", "-q", "-B", "main", head, cwd=clone)
+    return clone
+
+
+def _run_snippet(tools, clone: Path, home: Path, project: Path, *args: str):
+    return subprocess.run([*tools, *args], cwd=project, capture_output=True, text=True,
+                          env=_pre_commit_env(home), timeout=900)
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_readme_snippet_runs_both_hooks(configured, tools, readme_clone, pre_commit_home,
+                                        tmp_path):
+    """The snippet as the README writes it (only the repository's address points at the
+    clone): in a project without configuration both hooks pass (a kernel without findings
+    is staged; occlint-build has no `paths`); in one whose configuration names a bad launch
+    and `paths`, both fail on it. `pre-commit autoupdate` then pins a commit SHA, as the
+    README says."""
+    snippet = _readme_snippet()
+    assert snippet.count(README_URL) == 1
+    if configured:
+        project = _project(tmp_path / "project", BAD_GRID)
+    else:
+        project = tmp_path / "project"
+        (project / "kernels").mkdir(parents=True)
+        (project / "kernels" / "gamma.gfx1100.hsaco").write_bytes(
+            (FIXTURES / "amd/co/gamma.gfx1100.hsaco").read_bytes())
+        _git("init", "-q", cwd=project)
+    (project / ".pre-commit-config.yaml").write_text(
+        snippet.replace(README_URL, readme_clone.as_posix()))
+    _git("add", "-A", cwd=project)
+    proc = _run_snippet(tools, readme_clone, pre_commit_home, project, "run", "--all-files",
+                        "--color", "never")
+    out = proc.stdout + proc.stderr
+    if "An unexpected error has occurred" in out:
+        pytest.fail(f"pre-commit could not run the hooks:\n{out[-4000:]}")
+    status = {name: line for line in out.splitlines()
+              for name in ("occlint (GPU occupancy lint)",
+                           "occlint (build outputs from [tool.occlint] paths)")
+              if line.startswith(name)}
+    assert len(status) == 2, out[-4000:]
+    if configured:
+        assert proc.returncode == 1 and all(s.endswith("Failed") for s in status.values()), out
+        assert "build/gamma.gfx1100.hsaco" in out and "kernels/gamma.gfx1100.hsaco" in out
+    else:
+        assert proc.returncode == 0 and all(s.endswith("Passed") for s in status.values()), out
+        update = _run_snippet(tools, readme_clone, pre_commit_home, project, "autoupdate")
+        assert update.returncode == 0, update.stdout + update.stderr
+        head = _git("rev-parse", "main", cwd=readme_clone).strip()
+        assert f"rev: {head}" in (project / ".pre-commit-config.yaml").read_text()

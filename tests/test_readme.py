@@ -21,10 +21,14 @@ README = (REPO / "README.md").read_text()
 def test_setup_commands():
     blocks = re.findall(r"```sh\n(.*?)```", README, re.S)
     commands = [line for line in blocks[0].splitlines() if line and not line.startswith("#")]
-    assert commands == [
+    assert commands[:3] == [
+        "python3 -m venv .venv && . .venv/bin/activate",
         "python3 -m pip install . && occlint fixtures/amd/co/gamma.gfx1100.hsaco --device w7800",
         "python3 -m pip install '.[test]' && python3 -m pytest",
     ]
+    # the optional oracles: the packages .ci/run installs
+    ci_packages = re.search(r"APT_PACKAGES=\((.*?)\)", (REPO / ".ci" / "run").read_text())
+    assert commands[3:] == ["sudo apt-get install " + ci_packages.group(1)]
     ci = (REPO / ".ci" / "run").read_text()
     assert "python3 -m pip install '.[test]' && python3 -m pytest" in ci
 

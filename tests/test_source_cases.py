@@ -169,3 +169,55 @@ def test_what_makes_a_text_hip(text, hip):
     from occlint.readers.source.vendor import is_hip
 
     assert is_hip(text) is hip
+
+
+def _defined_kernels(text: str) -> list[str]:
+    """The names of the `__global__` definitions of a text (explicit instantiations, which
+    have no body, left out), found with a regular expression."""
+    import re
+
+    heads = re.findall(r"__global__\s+void\s+(\w+)\s*\([^;{]*\)\s*\{", text)
+    return sorted(heads)
+
+
+@pytest.mark.parametrize("path", ["fixtures/nvidia/src/stencils.cu",
+                                  "benchmarks/gpu/kernels/stencils.cu"])
+def test_statement_macros_and_pragmas_between_loops_parse(path):
+    """Issue 31: nvcc compiles these files; `THREAD_3D` / `DECOMPOSE3` stand alone on their
+    line for declarations (no semicolon), and `#pragma unroll` sits between a loop's header
+    and its body. Every kernel is read and no region is reported as not parsing."""
+    from occlint.readers.source import read_source
+
+    source = read_source(REPO / path, path)
+    assert source.error_regions == []
+    wanted = _defined_kernels((REPO / path).read_text())
+    assert len(wanted) == 11
+    assert sorted(k.name for k in source.kernels) == wanted
+
+
+def test_a_pragma_between_loop_headers_keeps_the_kernel():
+    from occlint.readers.source import parse_source
+
+    text = ("__global__ void tiled(float* o)\n{\n    float s = 0;\n"
+            "    for (int a = 0; a < 4; ++a)\n#pragma unroll\n"
+            "        for (int b = 0; b < 4; ++b)\n            s += a * b;\n    o[0] = s;\n}\n"
+            "void run(float* o) { tiled<<<1, 100>>>(o); }\n")
+    source = parse_source(text.encode(), "tiled.cu")
+    assert [k.name for k in source.kernels] == ["tiled"]
+    assert source.error_regions == []
+    [site] = source.launches
+    line = text.splitlines().index("void run(float* o) { tiled<<<1, 100>>>(o); }") + 1
+    assert site.span.line == line and site.block.dims == (100, 1, 1)
+
+
+def test_a_statement_macro_alone_on_its_line_keeps_the_launch_after_it():
+    from occlint.readers.source import parse_source
+
+    text = ("#define PROLOGUE \\\n    int i = threadIdx.x; \\\n    (void)i;\n"
+            "__global__ void k(float* o) { o[threadIdx.x] = 1; }\n"
+            "void run(float* o)\n{\n    PROLOGUE\n    k<<<7, 96>>>(o);\n}\n")
+    source = parse_source(text.encode(), "prologue.cu")
+    assert source.error_regions == []
+    [site] = source.launches
+    assert site.span.line == text.splitlines().index("    k<<<7, 96>>>(o);") + 1
+    assert site.grid.dims == (7, 1, 1) and site.block.dims == (96, 1, 1)

@@ -142,7 +142,7 @@ def format_text(r: dict[str, Any]) -> str:
     lines.append(f"  limits          {limits}  ({metric} each resource allows)")
     if r.get("reason"):
         lines.append(f"  cannot launch   {r['reason']}")
-    for step in r["next_steps"]:
+    for step in r["next_steps"] if r["occupancy"] < 1 else ():  # at 100 %: no next step
         lines.append(f"  next step       {describe(step, metric)}")
     if r["vendor"] == "nvidia":
         lines.append(f"  best block size {r['max_potential_block_size']} "

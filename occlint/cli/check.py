@@ -41,8 +41,54 @@ class JobsType(click.ParamType):
 JOBS = JobsType()
 
 
-def _codes(values: tuple[str, ...]) -> list[str]:
-    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+def _codes(values: tuple[str, ...], option: str) -> list[str]:
+    """The rule selectors of a repeatable, comma-separated option; unknown ones refused."""
+    from occlint.config import check_rule_selectors
+
+    return check_rule_selectors([c.strip() for v in values for c in v.split(",") if c.strip()],
+                                option)
+
+
+# options that contradict each other: (first, second, why)
+EXCLUSIVE = (("grid", "problem_size", "--problem-size derives the grid"),
+             ("config_path", "isolated", "--isolated reads no configuration file"),
+             ("baseline", "write_baseline", "--write-baseline records every finding"))
+
+
+def _refuse_exclusive(given: dict[str, object]) -> None:
+    for first, second, why in EXCLUSIVE:
+        if given[first] not in (None, False) and given[second] not in (None, False):
+            raise click.UsageError(f"{_flag(first)} and {_flag(second)} cannot be used "
+                                   f"together: {why}")
+    if given["statistics"] and given["fmt"] != "text":
+        raise click.UsageError(f"--statistics prints text, not --format {given['fmt']}")
+
+
+def _exit_if_nothing_to_analyse(config_path: str | None, isolated: bool) -> None:
+    """--allow-no-paths: no path given and none in the configuration is a pass, said on
+    stderr (every output format's stdout stays empty)."""
+    from occlint.config import load_config
+
+    cfg = load_config(config_path, isolated)
+    if not cfg.paths:
+        where = f"in {cfg.path}" if cfg.path else "(no configuration file found)"
+        click.echo(f"occlint: nothing to analyse: no paths given and no 'paths' {where}",
+                   err=True)
+        raise click.exceptions.Exit(0)
+
+
+def _say_if_saving_fails(doc: dict, threshold: float | None, code: int) -> None:
+    """--fail-on-saving: one line on stderr when the saving is what fails the run."""
+    from occlint.pipeline.run import yours_to_save_ms
+
+    if threshold is not None and code == 1 and yours_to_save_ms(doc) > threshold:
+        click.echo(f"occlint: the estimated saving yours to make, at least "
+                   f"{yours_to_save_ms(doc):.2f} ms, is over --fail-on-saving {threshold:g} ms",
+                   err=True)
+
+
+def _flag(name: str) -> str:
+    return "--config" if name == "config_path" else "--" + name.replace("_", "-")
 
 
 @click.command(epilog=EPILOG)
@@ -76,6 +122,11 @@ def _codes(values: tuple[str, ...]) -> list[str]:
               "addition to the selection.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]),
               help="Lowest severity that makes the exit code 1 (default: warning).")
+@click.option("--fail-on-saving", "fail_on_saving", type=click.FloatRange(min=0), metavar="MS",
+              help="Also exit 1 when traced launches could be faster by more than MS "
+                   "milliseconds through changes that are yours to make (the low end of "
+                   "the estimate: your kernels and launch overhead). With --fail-on never "
+                   "only this fails.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (2 still "
               "reports errors).")
 @click.option("--show-suppressed", is_flag=True, help="Also list findings suppressed in "
@@ -99,7 +150,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
               help="Configuration file (default: occlint.toml or pyproject.toml "
                    "[tool.occlint], searched upward).")
-@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files (not with "
+              "--config).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True, help="Colour text output (never when NO_COLOR is set).")
 @click.option("-q", "--quiet", is_flag=True,
@@ -111,25 +163,33 @@ def _codes(values: tuple[str, ...]) -> list[str]:
                    "are 256+ binary files, 64+ MiB of other inputs or 2+ MiB of CUDA / HIP "
                    "sources that can hold a kernel or a launch). When the last inputs are "
                    "sources, this process reads sources too and N-1 workers start.")
+@click.option("--allow-no-paths", is_flag=True,
+              help="Exit 0 when no path is given and the configuration names no 'paths' "
+                   "(the occlint-build pre-commit hook in a project without them).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 def check(paths, devices, device_files, targets, block, grid, problem_size, dynamic_lds,
-          include, exclude, extend_exclude, select, ignore, extend_select, fail_on, exit_zero,
-          show_suppressed, show_all, statistics, baseline,
+          include, exclude, extend_exclude, select, ignore, extend_select, fail_on,
+          fail_on_saving, exit_zero, show_suppressed, show_all, statistics, baseline,
           write_baseline, oversubscription, occupancy_threshold, fmt, output, config_path,
-          isolated, color, quiet, jobs, debug) -> None:
+          isolated, color, quiet, jobs, allow_no_paths, debug) -> None:
     """Analyse GPU binaries: HSA code objects, offload bundles, cubins, fatbins, and host
     executables or libraries that embed them; profiler traces (PyTorch profiler / Kineto
     JSON, rocprofv3 CSV / JSON / rocpd database, Nsight Systems SQLite export): every
     launch on its real grid and block; and CUDA / HIP sources (.cu .cuh .hip .cpp .cc .cxx
     .h .hpp): their kernel launches. Report findings and launch advice."""
+    _refuse_exclusive(click.get_current_context().params)
+    if allow_no_paths and not paths:
+        _exit_if_nothing_to_analyse(config_path, isolated)
     from occlint.pipeline.run import Options, execute
 
     opts = Options(
         paths=list(paths), devices=list(devices), device_files=list(device_files),
         targets=list(targets), block=block, grid=grid, problem_size=problem_size,
         dynamic_lds=dynamic_lds, include=list(include), exclude=list(exclude),
-        extend_exclude=list(extend_exclude), select=_codes(select), ignore=_codes(ignore),
-        extend_select=_codes(extend_select), fail_on=fail_on, exit_zero=exit_zero,
+        extend_exclude=list(extend_exclude), select=_codes(select, "--select"),
+        ignore=_codes(ignore, "--ignore"),
+        extend_select=_codes(extend_select, "--extend-select"), fail_on=fail_on,
+        fail_on_saving_ms=fail_on_saving, exit_zero=exit_zero,
         baseline=baseline, write_baseline=write_baseline, config=config_path,
         isolated=isolated, oversubscription=oversubscription,
         occupancy_threshold=occupancy_threshold, hash_inputs=fmt == "html", jobs=jobs,
@@ -152,6 +212,7 @@ def check(paths, devices, device_files, targets, block, grid, problem_size, dyna
         click.echo(f"occlint: warning: {len(stale)} baseline entr"
                    f"{'y is' if len(stale) == 1 else 'ies are'} stale (fixed or gone); "
                    "rewrite the baseline with --write-baseline", err=True)
+    _say_if_saving_fails(doc, fail_on_saving, outcome.exit_code)
     if fmt == "json":
         from occlint.reporters import json_format
 

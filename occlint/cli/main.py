@@ -72,6 +72,19 @@ class OcclintGroup(click.Group):
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage(ctx.command_path, "[OPTIONS] PATH... | COMMAND [ARGS]...")
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The default command's options first (``occlint PATH`` is how it is run), then
+        the group's own, then the subcommands (like ``ruff --help``)."""
+        default = self.get_command(ctx, self.default_command)
+        assert default is not None
+        records = [record for param in default.get_params(ctx) if param.name != "help"
+                   if (record := param.get_help_record(ctx)) is not None]
+        records += [record for param in self.get_params(ctx)
+                    if (record := param.get_help_record(ctx)) is not None]
+        with formatter.section("Options"):
+            formatter.write_dl(records)
+        self.format_commands(ctx, formatter)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, SHORT_HELP[name]) for name in LAZY_COMMANDS])

@@ -284,7 +284,17 @@ def exit_code(sections: Sections, doc: dict[str, Any], opts: Options, fail_on: s
     if fail_on != "never" and any(RANK[f.severity] >= RANK[fail_on]
                                   for f in sections.all_findings()):
         return EXIT_FINDINGS
+    if opts.fail_on_saving_ms is not None and \
+            yours_to_save_ms(doc) > opts.fail_on_saving_ms:
+        return EXIT_FINDINGS
     return EXIT_OK
+
+
+def yours_to_save_ms(doc: dict[str, Any]) -> float:
+    """The low end of the estimated saving that is the user's to make (their kernels and
+    launch overhead), in milliseconds: 0 without traced launches."""
+    launches = doc["summary"].get("launches") or {}
+    return launches.get("user_saving_low_ns", 0) / 1e6
 
 
 def _counts(findings: list[Finding | Tally]) -> dict[str, Any]:

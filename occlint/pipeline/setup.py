@@ -39,6 +39,7 @@ class Options:
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
     fail_on: str | None = None
+    fail_on_saving_ms: float | None = None  # exit 1 when the user's saving is above this
     exit_zero: bool = False
     baseline: str | None = None
     write_baseline: str | None = None
@@ -82,11 +83,12 @@ def launch_resolver(cfg: Config, opts: Options):
         if uses_source:
             hint = {**hint, "block": from_source["block"]}
         dynamic = base.get("dynamic-lds", base.get("dynamic-shared", hint.get("dynamic_lds", 0)))
+        grid_given = opts.grid is not None or opts.problem_size is not None
         launch = LaunchConfig(
             block=opts.block if opts.block is not None else base.get("block", hint.get("block")),
-            grid=opts.grid if opts.grid is not None else base.get("grid", hint.get("grid")),
-            problem_size=opts.problem_size if opts.problem_size is not None
-            else base.get("problem-size"),
+            # --grid or --problem-size replaces both of the configuration's (one grid)
+            grid=opts.grid if grid_given else base.get("grid", hint.get("grid")),
+            problem_size=opts.problem_size if grid_given else base.get("problem-size"),
             dynamic_lds=opts.dynamic_lds if opts.dynamic_lds is not None else dynamic,
             body=from_source.get("body"),
             block_from_source=uses_source,

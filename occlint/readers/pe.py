@@ -11,6 +11,7 @@ ELF's (occlint.readers.host).
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 from occlint.errors import FormatError, NoGpuCode
@@ -48,6 +49,20 @@ def is_pe(span: Span) -> bool:
     return span.startswith(b"PE\0\0", at)
 
 
+@functools.cache
+def _buffer_pe() -> type:
+    """pefile's PE for a buffer: its ``close`` (which PE also calls when a header is
+    refused) unmaps a file, which a buffer has not, and runs a full ``gc.collect()`` of the
+    process each time: 50 ms a file in a process that holds a large run, for nothing."""
+    import pefile
+
+    class BufferPE(pefile.PE):
+        def close(self) -> None:
+            pass
+
+    return BufferPE
+
+
 def pe_sections(span: Span) -> list[PeSection]:
     """The section table of the PE file in ``span``; FormatError when it is not one."""
     import pefile
@@ -55,12 +70,9 @@ def pe_sections(span: Span) -> list[PeSection]:
     data = span.buf if span.start == 0 and span.end == len(span.buf) else \
         span.bytes(0, len(span), "PE file")
     try:
-        pe = pefile.PE(data=data, fast_load=True)
-        try:
-            raw = [(s.Name, s.PointerToRawData, s.SizeOfRawData, s.Misc_VirtualSize,
-                    s.Characteristics) for s in pe.sections]
-        finally:
-            pe.close()
+        pe = _buffer_pe()(data=data, fast_load=True)
+        raw = [(s.Name, s.PointerToRawData, s.SizeOfRawData, s.Misc_VirtualSize,
+                s.Characteristics) for s in pe.sections]
     except pefile.PEFormatError as exc:
         raise FormatError(f"malformed PE file: {exc.value}") from None
     except (ValueError, TypeError, IndexError, KeyError, OverflowError, AttributeError,

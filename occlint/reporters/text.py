@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from occlint.model.demangle import demangle
@@ -9,7 +10,7 @@ from occlint.model.kernel import one_line as _safe  # names and messages come fr
 from occlint.pipeline.ranks import rank_order
 from occlint.reporters.units import duration as _us
 from occlint.reporters.units import launch_dims as _dims
-from occlint.reporters.units import launched_by
+from occlint.reporters.units import launched_by, natural_key
 
 SEVERITY_STYLE = {"error": ("red", True), "warning": ("yellow", True), "info": ("cyan", False)}
 
@@ -101,11 +102,15 @@ def _kernel_name(f: dict[str, Any], name: str | None = None) -> str:
 
 
 def finding_line(f: dict[str, Any], color: bool, show_device: bool,
-                 suppressed: bool = False, name: str | None = None) -> str:
+                 suppressed: bool = False, name: str | None = None,
+                 archs: str | None = None) -> str:
+    """One finding; ``archs``: the architectures it was found for, named after the kernel
+    (the images of a fat binary)."""
     fg, bold = SEVERITY_STYLE.get(f["severity"], (None, False))
+    arch_text = f" [{_safe(archs)}]" if archs else ""
     if f.get("line") is not None:  # a source location: ruff's path:line:col: CODE
         where = _safe(f"{f['file']}:{f['line']}:{f['column']}")
-        who = _kernel_name(f) if f.get("kernel") else ""
+        who = _kernel_name(f) + arch_text if f.get("kernel") else ""
         if who and show_device and f.get("device"):
             who += f" @ {_safe(f['device'])}"
         help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
@@ -114,7 +119,7 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
                 f"{_style(label, color, fg, bold)}: {who + ': ' if who else ''}"
                 f"{_safe(f['message'])}{help_text}")
     where = _safe(f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else ""))
-    kernel = f": {_kernel_name(f, name)}" if f["kernel"] else ""
+    kernel = f": {_kernel_name(f, name)}{arch_text}" if f["kernel"] else ""
     launch = f.get("launch")
     if launch:
         kernel += f" <<<{_dims(launch['grid'])}, {_dims(launch['block'])}>>>"
@@ -126,6 +131,28 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
     help_text = f" — help: {_safe(f['advice'])}" if f.get("advice") else ""
     return (f"{where}{kernel}{device}: {_style(f['rule'], color, bold=True)} "
             f"{_style(f['severity'], color, fg, bold)}: {_safe(f['message'])}{help_text}")
+
+
+def kernel_finding_lines(kernels: list[dict[str, Any]], color: bool,
+                         show_device: bool) -> list[str]:
+    """The findings of compiled kernels. In an input with images for several
+    architectures (a fat binary), each line names the architectures it holds for, and a
+    line that is the same for several of them is printed once: "[sm_80, sm_90, sm_100a]"."""
+    archs: dict[str, set[str]] = {}
+    for k in kernels:
+        if k["arch"]:
+            archs.setdefault(k["file"], set()).add(k["arch"])
+    found: dict[tuple[str, str], tuple[dict[str, Any], list[str]]] = {}
+    for k in kernels:
+        for f in k["findings"]:
+            _, where = found.setdefault((k["file"], finding_line(f, color, show_device)),
+                                            (f, []))
+            if k["arch"] and k["arch"] not in where:
+                where.append(k["arch"])
+    return [finding_line(f, color, show_device,
+                         archs=", ".join(sorted(where, key=natural_key))
+                         if len(archs.get(file, ())) > 1 else None)
+            for (file, _), (f, where) in found.items()]
 
 
 TOP_LAUNCHES = 10
@@ -245,7 +272,8 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
         kind = (rs[0].get("owner") or {}).get("kind", "")
         shapes = [r for r in rs if {"LCH101", "LCH102", "LCH105"} & set(r["finding_codes"])
                   and (r.get("design") or {}).get("kind") != "communication"]
-        grids = ", ".join(sorted({_dims(r["grid"]) for r in shapes})[:4])
+        grids = ", ".join(_dims(list(g)) for g in sorted({tuple(r["grid"]) for r in shapes},
+                                                           key=_blocks_then_dims)[:4])
         shape_text = (f"; {len(shapes)} launch shape"
                       f"{'s leave' if len(shapes) != 1 else ' leaves'} "
                       f"{_unit_word(rs[0])} idle or waves partial (grids {grids}"
@@ -260,6 +288,11 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
                    f"{'s' if len(rs) != 1 else ''}, {_us(time)} "
                    f"({100 * time / total if total else 0:.0f}%){knob}{shape_text}")
     return out
+
+
+def _blocks_then_dims(grid: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """Grids in numeric order: by their number of blocks (16 before 4x4x36, 576 blocks)."""
+    return math.prod(grid), grid
 
 
 def _caller(r: dict[str, Any]) -> str | None:
@@ -325,9 +358,7 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
         for source in doc.get("sources") or []:
             for f in source.get("suppressed") or []:
                 lines.append(finding_line(f, color, show_device, suppressed=True))
-    for k in doc["kernels"]:
-        for f in k["findings"]:
-            lines.append(finding_line(f, color, show_device))
+    lines.extend(kernel_finding_lines(doc["kernels"], color, show_device))
     for r in doc.get("launches", []):
         lines.extend(finding_line(f, color, show_device, name=r["kernel"]) for f in r["findings"]
                      if options.get("show_all") or (f["severity"] != "info"
@@ -363,7 +394,7 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     if lines:
         lines.append("")
     traced = s.get("launches")
-    if traced:
+    if traced and traced["launches"]:  # not after a trace that could not be read
         idle = traced["launch_overhead_idle_ns"]
         lines.append(
             f"estimated saving {saving_span(traced['saving_low_ns'], traced['saving_high_ns'])} "

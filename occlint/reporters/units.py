@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders the numbers in a text by value: "16" before "1024", "sm_90"
+    before "sm_100a", "4x1x16" before "32x16"."""
+    return tuple((1, int(part)) if part.isdigit() else (0, part)
+                 for part in _DIGITS.split(text) if part)
+
 
 def launch_dims(d: list[int]) -> str:
     """[256, 1, 1] -> "256"; [2, 8, 8] -> "2x8x8"."""

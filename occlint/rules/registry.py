@@ -133,6 +133,22 @@ def all_rules() -> dict[str, Rule]:
     return dict(sorted(RULES.items()))
 
 
+def selector_error(selector: str) -> str | None:
+    """What is wrong with a --select / --ignore value, or None for ALL or the code or
+    prefix of a registered rule (OCC, LCH1, LCH101). The nearest known family (for a
+    selector of three letters or fewer) or code is suggested."""
+    codes = list(all_rules())
+    if selector == "ALL" or any(code.startswith(selector) for code in codes):
+        return None
+    import difflib  # only for a mistyped selector
+
+    families = ["ALL", *dict.fromkeys(code[:3] for code in codes)]
+    candidates = families if len(selector) <= 3 else codes
+    close = difflib.get_close_matches(selector.upper(), candidates, n=1, cutoff=0.0)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown rule selector {selector!r}{hint} (see 'occlint rule --all')"
+
+
 def kernel_finding(rule_code: str, report, message: str, advice: str | None = None,
                    severity: Severity | None = None, **data: Any) -> Finding:
     r = RULES[rule_code]

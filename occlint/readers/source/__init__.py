@@ -21,7 +21,12 @@ from occlint.readers.source import kernels as kernels_mod
 from occlint.readers.source import launches as launches_mod
 from occlint.readers.source import markers
 from occlint.readers.source.evaluate import Evaluator
-from occlint.readers.source.lexical import LAUNCH_MARKERS, Layout, blank_ranges
+from occlint.readers.source.lexical import (
+    LAUNCH_MARKERS,
+    Layout,
+    blank_ranges,
+    end_statement_macros,
+)
 from occlint.readers.source.parse import Text, parser
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
@@ -200,8 +205,9 @@ def parse_source(data: bytes, display: str) -> SourceFile:
     if not layout.has_markers():  # only comments and strings name a kernel or a launch
         return result
     # the bodies of functions that hold no launch and no kernel are not parsed
-    parse = blank_ranges(blank_ranges(layout.code, layout.macro_arguments()),
+    parse = blank_ranges(blank_ranges(layout.code, layout.macro_arguments() + layout.pragmas()),
                          layout.reducible_bodies(), comments=True)
+    parse = end_statement_macros(parse, layout.statement_macros())
     read = _read(parse, text, layout, display)
     if read.errors and any(layout.has_conditionals(s, e) for s, e, _ in read.errors):
         read = _with_configurations(read, parse, text, layout, display)

@@ -71,6 +71,17 @@ def blank_ranges(data: bytes, ranges: list[tuple[int, int]], comments: bool = Fa
     return b"".join(pieces)
 
 
+def end_statement_macros(data: bytes, names: list[bytes]) -> bytes:
+    """``data`` with a semicolon after each indented line that is only the name of a
+    statement macro (:meth:`Layout.statement_macros`): the name moves one column left into
+    its indentation, so every other line, column and offset stays where it is."""
+    if not names:
+        return data
+    alone = re.compile(rb"(?m)^([ \t]*)[ \t](" + b"|".join(map(re.escape, names)) +
+                       rb")(?=[ \t]*\r?$)")
+    return alone.sub(lambda m: m[1] + m[2] + b";", data)
+
+
 def _as_comment(blanked: bytes) -> bytes:
     """Blanks as one ``/* ... */`` between the first and the last two spaces (newlines
     kept where they are); unchanged if there is no room for one."""
@@ -315,6 +326,20 @@ class Layout:
             if not LAUNCH_MARKERS.search(code, end, close):
                 out.append((end, close))
         return out
+
+    def pragmas(self) -> list[tuple[int, int]]:
+        """``#pragma`` lines: tree-sitter takes one between a loop's header and its body
+        (``for (...)`` / ``#pragma unroll`` / ``for (...)``, as nvcc allows) for the body,
+        and the loop then has none; they hold nothing occlint reads, so they are blanked."""
+        return [(d.start, d.end) for d in self.directives if d.name == "pragma"]
+
+    def statement_macros(self) -> list[bytes]:
+        """The file's object-like macros whose body is statements (it ends with ``;`` or
+        ``}``): ``THREAD_3D`` alone on its line then stands for declarations, with no
+        semicolon of its own."""
+        return [name.encode() for name, found in self.defines.items()
+                if any(d.params is None and d.value.rstrip().endswith((b";", b"}"))
+                       for d in found)]
 
     def has_conditionals(self, start: int, end: int) -> bool:
         return any(d.group >= 0 and start <= d.start < end for d in self.directives)

@@ -102,6 +102,13 @@
     if (el && el.tagName === "DETAILS") { el.open = true; }
   }
 
+  // a long kernel name cut to three lines (its whole name in its title): a click shows it
+  // whole, another cuts it again
+  doc.addEventListener("click", function (event) {
+    var name = event.target.closest && event.target.closest("#launch-table span.name[title]");
+    if (name) { name.classList.toggle("whole"); }
+  });
+
   Array.prototype.forEach.call(doc.querySelectorAll("table[data-sortable]"), makeSortable);
   var kernels = doc.getElementById("kernel-table");
   if (kernels) { addFilter(kernels); }

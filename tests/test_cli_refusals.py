@@ -1,0 +1,109 @@
+"""Issue 31, items 1 and 2: `occlint --help` shows the options of `occlint PATH`; mistyped rule
+codes and options that contradict each other are refused with one line and exit 2."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+GAMMA = str(FIXTURES / "amd" / "co" / "gamma.gfx1100.hsaco")
+
+
+def _long_options_of_check() -> set[str]:
+    """Every long option of the default command, from its click definition."""
+    from occlint.cli.check import check
+
+    return {opt for param in check.params for opt in param.opts if opt.startswith("--")}
+
+
+def test_main_help_shows_the_default_commands_options_then_the_commands(occlint):
+    run = occlint("--help")
+    assert run.code == 0
+    options, _, commands = run.out.partition("\nCommands:\n")
+    shown = set(re.findall(r"(?:^\s+|, )(--[\w-]+)", options, flags=re.MULTILINE))
+    wanted = _long_options_of_check() - {"--help"}
+    assert wanted <= shown, wanted - shown
+    assert {"--version", "--help"} <= shown
+    for name in ("check", "calc", "devices", "rule", "validate"):
+        assert re.search(rf"^\s+{name}\s", commands, flags=re.MULTILINE), name
+
+
+def _one_error_line(run) -> str:
+    assert run.code == 2 and run.out == ""
+    lines = run.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("occlint: error: "), run.err
+    assert "Traceback" not in run.err
+    return lines[0]
+
+
+@pytest.mark.parametrize("option,typo,nearest", [
+    ("--select", "LHC101", "LCH101"),    # two letters swapped
+    ("--ignore", "SLP102", "SPL102"),    # two letters swapped
+    ("--extend-select", "OCX", "OCC"),   # a family
+    ("--select", "lch", "LCH"),          # lower case
+])
+def test_a_mistyped_rule_code_names_the_nearest_one(occlint, option, typo, nearest):
+    line = _one_error_line(occlint(GAMMA, "--isolated", option, f"OCC,{typo}"))
+    assert line.startswith(f"occlint: error: {option}: ")
+    assert f"{typo!r}" in line and f"did you mean {nearest!r}?" in line
+
+
+@pytest.mark.parametrize("selector", ["NOPE123", "LCH999", "OCC1010"])
+def test_no_unknown_rule_code_is_accepted(occlint, selector):
+    for option in ("--select", "--ignore"):
+        _one_error_line(occlint(GAMMA, "--isolated", option, selector))
+
+
+@pytest.mark.parametrize("selector", ["ALL", "OCC", "LCH1", "LCH101", "OCC,SPL"])
+def test_codes_and_prefixes_of_known_rules_stay_valid(occlint, selector):
+    run = occlint(GAMMA, "--isolated", "--device", "w7800", "--select", selector,
+                  "--ignore", "SPL102")
+    assert run.code in (0, 1), run.err
+
+
+def test_a_mistyped_rule_code_in_the_configuration_is_refused(occlint, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.occlint]\nignore = ["LHC101"]\n')
+    line = _one_error_line(occlint(GAMMA, cwd=tmp_path))
+    assert "pyproject.toml" in line and "'ignore'" in line
+    assert "did you mean 'LCH101'?" in line
+
+
+@pytest.mark.parametrize("args,names", [
+    (["--grid", "5", "--problem-size", "1000"], ("--grid", "--problem-size")),
+    (["--isolated", "--config", "CFG"], ("--config", "--isolated")),
+    (["--baseline", "CFG", "--write-baseline", "NEW"], ("--baseline", "--write-baseline")),
+    (["--statistics", "--format", "json"], ("--statistics", "json")),
+])
+def test_options_that_contradict_each_other_are_refused(occlint, tmp_path, args, names):
+    cfg = tmp_path / "occlint.toml"
+    cfg.write_text("fail-on = \"never\"\n")
+    paths = {"CFG": str(cfg), "NEW": str(tmp_path / "new.json")}
+    line = _one_error_line(occlint(GAMMA, *[paths.get(a, a) for a in args]))
+    assert all(name in line for name in names)
+
+
+def test_isolated_is_documented_as_not_with_config(occlint):
+    out = occlint("check", "--help").out
+    isolated = out[out.index("--isolated"):].split("\n  -")[0]
+    assert "--config" in isolated
+
+
+def test_a_launch_entry_with_grid_and_problem_size_is_refused(occlint, tmp_path):
+    (tmp_path / "occlint.toml").write_text(
+        '[launch."gamma*"]\ngrid = 5\nproblem-size = 1000\n')
+    line = _one_error_line(occlint(GAMMA, cwd=tmp_path))
+    assert "grid" in line and "problem-size" in line
+
+
+def test_problem_size_on_the_command_line_replaces_the_configurations_grid(occlint, tmp_path):
+    (tmp_path / "occlint.toml").write_text('[launch."gamma*"]\ngrid = 5\n')
+    run = occlint(GAMMA, "--device", "w7800", "--block", "1024", "--problem-size", "40960",
+                  "--format", "json", cwd=tmp_path)
+    kernel = run.json()["kernels"][0]
+    rules = {f["rule"] for f in kernel["findings"]}
+    # a grid of 5 blocks would be smaller than the device (LCH102); 40960 / 1024 is 40
+    assert "LCH102" not in rules
+    assert (kernel["advice"].get("grid") or {}).get("grid") in (None, 40)
