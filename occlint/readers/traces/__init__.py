@@ -113,6 +113,7 @@ XPLANE_SUFFIX = ".xplane.pb"
 # PyTorch's export_memory_timeline: [[time, action, bytes, category], ...] (raw) or
 # [[times...], [[bytes per category]...]]: a JSON array whose first item is an array of numbers
 MEMORY_TIMELINE = re.compile(rb"\[\s*\[\s*-?\d+(\.\d+)?\s*,\s*-?\d")
+EVENT_LIST = re.compile(rb"\[\s*\{")  # a JSON array of objects
 PFTRACE_SUFFIX = ".pftrace"  # rocprofv3 --output-format pftrace (Perfetto protocol buffers)
 
 
@@ -144,6 +145,8 @@ def sniff(head: bytes, path: Path) -> str | None:
         return _json_kind(head, path)
     if MEMORY_TIMELINE.match(text):
         return "memory-timeline"
+    if EVENT_LIST.match(text) and b'"ph"' in head:
+        return "kineto"  # Chrome's JSON Array Format: the trace's events as a bare list
     first_line = text.split(b"\n", 1)[0]
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
