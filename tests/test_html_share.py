@@ -8,16 +8,22 @@ import collections
 import gzip
 import json
 import re
+from pathlib import Path
 
 from tests.conftest import FIXTURES, run_occlint
 
 MIXED = FIXTURES / "traces" / "kineto" / "mixed.pt.trace.json.gz"
+
+
+def trace_events(path: Path) -> list[dict]:
+    with gzip.open(path) as fh:
+        return json.load(fh)["traceEvents"]
 ROW = re.compile(r'<tr id="launch-\d+"[^>]*>(.*?)</tr>', re.S)
 CELL = re.compile(r'<td class="num[^"]*" data-v="([^"]*)">')
 
 
 def test_share_is_the_groups_part_of_the_kernel_time(tmp_path):
-    events = json.load(gzip.open(MIXED))["traceEvents"]
+    events = trace_events(MIXED)
     kernels = [e for e in events if e.get("cat") == "kernel"]
     total_us = sum(e["dur"] for e in kernels)
     by_group: collections.Counter = collections.Counter()
