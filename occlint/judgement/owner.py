@@ -11,7 +11,9 @@ for). The owner is decided, first match wins, from
 3. the binary a traced launch was joined to (``libcublasLt.so`` -> cuBLAS);
 4. the owner index (:mod:`occlint.judgement.owner_index`, basis ``index``): the library
    whose wheel ships a kernel of that base name, read from the libraries' own binaries
-   (cuDNN's ``precomputed_convolve_sgemm``, PyTorch's ``fmha_cutlassB_*``);
+   (cuDNN's ``precomputed_convolve_sgemm``, PyTorch's ``fmha_cutlassB_*``); where it says
+   the framework and the name names a library (an ATen template over ``fbgemm_gpu::``
+   functors), the library;
 5. the kernel's name (:data:`NAMED`: cuBLAS ``sm90_xmma_gemm_*``/``nvjet_*``, Tensile
    ``Cijk_*``, Triton ``triton_*``, ATen ``at::native::*``, ...);
 6. the compiler the trace says launched it: an XLA profile's kernel launched by an HLO
@@ -173,10 +175,13 @@ def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
         found = by_file(binary)
         if found is not None:
             return found
-    found = by_index(name if name.startswith(("_Z", "__nv_static_")) else demangled or name)
-    if found is not None:
-        return found
+    indexed = by_index(name if name.startswith(("_Z", "__nv_static_")) else demangled or name)
     found = by_name(demangled or name)
+    if indexed is not None and not (indexed.kind == "framework" and found is not None
+                                    and found.kind == "library"):
+        return indexed
+    # (a framework's template that a library instantiates is that library's: ATen's
+    # elementwise kernel over fbgemm_gpu's functor, built into FBGEMM)
     if found is None and generator is not None:
         return Owner("generated", generator, "trace")
     return found or (USER_INPUT if binary is not None else Owner("user", None, "default"))
