@@ -75,6 +75,7 @@ def coverage(path: Path, mine: set[str]) -> dict:
             right += ns
         else:
             wrong[f"{group['kernel'][:100]} -> {owner['library'] or owner['kind']}"] += ns
+    path = path.resolve()
     rel = path.relative_to(FIXTURES) if path.is_relative_to(FIXTURES) else path
     recorded = str(rel).startswith(RECORDED_HERE) and not str(rel).startswith(PUBLIC)
     return {"trace": str(rel), "kernel_ns": total, "known_ns": known,
