@@ -132,3 +132,36 @@ def test_a_bare_event_list(tmp_path):
     out = execute(Options(paths=[str(trace)], isolated=True, devices=["v100"]))
     assert out.doc["errors"] == []
     assert out.doc["summary"]["launches"]["launches"] == 200
+
+
+def _nan_in_a_kernel(doc: dict) -> bytes:
+    doc = json.loads(json.dumps(doc))
+    next(e for e in doc["traceEvents"] if e.get("cat") in ("kernel", "Kernel"))["args"][
+        "est. achieved occupancy %"] = float("nan")
+    return json.dumps(doc, indent=2).encode()  # NaN: json writes and reads it, msgspec not
+
+
+ENCODED = {
+    "utf8_bom": lambda raw, doc: b"\xef\xbb\xbf" + raw,
+    "leading_whitespace": lambda raw, doc: b"\n\n  " + raw,
+    "not_ascii_escaped": lambda raw, doc: json.dumps(doc, ensure_ascii=False).encode(),
+    "nan_in_a_kernel": lambda raw, doc: _nan_in_a_kernel(doc),
+    "utf16_bom": lambda raw, doc: raw.decode().encode("utf-16"),
+    "utf16_be": lambda raw, doc: raw.decode().encode("utf-16-be"),
+    "utf32": lambda raw, doc: raw.decode().encode("utf-32"),
+    "utf16_gzip": lambda raw, doc: gzip.compress(raw.decode().encode("utf-16-le")),
+}
+
+
+@pytest.mark.parametrize("source", [SAMPLE, TRAIN])
+@pytest.mark.parametrize("encoded", sorted(ENCODED))
+def test_what_json_loads_accepts(tmp_path, source, encoded):
+    """The standard library's ``json.loads`` takes bytes in UTF-8 with or without a BOM,
+    UTF-16 and UTF-32, and NaN: so does occlint."""
+    raw = gzip.decompress(source.read_bytes())
+    data = ENCODED[encoded](raw, json.loads(raw))
+    trace = tmp_path / "t.json"
+    trace.write_bytes(data)
+    doc = json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+    assert trace_kind(trace) == "kineto"
+    assert read_launches(trace) == (expected_launches(doc), [])

@@ -227,7 +227,37 @@ def decoded_head(path: Path, size: int = HEAD_BYTES) -> bytes:
                     head += fh.read(MAX_HEAD_BYTES - size)
         except (OSError, EOFError, zlib.error):  # gzip.BadGzipFile is an OSError
             return b""
+    wide = _wide(head)
+    if wide is not None:  # a UTF-16 / UTF-32 JSON document: its head as UTF-8
+        return head.decode(wide, "ignore").encode("utf-8")
     return head
+
+
+def _wide(head: bytes) -> str | None:
+    """The encoding of a JSON document that starts with ``head`` when it is UTF-16 or UTF-32
+    (the standard library's ``json`` reads those too), else None."""
+    import json
+
+    if len(head) < 4 or head[:2] == GZIP_MAGIC:
+        return None
+    found = json.detect_encoding(head[:4])
+    return found if found.startswith(("utf-16", "utf-32")) else None
+
+
+def wide_encoding(path: Path) -> str | None:
+    """:func:`_wide` of a file's first bytes (gzip undone)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+            if head[:2] == GZIP_MAGIC:
+                import gzip
+
+                fh.seek(0)
+                with gzip.GzipFile(fileobj=fh, mode="rb") as inflated:
+                    head = inflated.read(4)
+    except (OSError, EOFError, zlib.error):
+        return None
+    return _wide(head)
 
 
 def trace_kind(path: Path) -> str | None:

@@ -29,6 +29,7 @@ Two ways through the file, with the same result:
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import itertools
@@ -56,7 +57,13 @@ from occlint.model.launch import (
 )
 from occlint.processes import start_method
 from occlint.readers.span import Span
-from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+from occlint.readers.traces import (
+    GZIP_MAGIC,
+    RecordCheck,
+    TraceError,
+    TraceRead,
+    wide_encoding,
+)
 from occlint.readers.traces.kineto_inflated import (
     InflatedRange,
     Unsplittable,
@@ -170,7 +177,39 @@ class _Salvaging:
 
 def _open(path: Path, threaded: bool = True) -> IO[bytes]:
     """The trace's bytes, inflated if it is gzip'd (by a second thread when ``threaded`` and
-    it is large)."""
+    it is large), as UTF-8 (a UTF-16 or UTF-32 document is transcoded: ``json.load``
+    accepts those)."""
+    encoding = wide_encoding(path)
+    stream = _open_bytes(path, threaded and encoding is None)
+    return stream if encoding is None else _Transcoded(stream, encoding)  # type: ignore
+
+
+class _Transcoded:
+    """A UTF-16 or UTF-32 document read as UTF-8 bytes."""
+
+    def __init__(self, stream, encoding: str) -> None:
+        self.stream = stream
+        self.decoder = codecs.getincrementaldecoder(encoding)("replace")
+        self.pending = b""
+        self.done = False
+
+    def read(self, size: int = CHUNK) -> bytes:
+        size = CHUNK if size is None or size < 0 else size
+        while len(self.pending) < size and not self.done:
+            raw = self.stream.read(CHUNK)
+            self.done = not raw
+            self.pending += self.decoder.decode(raw, final=self.done).encode("utf-8")
+        out, self.pending = self.pending[:size], self.pending[size:]
+        return out
+
+    def __enter__(self) -> _Transcoded:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stream.__exit__(*exc)
+
+
+def _open_bytes(path: Path, threaded: bool = True) -> IO[bytes]:
     fh = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if fh.read(2) == GZIP_MAGIC:
         fh.seek(0)
