@@ -2,7 +2,9 @@
 """Build occlint's owner index (occlint/judgement/owner_index.bin) from libraries' wheels.
 
     pip download --no-deps -d WHEELS nvidia-cudnn-cu13 nvidia-cublas nvidia-nccl-cu13 \\
-        nvidia-cufft nvidia-curand nvidia-cusparse torch
+        nvidia-cufft nvidia-curand nvidia-cusparse nvidia-cusolver torch==2.11.0 \\
+        nvidia-cudnn-cu12 nvidia-cublas-cu12 nvidia-nccl-cu12 nvidia-cufft-cu12 \\
+        nvidia-curand-cu12 nvidia-cusparse-cu12
     python3 benchmarks/build_owner_index.py WHEELS/*.whl [--out PATH] [--names OUT.json]
 
 Each wheel is read with occlint's own readers (read_path: the archive, every shared

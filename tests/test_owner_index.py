@@ -52,7 +52,8 @@ def test_the_shipped_index_is_within_its_budget_and_says_where_it_came_from():
     assert data.startswith(MAGIC) and len(data) <= SIZE_BUDGET
     index = decode(data)
     libs = {lib.name: lib for lib in index.libraries}
-    assert {"cuDNN", "cuBLAS", "NCCL", "cuFFT", "cuRAND", "cuSPARSE", "PyTorch"} <= set(libs)
+    assert {"cuDNN", "cuBLAS", "NCCL", "cuFFT", "cuRAND", "cuSPARSE", "cuSOLVER",
+            "PyTorch"} <= set(libs)
     for lib in index.libraries:
         assert lib.packages and all(p["package"] and p["version"] and p["files"]
                                     for p in lib.packages)
