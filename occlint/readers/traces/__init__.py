@@ -241,20 +241,24 @@ def _wide(head: bytes) -> str | None:
     if len(head) < 4 or head[:2] == GZIP_MAGIC:
         return None
     found = json.detect_encoding(head[:4])
-    return found if found.startswith(("utf-16", "utf-32")) else None
+    if not found.startswith(("utf-16", "utf-32")):
+        return None
+    # a binary whose first bytes hold a zero is no JSON document: it must open one
+    text = head[:64].decode(found, "ignore").lstrip("\ufeff \t\r\n")
+    return found if text[:1] in ("{", "[") else None
 
 
 def wide_encoding(path: Path) -> str | None:
     """:func:`_wide` of a file's first bytes (gzip undone)."""
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4)
+            head = fh.read(64)
             if head[:2] == GZIP_MAGIC:
                 import gzip
 
                 fh.seek(0)
                 with gzip.GzipFile(fileobj=fh, mode="rb") as inflated:
-                    head = inflated.read(4)
+                    head = inflated.read(64)
     except (OSError, EOFError, zlib.error):
         return None
     return _wide(head)
