@@ -165,3 +165,15 @@ def test_what_json_loads_accepts(tmp_path, source, encoded):
     doc = json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
     assert trace_kind(trace) == "kineto"
     assert read_launches(trace) == (expected_launches(doc), [])
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_wide_trace_is_taken_as_a_trace_by_the_run(tmp_path, encoding):
+    """Named on the command line, a UTF-16 / UTF-32 trace is read as a trace (not a binary)."""
+    raw = gzip.decompress(TRAIN.read_bytes())
+    trace = tmp_path / "t.json"
+    trace.write_bytes(raw.decode().encode(encoding))
+    out = execute(Options(paths=[str(trace)], isolated=True))
+    kernels = [e for e in json.loads(raw)["traceEvents"] if e.get("cat") == "kernel"]
+    assert out.doc["errors"] == []
+    assert out.doc["summary"]["launches"]["launches"] == len(kernels)

@@ -349,7 +349,7 @@ def classify(path: Path, head: bytes | None) -> str | None:
     if not head or head.startswith(BINARY_MAGICS):
         return None
     if not (head.startswith((GZIP_MAGIC, SQLITE_MAGIC)) or head[:1].isascii()
-            or head.startswith(b"\xef\xbb\xbf")):
+            or head.startswith(b"\xef\xbb\xbf") or _wide(head) is not None):
         return None
     return trace_kind(path)
 

@@ -1191,7 +1191,7 @@ def _scan_generic(path: Path, reader: _Reader) -> dict[str, Any]:
                                      use_float=True):
                 _dispatch(reader, event)
     except ijson.JSONError as exc:
-        if reader.events:
+        if reader.events or "premature EOF" in str(exc):
             raise TraceError(f"the trace is cut short or damaged ({_first_line(exc)}): "
                              f"{reader.events} kernel events read before it") from None
         raise TraceError(f"not a JSON document: {_first_line(exc)}") from None
