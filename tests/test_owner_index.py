@@ -152,3 +152,40 @@ def test_every_kernel_of_the_recorded_training_run_has_its_right_owner():
     assert abs(row["kernel_ns"] - 1000 * sum(e["dur"] for e in kernels)) <= len(kernels)
     user_ns = row["by_owner"].get("user", 0)
     assert row["known_ns"] == row["kernel_ns"] - user_ns
+
+
+def _wheel(tmp_path: Path, name: str, cubins: list[Path]) -> Path:
+    import zipfile
+
+    wheel = tmp_path / name
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for cubin in cubins:
+            archive.write(cubin, f"lib/{cubin.name}")
+    return wheel
+
+
+def test_the_builder_keys_a_wheels_kernels_by_their_symbols(tmp_path):
+    """benchmarks/build_owner_index.py on two wheels (real cubins): each library holds the
+    base names of its cubins' function symbols (pyelftools + c++filt), the one both ship is
+    left out, and the written index finds each under its library."""
+    from benchmarks.build_owner_index import build
+
+    cubins = FIXTURES / "nvidia" / "cubin"
+    gamma, tiles = cubins / "gamma.sm_90.cubin", cubins / "smem_tiles.sm_90.cubin"
+    wheels = [_wheel(tmp_path, "nvidia_cudnn_cu13-9.0.0-py3-none-any.whl", [gamma, tiles]),
+              _wheel(tmp_path, "nvidia_cublas-13.0.0-py3-none-any.whl", [gamma])]
+    header, keys, names = build(wheels)
+
+    def bases(cubin: Path) -> set[str]:
+        return {base_name(cxxfilt.demangle(n)) for n in _cubin_functions(cubin)}
+
+    assert set(names) == {"cuDNN", "cuBLAS"}
+    assert set(names["cuDNN"]) == bases(tiles) - bases(gamma) and names["cuBLAS"] == []
+    assert header["left_out"]["shipped_by_several"] == len(bases(gamma))
+    assert [(p["package"], p["version"]) for lib in header["libraries"]
+            for p in lib["packages"]] == [("nvidia-cublas", "13.0.0"),  # by library
+                                          ("nvidia-cudnn-cu13", "9.0.0")]
+    index = decode(encode(header, keys))
+    for name in names["cuDNN"]:
+        assert index.lookup(name).name == "cuDNN"
+    assert all(index.lookup(n) is None for n in bases(gamma))
