@@ -177,3 +177,23 @@ def test_a_wide_trace_is_taken_as_a_trace_by_the_run(tmp_path, encoding):
     kernels = [e for e in json.loads(raw)["traceEvents"] if e.get("cat") == "kernel"]
     assert out.doc["errors"] == []
     assert out.doc["summary"]["launches"]["launches"] == len(kernels)
+
+
+def test_a_damaged_trace_that_ends_well_is_still_an_error(tmp_path):
+    """Its last bytes close the document, so the full parser is asked too; it refuses the
+    document as ``json.loads`` does: one error, the launches read before the damage."""
+    raw = gzip.decompress(SAMPLE.read_bytes())
+    at = raw.index(b'"grid": [', raw.index(b'"cat": "Kernel"', len(raw) // 2))
+    damaged = raw[:at] + b'"grid": [[' + raw[at + len(b'"grid": ['):]  # in a kernel event
+    with pytest.raises(ValueError):
+        json.loads(damaged)
+    trace = tmp_path / "damaged.pt.trace.json"
+    trace.write_bytes(damaged)
+    read = read_kineto(trace, "t")
+    assert len(read.errors) == 1
+    assert 0 < read.collector.launches < raw.count(b'"cat": "Kernel"')
+    out = execute(Options(paths=[str(trace)], isolated=True))  # on the V100s of its head
+    start = damaged.rfind(b"{", 0, damaged.rfind(b'"cat": "Kernel"', 0, at))  # its event
+    assert [e["message"].split(":")[0] for e in out.doc["errors"]] == [
+        f"invalid event at byte {start}"]
+    assert out.doc["summary"]["launches"]["launches"] == read.collector.launches

@@ -1022,7 +1022,11 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
     data, pos, consumed = first, found[1], 0
     while True:
         chunk = fh.read(CHUNK)
-        resume = scan_events(data, pos, reader, consumed, not chunk, markers)
+        try:
+            resume = scan_events(data, pos, reader, consumed, not chunk, markers)
+        except TraceError as exc:  # a damaged event: the devices of the head still count
+            exc.head = exc.head or head
+            raise
         if reader.join.pending and not runtime:
             raise NeedsRuntime
         if not chunk:
