@@ -9,11 +9,16 @@ for). The owner is decided, first match wins, from
 2. for kernels read from a binary or source the run names: the user (their author is
    linting them);
 3. the binary a traced launch was joined to (``libcublasLt.so`` -> cuBLAS);
-4. the kernel's name (:data:`NAMED`: cuBLAS ``sm90_xmma_gemm_*``/``nvjet_*``, Tensile
+4. the owner index (:mod:`occlint.judgement.owner_index`, basis ``index``): the library
+   whose wheel ships a kernel of that base name, read from the libraries' own binaries
+   (cuDNN's ``precomputed_convolve_sgemm``, PyTorch's ``fmha_cutlassB_*``); where it says
+   the framework and the name names a library (an ATen template over ``fbgemm_gpu::``
+   functors), the library;
+5. the kernel's name (:data:`NAMED`: cuBLAS ``sm90_xmma_gemm_*``/``nvjet_*``, Tensile
    ``Cijk_*``, Triton ``triton_*``, ATen ``at::native::*``, ...);
-5. the compiler the trace says launched it: an XLA profile's kernel launched by an HLO
+6. the compiler the trace says launched it: an XLA profile's kernel launched by an HLO
    instruction other than a custom call is XLA's (``wrapped_transpose``, ``gemm_fusion_dot``);
-6. otherwise the user: a kernel no rule knows is taken as theirs.
+7. otherwise the user: a kernel no rule knows is taken as theirs.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ KINDS = ("user", "generated", "framework", "library")
 class Owner:
     kind: str  # one of KINDS
     library: str | None = None  # the library's name (kind "library"), or the generator's
-    basis: str = "default"  # configuration, input, binary, name, trace, default
+    basis: str = "default"  # configuration, input, binary, index, name, trace, default
 
     @property
     def user(self) -> bool:
@@ -55,7 +60,10 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     ("library", "NCCL", r"\bnccl|^ncclDevKernel|^ncclKernel"),
     ("library", "RCCL", r"\brccl"),
     ("library", "cuDNN", (r"cudnn|_cudnn\b|xmma_(fprop|dgrad|wgrad)|implicit_convolve|"
+                             r"precomputed_convolve|"
                              r"^void (cask|cask_cudnn)|winograd|nchwToNhwc|nhwcToNchw")),
+    # PyTorch's memory-efficient attention (xFormers' kernels, built into libtorch_cuda)
+    ("framework", "PyTorch", r"PyTorchMemEffAttention|^fmha_cutlass[FB]_"),
     ("library", "FlashAttention", r"flash_fwd|flash_bwd|\bflash::|pytorch_flash::|"
                                       r"fmha_|_fmha|FmhaKernel|flash_attn"),
     ("library", "cuBLAS", (r"^nvjet_|cublas|xmma_gemm|^sm\d+_xmma_|gemmSN_|gemmk1_|"
@@ -136,6 +144,15 @@ def by_name(name: str) -> Owner | None:
     return None
 
 
+def by_index(name: str) -> Owner | None:
+    """The owner the shipped owner index knows for a kernel of this name, or None."""
+    from occlint.judgement.owner_index import shipped_index
+
+    index = shipped_index()
+    found = index.lookup(name) if index is not None else None
+    return Owner(found.kind, found.name, "index") if found is not None else None
+
+
 def by_file(path: str) -> Owner | None:
     base = PurePath(path.split("!/")[-1]).name
     for kind, library, pattern in _compiled(FILES):
@@ -158,7 +175,13 @@ def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
         found = by_file(binary)
         if found is not None:
             return found
+    indexed = by_index(name if name.startswith(("_Z", "__nv_static_")) else demangled or name)
     found = by_name(demangled or name)
+    if indexed is not None and not (indexed.kind == "framework" and found is not None
+                                    and found.kind == "library"):
+        return indexed
+    # (a framework's template that a library instantiates is that library's: ATen's
+    # elementwise kernel over fbgemm_gpu's functor, built into FBGEMM)
     if found is None and generator is not None:
         return Owner("generated", generator, "trace")
     return found or (USER_INPUT if binary is not None else Owner("user", None, "default"))

@@ -241,9 +241,14 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
         return None
     rows = []
     position = {t: n for n, t in enumerate(rank_order(doc))}
+    # a group's share: of its trace's kernel time (the document's total for one trace)
+    kernel_by_trace: dict[str, int] = {}
+    for r in records:
+        kernel_by_trace[r["trace"]] = kernel_by_trace.get(r["trace"], 0) + r["total_ns"]
     order = sorted(range(len(records)), key=lambda i: position[records[i]["trace"]])
     for i in order:  # the slowest rank's launch groups first
         r = records[i]
+        kernel_ns = kernel_by_trace[r["trace"]]
         occ = r["occupancy"]
         saving = r.get("saving")
         rows.append({"r": r, "id": f"launch-{i}", "worst": _worst_severity(r["findings"]),
@@ -251,6 +256,7 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
                      "shape": f"{launch_dims(r['grid'])} × {launch_dims(r['block'])}",
                      "occupancy": occ["occupancy"] if occ else None,
                      "total": _us(r["total_ns"]), "idle": _us(r["launch_overhead_idle_ns"]),
+                     "share": r["total_ns"] / kernel_ns if kernel_ns else 0.0,
                      "owner": _owner_cell(r), "codes": _codes(r["findings"]),
                      "saving": (text_mod.saving_span(saving["low_ns"], saving["high_ns"])
                                 if saving else "—"),

@@ -203,7 +203,7 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         mine = [r for r in records if show_all or yours(r)]
         if mine:
             lines.append("    saving        share  launches  grid x block          occupancy  "
-                         "waves  kernel  [findings]")
+                         "waves  kernel  [findings]   (share: of the kernel time)")
         for r in mine[:TOP_LAUNCHES]:
             lines.append("    " + _launch_row(r, total))
         if len(mine) > TOP_LAUNCHES:
@@ -251,7 +251,7 @@ def _launch_row(r: dict[str, Any], total: float) -> str:
     waves = f"{r['waves']:.2f}" if r["waves"] is not None else "?"
     s = r.get("saving")
     saving = saving_span(s["low_ns"], s["high_ns"]) if s else "-"
-    share = (s["high_ns"] / total if s and total else 0.0)
+    share = r["total_ns"] / total if total else 0.0  # the group's, of the kernel time
     codes = ",".join(r["finding_codes"])
     origin = launched_by(r)
     return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "

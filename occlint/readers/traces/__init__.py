@@ -113,6 +113,7 @@ XPLANE_SUFFIX = ".xplane.pb"
 # PyTorch's export_memory_timeline: [[time, action, bytes, category], ...] (raw) or
 # [[times...], [[bytes per category]...]]: a JSON array whose first item is an array of numbers
 MEMORY_TIMELINE = re.compile(rb"\[\s*\[\s*-?\d+(\.\d+)?\s*,\s*-?\d")
+EVENT_LIST = re.compile(rb"\[\s*\{")  # a JSON array of objects
 PFTRACE_SUFFIX = ".pftrace"  # rocprofv3 --output-format pftrace (Perfetto protocol buffers)
 
 
@@ -144,6 +145,8 @@ def sniff(head: bytes, path: Path) -> str | None:
         return _json_kind(head, path)
     if MEMORY_TIMELINE.match(text):
         return "memory-timeline"
+    if EVENT_LIST.match(text) and b'"ph"' in head:
+        return "kineto"  # Chrome's JSON Array Format: the trace's events as a bare list
     first_line = text.split(b"\n", 1)[0]
     if b"Kernel_Name" in first_line and (b"Grid_Size" in first_line
                                          or b"Workgroup_Size" in first_line):
@@ -224,7 +227,41 @@ def decoded_head(path: Path, size: int = HEAD_BYTES) -> bytes:
                     head += fh.read(MAX_HEAD_BYTES - size)
         except (OSError, EOFError, zlib.error):  # gzip.BadGzipFile is an OSError
             return b""
+    wide = _wide(head)
+    if wide is not None:  # a UTF-16 / UTF-32 JSON document: its head as UTF-8
+        return head.decode(wide, "ignore").encode("utf-8")
     return head
+
+
+def _wide(head: bytes) -> str | None:
+    """The encoding of a JSON document that starts with ``head`` when it is UTF-16 or UTF-32
+    (the standard library's ``json`` reads those too), else None."""
+    import json
+
+    if len(head) < 4 or head[:2] == GZIP_MAGIC:
+        return None
+    found = json.detect_encoding(head[:4])
+    if not found.startswith(("utf-16", "utf-32")):
+        return None
+    # a binary whose first bytes hold a zero is no JSON document: it must open one
+    text = head[:64].decode(found, "ignore").lstrip("\ufeff \t\r\n")
+    return found if text[:1] in ("{", "[") else None
+
+
+def wide_encoding(path: Path) -> str | None:
+    """:func:`_wide` of a file's first bytes (gzip undone)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+            if head[:2] == GZIP_MAGIC:
+                import gzip
+
+                fh.seek(0)
+                with gzip.GzipFile(fileobj=fh, mode="rb") as inflated:
+                    head = inflated.read(64)
+    except (OSError, EOFError, zlib.error):
+        return None
+    return _wide(head)
 
 
 def trace_kind(path: Path) -> str | None:
@@ -312,7 +349,7 @@ def classify(path: Path, head: bytes | None) -> str | None:
     if not head or head.startswith(BINARY_MAGICS):
         return None
     if not (head.startswith((GZIP_MAGIC, SQLITE_MAGIC)) or head[:1].isascii()
-            or head.startswith(b"\xef\xbb\xbf")):
+            or head.startswith(b"\xef\xbb\xbf") or _wide(head) is not None):
         return None
     return trace_kind(path)
 

@@ -29,6 +29,7 @@ Two ways through the file, with the same result:
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import itertools
@@ -56,7 +57,13 @@ from occlint.model.launch import (
 )
 from occlint.processes import start_method
 from occlint.readers.span import Span
-from occlint.readers.traces import GZIP_MAGIC, RecordCheck, TraceError, TraceRead
+from occlint.readers.traces import (
+    GZIP_MAGIC,
+    RecordCheck,
+    TraceError,
+    TraceRead,
+    wide_encoding,
+)
 from occlint.readers.traces.kineto_inflated import (
     InflatedRange,
     Unsplittable,
@@ -170,7 +177,39 @@ class _Salvaging:
 
 def _open(path: Path, threaded: bool = True) -> IO[bytes]:
     """The trace's bytes, inflated if it is gzip'd (by a second thread when ``threaded`` and
-    it is large)."""
+    it is large), as UTF-8 (a UTF-16 or UTF-32 document is transcoded: ``json.load``
+    accepts those)."""
+    encoding = wide_encoding(path)
+    stream = _open_bytes(path, threaded and encoding is None)
+    return stream if encoding is None else _Transcoded(stream, encoding)  # type: ignore
+
+
+class _Transcoded:
+    """A UTF-16 or UTF-32 document read as UTF-8 bytes."""
+
+    def __init__(self, stream, encoding: str) -> None:
+        self.stream = stream
+        self.decoder = codecs.getincrementaldecoder(encoding)("replace")
+        self.pending = b""
+        self.done = False
+
+    def read(self, size: int = CHUNK) -> bytes:
+        size = CHUNK if size is None or size < 0 else size
+        while len(self.pending) < size and not self.done:
+            raw = self.stream.read(CHUNK)
+            self.done = not raw
+            self.pending += self.decoder.decode(raw, final=self.done).encode("utf-8")
+        out, self.pending = self.pending[:size], self.pending[size:]
+        return out
+
+    def __enter__(self) -> _Transcoded:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stream.__exit__(*exc)
+
+
+def _open_bytes(path: Path, threaded: bool = True) -> IO[bytes]:
     fh = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if fh.read(2) == GZIP_MAGIC:
         fh.seek(0)
@@ -547,8 +586,12 @@ def read_kineto(path: Path, display: str, jobs: int = 1) -> TraceRead:
     try:
         head, reader = _read_events(path, display, jobs, reader)
     except TraceError as exc:
-        errors.append(InputError(display, str(exc)))
-        head = exc.head  # a cut trace's device description, read before the cut
+        whole = _read_whole(path, display) if _ends_complete(path) else None
+        if whole is None:
+            errors.append(InputError(display, str(exc)))
+            head = exc.head  # a cut trace's device description, read before the cut
+        else:
+            head, reader = whole
     except INFLATE_ERRORS as exc:
         errors.append(InputError(display, f"cannot read the trace: {exc} (after "
                                  f"{reader.events} kernel events)"))
@@ -577,6 +620,8 @@ def _read_events(path: Path, display: str, jobs: int,
             # inflated here, not by a thread that inflates (and holds) 80 MB ahead
             with _open(path, threaded=not splittable) as fh:
                 first = fh.read(CHUNK)
+                if _bare_list(first):  # no head to scan for: the event list, streamed
+                    raise Unanchored(0)
                 if runtime is None:  # a ROCm trace's kernels wait for their calls: read both
                     runtime = _describes_amd(first)
                 own = _kineto_layout(first)
@@ -609,6 +654,40 @@ def _read_events(path: Path, display: str, jobs: int,
         return head, reader
 
 
+def _ends_complete(path: Path) -> bool:
+    """Whether the document's last bytes close it (``}``, or ``]`` for a bare event list)
+    though a byte scanner found it cut short or damaged: then a full JSON parser decides."""
+    try:
+        with _open(path, threaded=False) as fh:
+            if isinstance(fh, io.BufferedReader):
+                fh.seek(max(fh.seek(0, os.SEEK_END) - 64, 0))
+                end = fh.read()
+            else:
+                end = b""
+                while chunk := fh.read(CHUNK):
+                    end = (end + chunk)[-64:]
+    except INFLATE_ERRORS:
+        return False
+    return end.rstrip()[-1:] in (b"}", b"]")
+
+
+def _read_whole(path: Path, display: str) -> tuple[dict[str, Any], _Reader] | None:
+    """(head, reader) of a trace read by a full JSON parser (ijson: any layout, any key
+    order), or None when that parser also finds it damaged: every document ``json.load``
+    accepts is read, whatever the byte scanners made of it."""
+    reader = _Reader(display)
+    try:
+        head = _scan_generic(path, reader)
+    except (TraceError, *INFLATE_ERRORS):
+        return None
+    return head, reader
+
+
+def _bare_list(first: bytes) -> bool:
+    """Chrome's JSON Array Format: the document is the event list itself."""
+    return first.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"["
+
+
 def _link(path: Path, reader: _Reader, kernels_before: int) -> None:
     """The ROCm devices and what launched each group (kineto_links, a second pass over
     the trace's first launches)."""
@@ -617,7 +696,7 @@ def _link(path: Path, reader: _Reader, kernels_before: int) -> None:
         with _open(path) as fh:
             first = fh.read(CHUNK)
             events = (layout_events(fh, first, CHUNK) if _kineto_layout(first)
-                      else generic_events(_Rewound(first, fh)))
+                      else generic_events(_Rewound(first, fh), _events_prefix(first)))
             resolve_origins(events, reader.collector, kernels_before)
     except (*INFLATE_ERRORS, ValueError):
         return  # the first pass said what is wrong with the file
@@ -915,12 +994,20 @@ def _merge_part(reader: _Reader, part: tuple, kernels_before: int) -> int:
     return kernels_before
 
 
+# the categories of 2021-era libkineto (``"cat": "Operator", \n`` on the event's first
+# line): the same indentation as today's layout, other first lines; its kernel events may
+# start past the first chunk (a ResNet-50 trace of TensorBoard's samples: after 9 MB of
+# CPU operators), so any of them says which layout it is
+LEGACY_CATEGORIES = tuple(b'"cat": "%s"' % c for c in (b"Kernel", b"Runtime", b"Operator",
+                                                         b"Memcpy", b"Memset"))
+
+
 def _kineto_layout(first: bytes) -> bool:
     """libkineto's own layout (since 2022): lower-case categories. Anything else is read
     by the layout-free scanner."""
     at = first.find(EVENTS_KEY)
     return (at >= 0 and first.startswith((b"\n  {\n    \"", b"\n  ]"), at + len(EVENTS_KEY))
-            and b'"cat": "Kernel"' not in first)
+            and not any(c in first for c in LEGACY_CATEGORIES))
 
 
 def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
@@ -935,7 +1022,11 @@ def _scan_any_layout(fh: IO[bytes], first: bytes, reader: _Reader,
     data, pos, consumed = first, found[1], 0
     while True:
         chunk = fh.read(CHUNK)
-        resume = scan_events(data, pos, reader, consumed, not chunk, markers)
+        try:
+            resume = scan_events(data, pos, reader, consumed, not chunk, markers)
+        except TraceError as exc:  # a damaged event: the devices of the head still count
+            exc.head = exc.head or head
+            raise
         if reader.join.pending and not runtime:
             raise NeedsRuntime
         if not chunk:
@@ -1099,10 +1190,12 @@ def _scan_generic(path: Path, reader: _Reader) -> dict[str, Any]:
 
     try:
         with _open(path) as fh:
-            for event in ijson.items(fh, "traceEvents.item", use_float=True):
+            first = fh.read(HEAD_PEEK)
+            for event in ijson.items(_Rewound(first, fh), _events_prefix(first),
+                                     use_float=True):
                 _dispatch(reader, event)
     except ijson.JSONError as exc:
-        if reader.events:
+        if reader.events or "premature EOF" in str(exc):
             raise TraceError(f"the trace is cut short or damaged ({_first_line(exc)}): "
                              f"{reader.events} kernel events read before it") from None
         raise TraceError(f"not a JSON document: {_first_line(exc)}") from None
@@ -1115,6 +1208,14 @@ def _scan_generic(path: Path, reader: _Reader) -> dict[str, Any]:
     except ijson.JSONError:
         pass
     return head
+
+
+HEAD_PEEK = 1 << 12  # a document's first bytes: whether it is an object or a bare list
+
+
+def _events_prefix(first: bytes) -> str:
+    """ijson's path to the events: ``traceEvents.item``, or ``item`` for a bare list."""
+    return "item" if _bare_list(first) else "traceEvents.item"
 
 
 def _first_line(exc: Exception) -> str:

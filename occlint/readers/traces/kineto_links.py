@@ -364,12 +364,14 @@ def _event(text: bytes) -> Iterator[tuple[bool, dict[str, Any] | None]]:
         yield False, event if isinstance(event, dict) else None
 
 
-def generic_events(fh) -> Iterator[tuple[bool, dict[str, Any] | None]]:
-    """The events of a trace in any layout (ijson, streaming)."""
+def generic_events(fh, prefix: str = "traceEvents.item"
+                   ) -> Iterator[tuple[bool, dict[str, Any] | None]]:
+    """The events of a trace in any layout (ijson, streaming); ``prefix``: ``item`` for a
+    bare event list."""
     import ijson
 
     try:
-        for event in ijson.items(fh, "traceEvents.item", use_float=True):
+        for event in ijson.items(fh, prefix, use_float=True):
             if not isinstance(event, dict):
                 continue
             cat = event.get("cat")
