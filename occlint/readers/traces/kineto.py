@@ -227,7 +227,16 @@ class _Call(msgspec.Struct, frozen=True):
     args: _CallArgs
 
 
+class _Kernel(_Event, frozen=True):
+    """A kernel event of a chunk decoded in one call (:meth:`_Reader.raws`), with its
+    category: a cut that held another event (a category of a nested object) is told."""
+
+    cat: str = ""
+
+
 _DECODE = msgspec.json.Decoder(_Event).decode
+_DECODE_MANY = msgspec.json.Decoder(list[_Kernel]).decode
+_KERNEL_CATEGORY_NAMES = frozenset(("kernel", "Kernel"))
 _DECODE_CALL = msgspec.json.Decoder(_Call).decode
 _DECODE_ANY = msgspec.json.Decoder().decode
 
@@ -257,6 +266,40 @@ class _Reader:
             return
         except msgspec.DecodeError:
             raise ValueError("invalid JSON") from None
+        self._typed(e, text)
+
+    def raws(self, texts: list[bytes]) -> int:
+        """Kernel events' texts, decoded in one call; how many were taken (the first not
+        taken is not JSON, or not a kernel event). A launch of a shape already seen is
+        counted here; any other event as :meth:`raw` takes it."""
+        try:
+            events = _DECODE_MANY(b"[" + b",".join(texts) + b"]")
+        except msgspec.DecodeError:  # invalid JSON, or an unusual event: one at a time
+            for taken, text in enumerate(texts):
+                try:
+                    self.raw(text)
+                except ValueError:
+                    return taken
+            return len(texts)
+        shapes, add_to, isfinite = self.shapes, self.collector.add_to, math.isfinite
+        for taken, e in enumerate(events):
+            if e.cat not in _KERNEL_CATEGORY_NAMES:
+                return taken
+            a = e.args
+            handle = shapes.get((e.name, a.device, a.stream, a.grid, a.block, a.registers,
+                                 a.shared), self) if a.registers is not UNSET else self
+            start, duration = e.ts * 1000.0, e.dur * 1000.0
+            if handle is self or handle is None or not 0 <= duration < math.inf \
+                    or not isfinite(start):
+                self._typed(e, texts[taken])
+                continue
+            self.events += 1
+            add_to(handle, start, duration)
+        return len(texts)
+
+    def _typed(self, e: _Event, text: bytes) -> None:
+        """One kernel event decoded into its struct (``text``: its JSON, for the careful
+        path)."""
         a = e.args
         if a.registers is UNSET and is_id(a.correlation):  # ROCm: joined to its call
             self._rocm_kernel(e, text)
@@ -624,18 +667,21 @@ def _link(path: Path, reader: _Reader, kernels_before: int) -> None:
 
 
 class _Rewound:
-    """A stream whose first bytes were read already, for ijson."""
+    """A stream whose first bytes were read already, for ijson: given back in the pieces
+    it asks for (ijson parses each piece it is given whole, though the second pass stops
+    after the trace's first launches)."""
 
     def __init__(self, first: bytes, fh) -> None:
-        self.first, self.fh = first, fh
+        self.first, self.at, self.fh = first, 0, fh
 
     def read(self, size: int = -1) -> bytes:
         if size == 0:  # ijson's probe for bytes or text
             return b""
-        if self.first:
-            out, self.first = self.first, b""
-            return out
-        return self.fh.read(size if size > 0 else CHUNK)
+        size = size if size > 0 else CHUNK
+        if self.at < len(self.first):
+            self.at += size
+            return self.first[self.at - size:self.at]
+        return self.fh.read(size)
 
 
 # -- a large plain trace, scanned by several processes -----------------------------------------
@@ -654,18 +700,19 @@ def _split_plan(fh, first: bytes, jobs: int, own: bool,
         fh.seek(len(first))
         return None
     head, start, stop = plan
+    markers = None if own else categories(first, runtime)
     bounds = [start]
     for k in range(1, jobs):
         fh.seek(start + (stop - start) * k // jobs)
         window = fh.read(MAX_EVENT)
-        i = window.find(b"\n  {\n") if own else kernel_event_start(window)
+        i = window.find(b"\n  {\n") if markers is None else \
+            kernel_event_start(window, markers.boundary)
         if i < 0:
             fh.seek(len(first))
             return None
         bounds.append(fh.tell() - len(window) + i)
     bounds.append(stop)
     fh.seek(len(first))
-    markers = None if own else categories(first, runtime)
     return head, [(a, b) for a, b in itertools.pairwise(bounds) if b > a], markers
 
 
@@ -780,7 +827,8 @@ def _scan_inflated(path: str, display: str, near_start: int, near_stop: int | No
     """One process's part of a gzip'd trace (kineto_inflated): the events from the first
     that starts at or after ``near_start`` to the first at or after ``near_stop``, and the
     stream's last bytes when the range is the last."""
-    source = InflatedRange(path, events_at, near_start, near_stop, markers is None, CHUNK)
+    source = InflatedRange(path, events_at, near_start, near_stop, markers is None, CHUNK,
+                           None if markers is None else markers.boundary)
     chunks = source.chunks()
     first = next(chunks, b"")  # finds the range's start
     return (*_scan_chunks(itertools.chain((first,), chunks), display, max(source.start, 0),
