@@ -227,10 +227,27 @@ class _Call(msgspec.Struct, frozen=True):
     args: _CallArgs
 
 
-class _Kernel(_Event, frozen=True):
-    """A kernel event of a chunk decoded in one call (:meth:`_Reader.raws`), with its
-    category: a cut that held another event (a category of a nested object) is told."""
+class _ShapeArgs(msgspec.Struct, frozen=True):
+    """The args that decide a CUDA kernel's launch group (:meth:`_Reader.raws`)."""
 
+    device: int | str | msgspec.UnsetType = UNSET
+    stream: int | str | msgspec.UnsetType = UNSET
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    registers: int | msgspec.UnsetType | None = msgspec.field(name="registers per thread",
+                                                               default=UNSET)
+    shared: int | None = msgspec.field(name="shared memory", default=None)
+
+
+class _Kernel(msgspec.Struct, frozen=True):
+    """A kernel event of a chunk, decoded with the others in one call (:meth:`_Reader.raws`):
+    what counts a launch of a shape already seen, and its category (a cut that held another
+    event, whose nested object has the category, is told)."""
+
+    name: str
+    ts: float
+    args: _ShapeArgs
+    dur: float = 0.0
     cat: str = ""
 
 
@@ -281,9 +298,12 @@ class _Reader:
                 except ValueError:
                     return taken
             return len(texts)
-        shapes, add_to, isfinite = self.shapes, self.collector.add_to, math.isfinite
+        shapes, add_to, isfinite, kernel = self.shapes, self.collector.add_to, math.isfinite, \
+            _KERNEL_CATEGORY_NAMES
+        counted = 0
         for taken, e in enumerate(events):
-            if e.cat not in _KERNEL_CATEGORY_NAMES:
+            if e.cat not in kernel:
+                self.events += counted
                 return taken
             a = e.args
             handle = shapes.get((e.name, a.device, a.stream, a.grid, a.block, a.registers,
@@ -291,10 +311,13 @@ class _Reader:
             start, duration = e.ts * 1000.0, e.dur * 1000.0
             if handle is self or handle is None or not 0 <= duration < math.inf \
                     or not isfinite(start):
-                self._typed(e, texts[taken])
+                self.events += counted
+                counted = 0
+                self.raw(texts[taken])  # the general path: a new shape, ROCm, a bad event
                 continue
-            self.events += 1
+            counted += 1
             add_to(handle, start, duration)
+        self.events += counted
         return len(texts)
 
     def _typed(self, e: _Event, text: bytes) -> None:

@@ -314,17 +314,19 @@ def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> i
     before, after = len(boundary) - 1, len(cat_key)
     texts: list[bytes] = []
     starts: list[int] = []
+    lo = max(pos - before, 0)  # where the boundary before the next event may start
     while (cat := find(marker, pos)) >= 0:
         if not startswith(cat_key, cat - after):
             break
-        start = rfind(boundary, max(pos - before, 0), cat)
+        start = rfind(boundary, lo, cat)
         end = find(boundary, cat, cat + MAX_EVENT)
         if start < 0 or end < 0:
             break
         start += before
-        texts.append(data[start:end + 1])
         starts.append(start)
         pos = end + 1
+        texts.append(data[start:pos])
+        lo = pos - before
     if texts:
         taken = sink.raws(texts)
         if taken < len(texts):
