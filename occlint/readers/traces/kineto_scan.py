@@ -300,10 +300,15 @@ def _scan_careful(data: bytes, pos: int, sink: EventSink, consumed: int, final: 
     return max(pos, len(data) - 2 * LOOKBACK), False
 
 
+_SHORT_PREFIX = 64  # an event's first keys this short are compared whole with the next's
+
+
 def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> int:
     """The common case, one kernel category in the trace, without the careful path: each
     kernel event lies between the boundary before its category and the one after it (any
-    key order); the events a chunk holds are decoded together (:meth:`EventSink.raws`).
+    key order); when the text before the category is short and the same as the last
+    event's (``{"ph": "X", "cat": ``), that comparison finds the start instead. The events
+    a chunk holds are decoded together (:meth:`EventSink.raws`).
     Where the careful path goes on from: the first event this one does not delimit (the
     list's first or last, a value ``"kernel"`` of another key, an event whose text does
     not decode)."""
@@ -315,14 +320,19 @@ def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> i
     texts: list[bytes] = []
     starts: list[int] = []
     lo = max(pos - before, 0)  # where the boundary before the next event may start
+    prefix, span = b"\0", 1  # the text before the category when events start alike
     while (cat := find(marker, pos)) >= 0:
-        if not startswith(cat_key, cat - after):
+        if startswith(prefix, cat - span):  # the last event's first keys: one comparison
+            start = cat - span
+        elif startswith(cat_key, cat - after) and (start := rfind(boundary, lo, cat)) >= 0:
+            start += before
+            if cat - start <= _SHORT_PREFIX:
+                prefix, span = data[start:cat], cat - start
+        else:
             break
-        start = rfind(boundary, lo, cat)
         end = find(boundary, cat, cat + MAX_EVENT)
-        if start < 0 or end < 0:
+        if end < 0:
             break
-        start += before
         starts.append(start)
         pos = end + 1
         texts.append(data[start:pos])
