@@ -254,6 +254,14 @@ ITEMS = [
     Item("kineto", f"Kineto trace, {LAUNCHES:,} launches (gzip'd)",
          lambda cache: [traces_scale.build("resnet18", "libkineto", LAUNCHES, True)[0]],
          launches, "python"),
+    Item("kineto-lines", f"Kineto trace, {LAUNCHES:,} launches, one event per line with "
+         "json.dump's separators (gzip'd)",
+         lambda cache: [traces_scale.build("resnet18", "per-line", LAUNCHES, True)[0]],
+         launches, "python"),
+    Item("kineto-sorted", f"Kineto trace, {LAUNCHES:,} launches, one event per line, keys "
+         "sorted (args before cat)",
+         lambda cache: [traces_scale.build("resnet18", "sorted", LAUNCHES)[0]],
+         launches, "python"),
     Item("rocprofv3", f"rocprofv3 kernel_trace.csv, {LAUNCHES:,} launches",
          lambda cache: [rocprof_trace(cache)], launches, "python"),
     Item("sources", "CuPy 13.6.0 sdist (CUDA sources)", lambda cache: [cupy_sources(cache)],
@@ -311,26 +319,39 @@ def recorded(text: str) -> dict[str, tuple[int, float]]:
             for m in ROW.finditer(block)}
 
 
-def table(results: list[dict], meta: str) -> str:
+def table(results: list[dict], meta: str, kept: dict[str, str] | None = None) -> str:
+    """The block's text: a row per result, and ``kept`` (figure -> its row as recorded
+    before) for the figures not measured this time, in the order of ``ITEMS``."""
     lines = [BEGIN, "", meta, "",
              "| figure | input | count | CPU ratio | reference | occlint CPU s | "
              "reference CPU s | speed (wall) |", "|---|---|---:|---:|---|---:|---:|---:|"]
+    rows = dict(kept or {})
     for r in results:
         reference = "cuobjdump, one process per file" if r["reference"] == "cuobjdump" else \
             "`REFERENCE_WORK` (Python)"
-        lines.append(f"| `{r['name']}` | {r['what']} | {r['count']:,} | {r['ratio']:.3f} | "
-                     f"{reference} | {statistics.median(r['cpu']):.2f} | "
-                     f"{statistics.median(r['reference_cpu']):.2f} | "
-                     + (f"{r['speed']:.2f}x |" if r["reference"] == "cuobjdump" else "|"))
+        rows[r["name"]] = (f"| `{r['name']}` | {r['what']} | {r['count']:,} | {r['ratio']:.3f} | "
+                           f"{reference} | {statistics.median(r['cpu']):.2f} | "
+                           f"{statistics.median(r['reference_cpu']):.2f} | "
+                           + (f"{r['speed']:.2f}x |" if r["reference"] == "cuobjdump" else "|"))
+    order = [i.name for i in ITEMS]
+    lines += [rows[name] for name in sorted(rows, key=lambda n: order.index(n)
+                                            if n in order else len(order))]
     return "\n".join([*lines, "", END])
 
 
 def record(results: list[dict], meta: str) -> None:
+    """Write ``results`` into the block; the rows of the figures not measured stay."""
     text = DOC.read_text(encoding="utf-8")
     if BEGIN not in text or END not in text:
         raise SystemExit(f"{DOC}: no {BEGIN} ... {END} block to write the figures into")
     start, end = text.index(BEGIN), text.index(END) + len(END)
-    DOC.write_text(text[:start] + table(results, meta) + text[end:], encoding="utf-8")
+    measured = {r["name"] for r in results}
+    kept = {m["name"]: line for line in text[start:end].splitlines()
+            if (m := ROW.match(line)) and m["name"] not in measured}
+    if kept:
+        meta += (f" Figures measured then: {', '.join(sorted(measured))}; the others as "
+                 "recorded before.")
+    DOC.write_text(text[:start] + table(results, meta, kept) + text[end:], encoding="utf-8")
 
 
 def compare(result: dict, old: tuple[int, float] | None, tolerance: float

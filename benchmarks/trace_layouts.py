@@ -12,7 +12,10 @@ of events is written without holding it as one document.
 * ``pretty``: ``json.dump(doc, f, indent=2)`` (what Python tools that edit traces write);
 * ``json-dump``: ``json.dump(doc, f)``: one line, ``", "`` and ``": "`` separators;
 * ``compact``: ``json.dump(doc, f, separators=(",", ":"))``: minified, one line;
-* ``per-line``: one event per line (JSON-lines style tools).
+* ``per-line``: one event per line (JSON-lines style tools), ``json.dump``'s separators;
+* ``sorted``: the same with each event's keys sorted (``json.dumps(e, sort_keys=True)``:
+  ``args`` before ``cat``), the key order of tools that sort (or build events field by
+  field).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-LAYOUTS = ("libkineto", "libkineto-2021", "pretty", "json-dump", "compact", "per-line")
+LAYOUTS = ("libkineto", "libkineto-2021", "pretty", "json-dump", "compact", "per-line",
+           "sorted")
 CAPITALISED = {"kernel": "Kernel", "cuda_runtime": "Runtime", "gpu_memcpy": "Memcpy",
                "gpu_memset": "Memset"}
 
@@ -66,10 +70,10 @@ def layout_of(layout: str, head: dict[str, Any],
     keys = json.dumps(head, separators=(item, key))[:-1]
     keys += (item if head else "") + json.dumps("traceEvents") + key + "["
     rest = (item + json.dumps(tail, separators=(item, key))[1:]) if tail else "}"
-    per_line = layout == "per-line"
+    per_line, ordered = layout in ("per-line", "sorted"), layout == "sorted"
     return (keys + ("\n" if per_line else ""), item + ("\n" if per_line else ""),
             ("\n]" if per_line else "]") + rest,
-            lambda e: json.dumps(e, separators=(item, key)))
+            lambda e: json.dumps(e, separators=(item, key), sort_keys=ordered))
 
 
 def write_trace(out: IO[bytes], layout: str, head: dict[str, Any],

@@ -31,6 +31,14 @@ launch counted.
 real MI350X dispatch records, measured in the same session as the plain Kineto trace (the
 reference: ratios are steadier than walls on a shared machine); written to their own section
 of the output page, which a Kineto run keeps.
+
+``--any-layout``: the layouts Python tools write (issue 30, :func:`any_layout_main`): the
+resnet18 trace of ``--any-launches`` (200,000) launches one event per line with
+``json.dump``'s separators, its keys sorted (``args`` before ``cat``) and all on one line,
+each plain and gzip'd, each beside its physical limit (the time to read its bytes from the
+warm page cache, or for a gzip'd one ISA-L's time to inflate it, best of three in this
+process), and the one-event-per-line trace of about 1 GB (``--big-launches``) for the peak
+memory; written to a section of its own.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import argparse
 import datetime
 import gzip
 import json
+import math
 import os
 import platform
 import shutil
@@ -354,6 +363,21 @@ ROCPROF_HEADER = ["Kind", "Agent_Id", "Queue_Id", "Stream_Id", "Thread_Id", "Dis
                   "Workgroup_Size_Z", "Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"]
 ROCPROF_MARK = ("<!-- rocprofv3: benchmarks/traces_scale.py --rocprof -->",
                 "<!-- end rocprofv3 -->")
+ANY_MARK = ("<!-- any layout: benchmarks/traces_scale.py --any-layout -->",
+            "<!-- end any layout -->")
+SECTIONS = (ROCPROF_MARK, ANY_MARK)  # kept by a run that writes the page's head
+
+
+def put_section(out: Path, marks: tuple[str, str], section: str) -> None:
+    """Write ``section`` (which starts and ends with ``marks``) into the page ``out``, in
+    place of the one there or at its end."""
+    text = out.read_text(encoding="utf-8") if out.exists() else ""
+    if marks[0] in text and marks[1] in text:
+        text = text[:text.index(marks[0])] + section.rstrip("\n") + \
+            text[text.index(marks[1]) + len(marks[1]):]
+        out.write_text(text, encoding="utf-8")
+        return
+    out.write_text(text.rstrip("\n") + "\n\n" + section, encoding="utf-8")
 
 
 def rocprof_build(launches: int) -> tuple[Path, Path]:
@@ -454,18 +478,94 @@ def rocprof_main(launches: int, repeats: int, out: Path) -> None:
                measure(js, launches, repeats, "rocprofv3", "json")]
     reference = measure(plain, total, repeats, "resnet18", "libkineto")
     meta = session(repeats)
-    section = rocprof_render(results, reference, meta)
-    text = out.read_text(encoding="utf-8") if out.exists() else ""
-    if ROCPROF_MARK[0] in text:
-        text = text[:text.index(ROCPROF_MARK[0])] + text[text.index(ROCPROF_MARK[1])
-                                                         + len(ROCPROF_MARK[1]) + 1:]
-    out.write_text(text.rstrip("\n") + "\n\n" + section, encoding="utf-8")
+    put_section(out, ROCPROF_MARK, rocprof_render(results, reference, meta))
     out.with_name("performance-traces-rocprof.json").write_text(json.dumps(
         {"meta": meta, "results": results, "reference": reference}, indent=2) + "\n",
         encoding="utf-8")
     for r in [*results, reference]:
         print(f"{r['input']}: {r['wall']:.2f} s, {r['launches_per_s']:,.0f} launches/s, "
               f"{r['peak_rss_mb']:.0f} MB")
+
+
+# -- the layouts Python tools write (issue 30): ``--any-layout`` ------------------------------
+ANY_LAYOUTS = ("per-line", "sorted", "json-dump")
+ANY_RATE = 250_000  # launches per second, end to end
+ANY_INFLATE_RATIO = 2.5  # a gzip'd trace's wall / ISA-L's time to inflate it
+
+
+def limit_seconds(path: Path, repeats: int = 3) -> float:
+    """The physical limit of reading ``path``: its bytes read from the (warm) page cache in
+    8 MiB pieces, or for a gzip'd file inflated by ISA-L; the best of ``repeats``."""
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        if path.suffix == ".gz":
+            from isal import igzip
+
+            with igzip.open(path, "rb") as fh:
+                while fh.read(8 << 20):
+                    pass
+        else:
+            warm(path)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def any_layout_render(results: list[dict], meta: dict) -> str:
+    lines = [
+        ANY_MARK[0], "", "## Layouts Python tools write (issue 30)", "",
+        f"Measured by `python benchmarks/traces_scale.py --any-layout` on {meta['date']}: "
+        f"{meta['machine']}, Python {meta['python']}, occlint {meta['commit']}; median of "
+        f"{meta['repeats']} runs each (load average at the start: {meta['load']}; the machine "
+        "is shared: walls are upper bounds, CPU seconds are occlint's and its workers').", "",
+        "The inputs: the resnet18 trace above (CPU ops, runtime calls and flows beside its "
+        "kernels, about ten events a launch) replicated to the launches below and written "
+        "as Python writes it: `per-line` one event per line with `json.dump`'s separators "
+        "(`\", \"`, `\": \"`), `sorted` the same with each event's keys sorted (`args` "
+        "before `cat`), `json-dump` all on one line. The limit is the physical one: reading "
+        "the file's bytes from the warm page cache, or for a gzip'd one ISA-L inflating it "
+        "(best of three, one process).", "",
+        "| input | size | launches | wall s (median) | launches/s | CPU s | limit s | "
+        "wall / limit | peak RSS MB | target met |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in results:
+        ratio = r["wall"] / r["limit_s"]
+        packed = r["input"].endswith(".gz")
+        met = (r["launches_per_s"] >= ANY_RATE or r["launches"] > 300_000) and \
+            r["peak_rss_mb"] <= TARGET_MB and (not packed or ratio <= ANY_INFLATE_RATIO)
+        lines.append(f"| {r['input']} | {r['bytes'] / 2**20:,.0f} MiB | {r['launches']:,} | "
+                     f"{r['wall']:.2f} | {r['launches_per_s']:,.0f} | "
+                     f"{statistics.median(r['cpus']):.2f} | {r['limit_s']:.2f} | "
+                     f"{ratio:.1f} | {r['peak_rss_mb']:.0f} | {'yes' if met else '**no**'} |")
+    lines += [
+        "", f"Targets: ≥ {ANY_RATE:,} launches/s end to end for the 200,000-launch traces, "
+        f"gzip'd or not; a gzip'd one in ≤ {ANY_INFLATE_RATIO}× ISA-L's time to inflate it; "
+        f"≤ {TARGET_MB} MB peak for the trace of about 1 GB.", "",
+        "How: kernel events are found by their category value, and delimited in any key "
+        "order by the bytes the writer puts between two events (learned from the list's "
+        "first two: `}, \n{` here): the last such boundary before the category and the "
+        "first after it, two searches in C; the kernel events of each chunk are decoded in "
+        "one msgspec call into typed structs (occlint/readers/traces/kineto_scan.py).", "",
+        "Walls: " + "; ".join(f"{r['input']}: " + ", ".join(f"{w:.2f}" for w in r["walls"])
+                              for r in results) + ".", "", ANY_MARK[1]]
+    return "\n".join(lines) + "\n"
+
+
+def any_layout_main(launches: int, big: int, repeats: int, out: Path) -> None:
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    inputs = [(layout, packed, launches) for layout in ANY_LAYOUTS for packed in (False, True)]
+    results = []
+    for layout, packed, count in [*inputs, ("per-line", False, big)]:
+        trace, total = build("resnet18", layout, count, packed)
+        r = measure(trace, total, repeats, "resnet18", layout)
+        r["limit_s"] = limit_seconds(trace)
+        results.append(r)
+        print(f"{r['input']}: {r['wall']:.2f} s, {r['launches_per_s']:,.0f} launches/s, "
+              f"limit {r['limit_s']:.2f} s, {r['peak_rss_mb']:.0f} MB", flush=True)
+    meta = {**session(repeats), "load": load}
+    put_section(out, ANY_MARK, any_layout_render(results, meta))
+    out.with_name("performance-traces-any.json").write_text(json.dumps(
+        {"meta": meta, "results": results}, indent=2) + "\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -478,9 +578,18 @@ def main() -> None:
     parser.add_argument("--out", default=str(REPO / "docs" / "performance-traces.md"))
     parser.add_argument("--rocprof", action="store_true",
                         help="the rocprofv3 CSV and JSON layouts instead (their own section)")
+    parser.add_argument("--any-layout", action="store_true",
+                        help="the layouts Python tools write, beside their physical limits "
+                             "(their own section)")
+    parser.add_argument("--any-launches", type=int, default=200_000)
+    parser.add_argument("--big-launches", type=int, default=500_000,
+                        help="the one-event-per-line trace for the peak memory (~1 GB)")
     args = parser.parse_args()
     if args.rocprof:
         rocprof_main(args.launches, args.repeats, Path(args.out))
+        return
+    if args.any_layout:
+        any_layout_main(args.any_launches, args.big_launches, args.repeats, Path(args.out))
         return
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     results = []
@@ -499,7 +608,8 @@ def main() -> None:
             "load": load, "runs": sum(len(r["quiet"]) for r in results),
             "quiet_runs": sum(sum(r["quiet"]) for r in results)}
     previous = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else ""
-    kept = previous[previous.index(ROCPROF_MARK[0]):] if ROCPROF_MARK[0] in previous else ""
+    marks = [previous.index(m[0]) for m in SECTIONS if m[0] in previous]
+    kept = previous[min(marks):] if marks else ""
     Path(args.out).write_text(render(results, meta) + ("\n" + kept if kept else ""),
                               encoding="utf-8")
     Path(args.out).with_suffix(".json").write_text(

@@ -236,7 +236,106 @@ def test_hostile_names_and_key_orders(tmp_path):
     assert read_launches(trace) == (want, [])
 
 
-@pytest.mark.parametrize("layout", ["pretty", "compact", "libkineto-2021"])
+def _ordered(event: dict, order: str) -> dict:
+    keys = list(event)
+    if order == "sorted":
+        keys.sort()
+    elif order == "reversed":
+        keys.reverse()
+    elif order in ("args-first", "name-first"):
+        first = order.split("-")[0]
+        keys = [k for k in keys if k == first] + [k for k in keys if k != first]
+    return {k: event[k] for k in keys}
+
+
+def written(doc: dict, separators: tuple[str, str], order: str = "", per_line: bool = False,
+            indent: int | None = None) -> bytes:
+    """``doc`` as a JSON writer of these separators writes it, each event's keys in
+    ``order``: on one line, one event per line, or indented."""
+    events = [_ordered(e, order) if isinstance(e, dict) else e for e in doc["traceEvents"]]
+    if not per_line:
+        return json.dumps({**doc, "traceEvents": events}, separators=separators,
+                          indent=indent).encode()
+    head, _, tail = split_document(doc)
+    item, key = separators
+    body = (item + "\n").join(json.dumps(e, separators=separators) for e in events)
+    keys = json.dumps(head, separators=separators)[1:-1]
+    rest = json.dumps(tail, separators=separators)[1:-1]
+    return ("{" + keys + (item if keys else "") + '"traceEvents"' + key + "[\n" + body + "\n]"
+            + (item + rest if rest else "") + "}").encode()
+
+
+WRITERS = [  # (separators, key order, one event per line, indent)
+    ((", ", ": "), "sorted", True, None), ((", ", ": "), "sorted", False, None),
+    ((",", ":"), "sorted", False, None), ((",", ":"), "reversed", True, None),
+    ((", ", ": "), "args-first", False, None), ((",", ": "), "name-first", True, None),
+    ((", ", ":"), "reversed", False, None), ((",", ": "), "sorted", False, 4),
+    ((",", ": "), "reversed", False, 1), ((", ", ": "), "", True, None),
+]
+
+
+@pytest.mark.parametrize("source", [TRAIN, ROCM / "mi250_minitoy_train.json.gz"])
+@pytest.mark.parametrize(("separators", "order", "per_line", "indent"), WRITERS)
+def test_any_key_order_and_separators_are_scanned(tmp_path, monkeypatch, source, separators,
+                                                  order, per_line, indent):
+    """Keys in any order (the category after ``args``, or last), any separators, one event
+    per line, all on one line or indented: every launch, found by the byte scanner (ijson,
+    the reader of last resort, is never needed)."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    def no_ijson(*_):
+        raise AssertionError("read by ijson")
+
+    monkeypatch.setattr(kineto_mod, "_scan_generic", no_ijson)
+    doc = load(source)
+    trace = tmp_path / "t.json"
+    trace.write_bytes(written(doc, separators, order, per_line, indent))
+    assert read_launches(trace) == (expected_launches(doc), [])
+
+
+@pytest.mark.parametrize("order", ["sorted", "reversed"])
+def test_key_orders_split_over_processes(tmp_path, monkeypatch, order):
+    """A trace whose events' category comes after their args, split over processes at its
+    kernel events: what one process reads, plain and gzip'd."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    doc = load(TRAIN)
+    data = written(doc, (", ", ": "), order, per_line=True)
+    plain, packed = tmp_path / "t.json", tmp_path / "t.json.gz"
+    plain.write_bytes(data)
+    packed.write_bytes(gzip.compress(data, 1))
+    monkeypatch.setattr(kineto_mod, "SPLIT_MIN_BYTES", 1)
+    one = kineto_mod.read_kineto(plain, "t", jobs=1)
+    assert one.collector.launches == 363 and one.errors == []
+    split = kineto_mod._read_split
+    for trace in (plain, packed):
+        splits = []
+        monkeypatch.setattr(kineto_mod, "_read_split",
+                            lambda *a, splits=splits: splits.append(a[2]) or split(*a))
+        three = kineto_mod.read_kineto(trace, "t", jobs=3)
+        assert len(splits) == 1 and len(splits[0][1]) == 3, trace.name
+        assert three.errors == [] and reading(one) == reading(three), trace.name
+
+
+def test_events_of_other_spacing_and_boundaries_in_names(tmp_path):
+    """A trace whose events are not all written alike (some with other separators, as when
+    traces are joined by hand), kernel names holding the boundary between two events: the
+    same launches."""
+    doc = load(TRAIN)
+    for i, e in enumerate(doc["traceEvents"]):
+        if e.get("cat") == "kernel" and i % 3 == 0:
+            e["name"] += "::{lambda()#1}, {lambda()#2}"
+    want = expected_launches(doc)
+    texts = [json.dumps(_ordered(e, "sorted"), separators=(",", ":") if i % 5 else (", ", ": "))
+             for i, e in enumerate(doc["traceEvents"])]
+    trace = tmp_path / "mixed.json"
+    trace.write_text('{"traceEvents": [' + ", ".join(texts) + "]}")
+    assert read_launches(trace) == (want, [])
+    trace.write_bytes(written(doc, (", ", ": "), "sorted"))
+    assert read_launches(trace) == (want, [])
+
+
+@pytest.mark.parametrize("layout", ["pretty", "compact", "libkineto-2021", "per-line", "sorted"])
 @pytest.mark.parametrize("cut", [0.4, 0.999])
 def test_cut_short_in_any_layout(tmp_path, layout, cut):
     data = layout_bytes(load(TRAIN), layout)

@@ -113,11 +113,12 @@ class InflatedRange:
     range) to the first that starts at or after ``near_stop`` (None: to the stream's end,
     whose last bytes are kept in ``tail`` for the document's end to be checked). ``own``:
     libkineto's own layout (events start with a line ``  {``), else the layout-free
-    scanner's kernel event starts."""
+    scanner's kernel event starts (``boundary``: between two events, kineto_scan.Markers)."""
 
     def __init__(self, path: str, events_at: int, near_start: int, near_stop: int | None,
-                 own: bool, chunk: int) -> None:
+                 own: bool, chunk: int, boundary: bytes | None = None) -> None:
         self.path, self.events_at, self.own, self.chunk = path, events_at, own, chunk
+        self.boundary = boundary
         self.near_start, self.near_stop = near_start, near_stop
         self.start = self.stop = -1
         self.tail: bytes | None = None
@@ -126,7 +127,8 @@ class InflatedRange:
         if near <= self.events_at:
             return self.events_at
         window = stream.window(near, MAX_EVENT)
-        found = window.find(EVENT_LINE) if self.own else kernel_event_start(window)
+        found = window.find(EVENT_LINE) if self.own else kernel_event_start(window,
+                                                                               self.boundary)
         if found < 0:
             raise Unsplittable(near)
         return near + found

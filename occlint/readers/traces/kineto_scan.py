@@ -8,13 +8,20 @@ the events it needs in all of them by the *value* of their category (``"kernel"`
 ``"Kernel"``, and for ROCm builds ``"cuda_runtime"`` / ``"Runtime"``), a byte string that
 cannot occur inside a JSON string (a quote there is escaped), then:
 
-* the event's start: the nearest ``{`` before it, accepted only when the text between is
-  plain keys with plain values ending in ``"cat":`` (libkineto and every re-serialisation
-  of its traces put ``ph`` and ``cat`` first); any other key order raises
-  :class:`Unanchored` and the caller reads the file another way (ijson);
-* the event's end: the ``}`` closing its ``args`` object and the ``}`` right after it;
-  when that is not the end (a string holding ``}``, keys after ``args``), the standard
-  library's ``JSONDecoder.raw_decode`` delimits the event instead.
+* the common case (:func:`_scan_kernels`), in any key order: the event lies between two
+  *boundaries*, the bytes a writer puts between two events (``}`` + separator + ``{``,
+  learned from the list's first two events, :func:`categories`): the last one before the
+  category and the first one after it, two searches in C. The events found in a chunk are
+  decoded in one call (msgspec, into typed structs: :meth:`EventSink.raws`); a cut that does
+  not decode (a boundary's bytes inside a string, the list's first or last event) goes to
+  the careful path;
+* the careful path (:func:`_delimit`): the event's start is the nearest ``{`` before the
+  category when the text between is plain keys with plain values ending in ``"cat":``
+  (libkineto and most re-serialisations of its traces put ``ph`` and ``cat`` first), else
+  the boundary before it; its end the ``}`` closing its ``args`` object and the ``}`` right
+  after it, or where the standard library's ``JSONDecoder.raw_decode`` ends it (a string
+  holding ``}``, keys after ``args``). A start neither tells apart raises
+  :class:`Unanchored` and the caller reads the file another way (ijson).
 
 Only the events found are decoded; the document's head (before ``traceEvents``) and tail
 (after it) are parsed as JSON so that a trace cut short is detected.
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import NamedTuple
 
 import msgspec
 
@@ -43,6 +51,9 @@ _PLAIN_PREFIX = re.compile(
     rb'\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|[-+0-9.eE]+)\s*,\s*)*"cat"\s*:\s*')
 _EVENT_CLOSE = re.compile(rb'\s*\}')
 _BLANK_TO_END = re.compile(rb'\s*\Z')
+_SEPARATOR = re.compile(rb'\s*,\s*(?=\{)')  # between two events
+_KEY_SEPARATOR = re.compile(rb'"[^"\\]*"(\s*:\s*)')  # the first key of an event, and its colon
+_BLANK = re.compile(rb'[\s,]*')
 _DECODER = json.JSONDecoder()
 _DECODE_ANY = msgspec.json.Decoder().decode  # untyped: dicts, lists, numbers, strings
 MORE = -1  # the data ends inside the event: read more
@@ -60,11 +71,24 @@ class NeedsRuntime(Exception):
     runtime calls (ROCm traces of roctracer put the dimensions there only)."""
 
 
+class Markers(NamedTuple):
+    """What the scanner looks for in one trace (:func:`categories`)."""
+
+    categories: tuple[tuple[bytes, bool], ...]  # (category value, is a kernel)
+    boundary: bytes | None = None  # between two events: b"}" + separator + b"{"; None: unknown
+    cat_key: bytes = b'"cat": '  # the category's key with the colon the writer puts after it
+
+
 class EventSink:
     """What the scanner feeds: kernel events as JSON text (decoded by the sink), runtime
     events as dicts. Kineto's reader implements it."""
 
     def raw(self, text: bytes) -> None:
+        raise NotImplementedError
+
+    def raws(self, texts: list[bytes]) -> int:
+        """Kernel events' texts, in file order: how many were taken (the first not taken
+        does not decode as JSON: the careful path delimits it again)."""
         raise NotImplementedError
 
     def kernel(self, event: dict) -> None:
@@ -95,13 +119,21 @@ def parse_head(first: bytes, key_at: int) -> dict | None:
     return head if isinstance(head, dict) else None
 
 
-def _delimit(data: bytes, cat: int, final: bool) -> tuple[int, int, bool]:
+def _delimit(data: bytes, cat: int, final: bool, markers: Markers,
+             pos: int) -> tuple[int, int, bool]:
     """(start, end, plain) of the event whose category value starts at ``cat``; end is
     MORE when the data ends inside it; plain: its end was found by the args' braces (the
-    caller delimits it again with :func:`decoded_end` if that cut does not decode)."""
+    caller delimits it again with :func:`decoded_end` if that cut does not decode).
+    ``pos``: where the data holds no more of an event before (an event's end or start)."""
     start = data.rfind(b"{", max(cat - LOOKBACK, 0), cat)
     if start < 0 or _PLAIN_PREFIX.fullmatch(data, start, cat) is None:
-        raise Unanchored(cat)
+        if _CAT_KEY.search(data, max(cat - 24, 0), cat) is None:
+            raise Unanchored(cat)  # a value of another key
+        start = _bounded_start(data, cat, markers.boundary, pos)
+        end = decoded_end(data, start, final)
+        if end != MORE and end <= cat:  # that start was not the event's
+            raise Unanchored(cat)
+        return start, end, False
     args = data.find(b'"args"', cat, cat + MAX_EVENT)
     close = data.find(b"}", args) if args >= 0 else -1
     if close >= 0:
@@ -115,6 +147,21 @@ def _delimit(data: bytes, cat: int, final: bool) -> tuple[int, int, bool]:
     elif not final and len(data) - cat < MAX_EVENT:
         return start, MORE, True
     return start, decoded_end(data, start, final), False
+
+
+def _bounded_start(data: bytes, cat: int, boundary: bytes | None, pos: int) -> int:
+    """The start of the event whose category value is at ``cat`` in a layout whose keys
+    come in another order: after the last boundary before it, or the first ``{`` after
+    ``pos`` when only blanks and commas come before it; Unanchored without a boundary."""
+    if boundary is None:
+        raise Unanchored(cat)
+    found = data.rfind(boundary, max(pos - len(boundary) + 1, cat - MAX_EVENT, 0), cat)
+    if found >= 0:
+        return found + len(boundary) - 1
+    first = data.find(b"{", pos, cat)
+    if first < 0 or _BLANK.fullmatch(data, pos, first) is None:
+        raise Unanchored(cat)
+    return first
 
 
 def decoded_end(data: bytes, start: int, final: bool) -> int:
@@ -135,20 +182,43 @@ def decoded_end(data: bytes, start: int, final: bool) -> int:
         return start + len(text[:end].encode("utf-8", "surrogateescape"))
 
 
-def categories(first: bytes, runtime: bool) -> tuple[tuple[bytes, bool], ...]:
-    """The (category value, is a kernel) markers to look for in a trace whose first bytes
-    are ``first``: the spellings it uses (both when it shows neither): a marker absent
-    from the file would cost a scan of every chunk."""
+def categories(first: bytes, runtime: bool) -> Markers:
+    """What to look for in a trace whose first bytes are ``first``: the category values it
+    uses (both spellings when it shows neither: a marker absent from the file would cost a
+    scan of every chunk), and the boundary between its events (:func:`learned_layout`)."""
     def used(spellings: tuple[bytes, ...]) -> tuple[bytes, ...]:
         return tuple(m for m in spellings if m in first) or spellings
 
     kernels = tuple((m, True) for m in used(KERNEL_CATEGORIES))
-    return kernels + (tuple((m, False) for m in used(RUNTIME_CATEGORIES)) if runtime else ())
+    found = events_start(first)
+    boundary, cat_key = learned_layout(first, found[1]) if found else (None, b'"cat": ')
+    return Markers(kernels + (tuple((m, False) for m in used(RUNTIME_CATEGORIES))
+                              if runtime else ()), boundary, cat_key)
 
 
-def kernel_event_start(window: bytes) -> int:
+def learned_layout(first: bytes, at: int) -> tuple[bytes | None, bytes]:
+    """(the boundary between two events, the category key with its colon) as the writer of
+    the event list that starts at ``at`` puts them: from its first two events (the first
+    decoded to find where it ends); (None, the usual key) when there are not two."""
+    start = first.find(b"{", at)
+    if start < 0 or _BLANK.fullmatch(first, at, start) is None:
+        return None, b'"cat": '
+    try:
+        end = decoded_end(first, start, False)
+    except ValueError:
+        return None, b'"cat": '
+    key = _KEY_SEPARATOR.match(first, start + 1 + len(_BLANK.match(first, start + 1)[0]))
+    cat_key = b'"cat"' + key[1] if key else b'"cat": '
+    between = _SEPARATOR.match(first, end) if end != MORE else None
+    if between is None:
+        return None, cat_key
+    return b"}" + between[0] + b"{", cat_key
+
+
+def kernel_event_start(window: bytes, boundary: bytes | None = None) -> int:
     """Where the first kernel event that starts in ``window`` starts (a place to split a
-    trace at), or -1."""
+    trace at), or -1. ``boundary``: the layout's (:class:`Markers`), for events whose
+    category is not among their first keys (the event must then decode whole)."""
     at = 0
     while True:
         found = [i for i in (window.find(m, at) for m in KERNEL_CATEGORIES) if i >= 0]
@@ -158,26 +228,49 @@ def kernel_event_start(window: bytes) -> int:
         start = window.rfind(b"{", max(cat - LOOKBACK, 0), cat)
         if start >= 0 and _PLAIN_PREFIX.fullmatch(window, start, cat) is not None:
             return start
+        if boundary is not None and _CAT_KEY.search(window, max(cat - 24, 0), cat):
+            start = window.rfind(boundary, at, cat)
+            if start >= 0:
+                start += len(boundary) - 1
+                try:
+                    if decoded_end(window, start, True) > cat:
+                        return start
+                except ValueError:
+                    pass
         at = cat + 1
 
 
 def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bool,
-                markers: tuple[tuple[bytes, bool], ...]) -> int:
+                markers: Markers) -> int:
     """Feed the events of ``data`` from ``pos`` whose category is one of ``markers`` (from
     :func:`categories`) to ``sink``: kernel events, and runtime calls that carry launch
-    dimensions; where to go on from."""
-    if len(markers) == 1 and markers[0][1]:
-        pos = _scan_kernels(data, pos, sink, markers[0][0])
+    dimensions; where to go on from. With one kernel category and a known boundary, the
+    events go through :func:`_scan_kernels`, and each it leaves through the careful path."""
+    fast = markers.boundary is not None and len(markers.categories) == 1 and \
+        markers.categories[0][1]
+    while True:
+        if fast:
+            pos = _scan_kernels(data, pos, sink, markers)
+        pos, more = _scan_careful(data, pos, sink, consumed, final, markers, fast)
+        if not more:
+            return pos
+
+
+def _scan_careful(data: bytes, pos: int, sink: EventSink, consumed: int, final: bool,
+                  markers: Markers, one: bool) -> tuple[int, bool]:
+    """The careful path: (where to go on from, whether events may follow). ``one``: return
+    after the first event fed."""
     find = data.find
-    ahead = [find(m, pos) for m, _ in markers]
-    markers = [m for m, at in zip(markers, ahead, strict=True) if at >= 0]  # type: ignore
+    categories = list(markers.categories)
+    ahead = [find(m, pos) for m, _ in categories]
+    categories = [m for m, at in zip(categories, ahead, strict=True) if at >= 0]
     ahead = [at for at in ahead if at >= 0]
     while ahead:
         cat = min(ahead)
         which = ahead.index(cat)
-        marker, kernel = markers[which]
+        marker, kernel = categories[which]
         try:
-            start, end, plain = _delimit(data, cat, final)
+            start, end, plain = _delimit(data, cat, final, markers, pos)
             if end != MORE and not _feed(sink, data[start:end], kernel):
                 end = decoded_end(data, start, final) if plain else -2
                 if end >= 0 and not _feed(sink, data[start:end], kernel):
@@ -187,50 +280,67 @@ def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bo
                 raise
             ahead[which] = find(marker, cat + len(marker))  # a value of another key
             if ahead[which] < 0:
-                del ahead[which], markers[which]
+                del ahead[which], categories[which]
             continue
         except ValueError:
             end = -2
         if end == MORE:
-            return start
+            return start, False
         if end < 0:
             raise TraceError(f"invalid event at byte {consumed + cat}: stopped after "
                              f"{getattr(sink, 'events', 0)} kernel events")
         pos = end
+        if one:
+            return pos, True
         for k in range(len(ahead) - 1, -1, -1):
             if ahead[k] < end:
-                ahead[k] = find(markers[k][0], end)
+                ahead[k] = find(categories[k][0], end)
                 if ahead[k] < 0:
-                    del ahead[k], markers[k]
-    return max(pos, len(data) - 2 * LOOKBACK)
+                    del ahead[k], categories[k]
+    return max(pos, len(data) - 2 * LOOKBACK), False
 
 
-def _scan_kernels(data: bytes, pos: int, sink: EventSink, marker: bytes) -> int:
-    """The common case, one kernel category in the trace, without the general loop: feed
-    the kernel events that end plainly (their args' ``}`` then the event's ``}``); where
-    the general loop goes on from (the first event this one does not delimit)."""
-    find, rfind, raw = data.find, data.rfind, sink.raw
-    prefix, close_match = _PLAIN_PREFIX.fullmatch, _EVENT_CLOSE.match
+_SHORT_PREFIX = 64  # an event's first keys this short are compared whole with the next's
+
+
+def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> int:
+    """The common case, one kernel category in the trace, without the careful path: each
+    kernel event lies between the boundary before its category and the one after it (any
+    key order); when the text before the category is short and the same as the last
+    event's (``{"ph": "X", "cat": ``), that comparison finds the start instead. The events
+    a chunk holds are decoded together (:meth:`EventSink.raws`).
+    Where the careful path goes on from: the first event this one does not delimit (the
+    list's first or last, a value ``"kernel"`` of another key, an event whose text does
+    not decode)."""
+    find, rfind, startswith = data.find, data.rfind, data.startswith
+    marker = markers.categories[0][0]
+    boundary, cat_key = markers.boundary, markers.cat_key
+    assert boundary is not None
+    before, after = len(boundary) - 1, len(cat_key)
+    texts: list[bytes] = []
+    starts: list[int] = []
+    lo = max(pos - before, 0)  # where the boundary before the next event may start
+    prefix, span = b"\0", 1  # the text before the category when events start alike
     while (cat := find(marker, pos)) >= 0:
-        start = rfind(b"{", max(cat - LOOKBACK, 0), cat)
-        if start < 0 or prefix(data, start, cat) is None:
-            return pos
-        args = find(b'"args"', cat, cat + MAX_EVENT)
-        close = find(b"}", args) if args >= 0 else -1
-        if close < 0:
-            return pos
-        if data[close + 1:close + 2] == b"}":
-            end = close + 2
+        if startswith(prefix, cat - span):  # the last event's first keys: one comparison
+            start = cat - span
+        elif startswith(cat_key, cat - after) and (start := rfind(boundary, lo, cat)) >= 0:
+            start += before
+            if cat - start <= _SHORT_PREFIX:
+                prefix, span = data[start:cat], cat - start
         else:
-            found = close_match(data, close + 1)
-            if found is None:
-                return pos
-            end = found.end()
-        try:
-            raw(data[start:end])
-        except ValueError:
-            return pos
-        pos = end
+            break
+        end = find(boundary, cat, cat + MAX_EVENT)
+        if end < 0:
+            break
+        starts.append(start)
+        pos = end + 1
+        texts.append(data[start:pos])
+        lo = pos - before
+    if texts:
+        taken = sink.raws(texts)
+        if taken < len(texts):
+            return starts[taken]
     return pos
 
 
