@@ -285,7 +285,7 @@ def test_the_band_is_the_fit_halfs_errors():
 
     res = fit.residuals([r for r in score.rows(RUNS / "h100") if r["split"] == "fit"])
     q = statistics.quantiles(res, n=20)
-    assert fastest.BAND == (round(q[0], 3), round(q[-1], 3))
+    assert (round(q[0], 3), round(q[-1], 3)) == fastest.BAND
 
 
 def test_lch106_names_what_no_other_rule_sees():
