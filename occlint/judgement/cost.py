@@ -1,5 +1,10 @@
 """What a finding costs: the share of a launch's time its fix would save, as a range.
 
+Launch findings on launches the launch-time model plans (a user's traced launch group, or
+a kernel with a launch and its source: occlint.judgement.fastest) are priced by that model
+instead; what follows prices the rest (no plan: a binary without its source, a device
+without bandwidth figures) and the findings that are not a launch configuration.
+
 Two numbers per finding, both shares of the kernel's (or launch group's) time:
 
 * :func:`lost_fraction` — the upper bound Nsight Compute's estimated speedups give (idle
