@@ -47,10 +47,14 @@ def scored(request):
     return request.param, score.rows(RUNS / request.param)
 
 
-def test_the_fixture_source_is_the_generators():
-    """fixtures/traces/heldout/kernels.cu, the source README's example reads beside the
-    trace, is what generate.py writes (benchmarks/gpu/heldout/kernels.cu)."""
-    assert (RUNS / "kernels.cu").read_bytes() == score.SOURCE.read_bytes()
+def test_the_fixture_source_is_the_generators(tmp_path):
+    """fixtures/traces/heldout/kernels.cu (read beside the trace; README's example) and
+    suite.json are what generate.py writes from its seed."""
+    from benchmarks.gpu.heldout import generate
+
+    generate.main(["--out", str(tmp_path)])
+    assert (tmp_path / "kernels.cu").read_bytes() == (RUNS / "kernels.cu").read_bytes()
+    assert json.loads((tmp_path / "suite.json").read_text())["kernels"] == SUITE
 
 
 # -- facts read from source --------------------------------------------------------------

@@ -30,9 +30,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.gpu.calibration.score import spearman
+
 REPO = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
-SOURCE = HERE / "kernels.cu"
+SOURCE = REPO / "fixtures/traces/heldout/kernels.cu"
 TOLERANCE = 0.015
 
 
@@ -133,28 +135,6 @@ def rows(run: Path, source: bool = True, doc: dict | None = None) -> list[dict]:
                              <= row["high"] + TOLERANCE)
         out.append(row)
     return out
-
-
-def _ranks(xs: list[float]) -> list[float]:
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    ranks = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2
-        i = j + 1
-    return ranks
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    ra, rb = _ranks(a), _ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
-    var = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
-    return cov / var if var else 0.0
 
 
 def targets(sel: list[dict]) -> dict:
