@@ -61,8 +61,8 @@ def test_every_defect_is_a_launch_group_of_the_trace(gpu):
 # per-rule shares it replaced were fitted on these pairs and met 90 % / 15 points / 0.8;
 # the model, fitted on other kernels, holds what follows (and the old targets are kept as
 # strict expected failures, so that meeting them again shows).
-NOW = {"h100": {"inside": 0.75, "width": 0.35, "spearman": 0.7, "warned": 0.55},
-       "h200": {"inside": 0.9, "width": 0.5, "spearman": 0.7, "warned": 0.4}}
+NOW = {"h100": {"inside": 0.7, "width": 0.25, "spearman": 0.75, "warned": 0.55},
+       "h200": {"inside": 0.85, "width": 0.35, "spearman": 0.75, "warned": 0.4}}
 
 
 def test_measured_savings_lie_in_the_ranges(scored):
@@ -81,9 +81,9 @@ def test_midpoints_rank_like_the_measurements(scored):
     assert result["spearman"] >= NOW[gpu]["spearman"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: the launch-time model's ranges are 32-45 "
+@pytest.mark.xfail(strict=True, reason="issue 28: the launch-time model's ranges are 24-34 "
                                        "points wide on these pairs (its error on kernels it "
-                                       "was not fitted on), and hold for 75-92 %")
+                                       "was not fitted on), and hold for 72-89 %")
 def test_the_per_rule_targets_of_issue_18(scored):
     _, result = scored
     assert result["inside"] >= 0.9 and result["median_width"] <= 0.15

@@ -9,8 +9,8 @@ is fitted here on the kernels whose ``split`` is "fit", and only on them:
   the overlap, the straggler tail): a grid, scored by the advised configuration's time
   against the best measured (geometric mean) with no advice more than 3 % slower;
 * fastest.MIN_GAIN: the least predicted saving worth moving for, the same way;
-* fastest.BAND: the 5th and 95th percentiles of the measured minus the predicted saving
-  of the advised fixes.
+* fastest.BAND: the 5th and 95th percentiles of the measured minus the predicted saving s
+  of the advised fixes, over s (1 - s) + fastest.BAND_FLOOR.
 
 Prints the result; the constants are copied into occlint/judgement/timing.py and
 fastest.py by hand, with this script's output in docs/validation.md. The "score" half, the
@@ -58,14 +58,17 @@ def objective(rows: list[dict]) -> float:
 
 
 def residuals(rows: list[dict]) -> list[float]:
-    """Measured minus predicted saving (shares of the launch's time), per advised fix."""
+    """Measured minus predicted saving s, over s (1 - s) + fastest.BAND_FLOOR, per advised
+    fix (the model errs most on savings midway)."""
+    from occlint.judgement.fastest import BAND_FLOOR
+
     out = []
     for r in rows:
         m = r.get("model")
         if not r["fix"] or not r["measured"] or not m or not m["fix"]:
             continue
-        predicted = 1 - m["fastest"]["ns"] / m["now"]["ns"]
-        out.append(r["saving"] - predicted)
+        s = 1 - m["fastest"]["ns"] / m["now"]["ns"]
+        out.append((r["saving"] - s) / (s * (1 - s) + BAND_FLOOR))
     return sorted(out)
 
 
