@@ -543,7 +543,7 @@ def any_layout_render(results: list[dict], meta: dict) -> str:
         f"≤ {TARGET_MB} MB peak for the trace of about 1 GB.", "",
         "How: kernel events are found by their category value, and delimited in any key "
         "order by the bytes the writer puts between two events (learned from the list's "
-        "first two: `}, \n{` here): the last such boundary before the category and the "
+        "first two: `}, \\n{` here): the last such boundary before the category and the "
         "first after it, two searches in C; the kernel events of each chunk are decoded in "
         "one msgspec call into typed structs (occlint/readers/traces/kineto_scan.py).", "",
         "Walls: " + "; ".join(f"{r['input']}: " + ", ".join(f"{w:.2f}" for w in r["walls"])

@@ -335,6 +335,32 @@ def test_events_of_other_spacing_and_boundaries_in_names(tmp_path):
     assert read_launches(trace) == (want, [])
 
 
+@pytest.mark.parametrize("separator", [
+    lambda i: ", " if i % 2 else ",\n",  # two spellings, one after the other
+    lambda i: [", ", ",", ",\n", " , "][i * 7919 % 4],  # four, in no order
+])
+def test_irregular_separators_cost_a_few_cuts_a_kernel(tmp_path, monkeypatch, separator):
+    """Events not all separated alike (the boundary learned from the first two is wrong for
+    many): every launch, and the fast path gives up on a chunk rather than cutting its
+    kernel events again after each miss (the texts it cuts stay below twice the kernels)."""
+    from occlint.readers.traces import kineto as kineto_mod
+
+    doc = load(TRAIN)
+    head = {k: v for k, v in doc.items() if k != "traceEvents"}
+    texts = [json.dumps(e) for e in doc["traceEvents"]] * 20
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps(head)[:-1] + ', "traceEvents": ['
+                     + "".join((separator(i) if i else "") + t for i, t in enumerate(texts))
+                     + "]}")
+    cut = []
+    raws = kineto_mod._Reader.raws
+    monkeypatch.setattr(kineto_mod._Reader, "raws",
+                        lambda self, batch: cut.append(len(batch)) or raws(self, batch))
+    read = read_kineto(trace, "t")
+    assert read.errors == [] and read.collector.launches == 363 * 20
+    assert sum(cut) < 2 * 363 * 20
+
+
 @pytest.mark.parametrize("layout", ["pretty", "compact", "libkineto-2021", "per-line", "sorted"])
 @pytest.mark.parametrize("cut", [0.4, 0.999])
 def test_cut_short_in_any_layout(tmp_path, layout, cut):

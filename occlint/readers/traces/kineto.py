@@ -22,9 +22,10 @@ Two ways through the file, with the same result:
   kernel name. The document's head (before ``traceEvents``) and tail (after it) are parsed
   as JSON too, so a trace cut short is detected.
 * **Any other layout** (2021-era libkineto, pretty-printed, one line, one event per line,
-  ROCm traces whose kernels need their runtime calls): kineto_scan.py finds the events by
-  their category value and decodes only those; a key order it cannot delimit goes to ijson,
-  streaming, with its C backend.
+  keys in any order, ROCm traces whose kernels need their runtime calls): kineto_scan.py
+  finds the events by their category value, cuts each between the boundaries the writer
+  puts between events, and decodes only those, a chunk's kernel events in one call; an
+  event it cannot delimit at all goes to ijson, streaming, with its C backend.
 """
 
 from __future__ import annotations

@@ -248,9 +248,19 @@ def scan_events(data: bytes, pos: int, sink: EventSink, consumed: int, final: bo
     events go through :func:`_scan_kernels`, and each it leaves through the careful path."""
     fast = markers.boundary is not None and len(markers.categories) == 1 and \
         markers.categories[0][1]
+    limit, misses = FAST_BATCH, 0
     while True:
         if fast:
-            pos = _scan_kernels(data, pos, sink, markers)
+            pos, stopped = _scan_kernels(data, pos, sink, markers, limit)
+            if not stopped:  # a full batch: the next may be larger
+                limit = min(2 * limit, FAST_BATCH)
+                continue
+            # an event it could not cut (the list's first or last, a value "kernel" of
+            # another key) or decode: few in a chunk, unless the boundary is not the
+            # trace's; then after FAST_MISSES the careful path takes the chunk alone, and
+            # the small batches after each miss bound what is cut in vain
+            misses += 1
+            fast, limit = misses < FAST_MISSES, 16
         pos, more = _scan_careful(data, pos, sink, consumed, final, markers, fast)
         if not more:
             return pos
@@ -301,17 +311,21 @@ def _scan_careful(data: bytes, pos: int, sink: EventSink, consumed: int, final: 
 
 
 _SHORT_PREFIX = 64  # an event's first keys this short are compared whole with the next's
+FAST_BATCH = 1 << 16  # the most kernel events decoded in one call
+FAST_MISSES = 64  # events a chunk's fast path may stop at before the careful path takes over
+FAST_REACH = 64 << 10  # the longest kernel event the fast path cuts (they are about 1 KB)
 
 
-def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> int:
+def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers,
+                  limit: int = FAST_BATCH) -> tuple[int, bool]:
     """The common case, one kernel category in the trace, without the careful path: each
     kernel event lies between the boundary before its category and the one after it (any
     key order); when the text before the category is short and the same as the last
     event's (``{"ph": "X", "cat": ``), that comparison finds the start instead. The events
-    a chunk holds are decoded together (:meth:`EventSink.raws`).
-    Where the careful path goes on from: the first event this one does not delimit (the
-    list's first or last, a value ``"kernel"`` of another key, an event whose text does
-    not decode)."""
+    a chunk holds are decoded together (:meth:`EventSink.raws`), ``limit`` at most.
+    (where to go on from, whether it stopped at an event: the first it does not delimit,
+    the list's first or last, a value ``"kernel"`` of another key, an event whose text does
+    not decode, or the end of the data's kernel events: the careful path goes on)."""
     find, rfind, startswith = data.find, data.rfind, data.startswith
     marker = markers.categories[0][0]
     boundary, cat_key = markers.boundary, markers.cat_key
@@ -321,7 +335,12 @@ def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> i
     starts: list[int] = []
     lo = max(pos - before, 0)  # where the boundary before the next event may start
     prefix, span = b"\0", 1  # the text before the category when events start alike
-    while (cat := find(marker, pos)) >= 0:
+    stopped = False
+    for _ in range(limit):
+        cat = find(marker, pos)
+        if cat < 0:
+            stopped = True
+            break
         if startswith(prefix, cat - span):  # the last event's first keys: one comparison
             start = cat - span
         elif startswith(cat_key, cat - after) and (start := rfind(boundary, lo, cat)) >= 0:
@@ -329,9 +348,11 @@ def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> i
             if cat - start <= _SHORT_PREFIX:
                 prefix, span = data[start:cat], cat - start
         else:
+            stopped = True
             break
-        end = find(boundary, cat, cat + MAX_EVENT)
+        end = find(boundary, cat, cat + FAST_REACH)
         if end < 0:
+            stopped = True
             break
         starts.append(start)
         pos = end + 1
@@ -340,8 +361,8 @@ def _scan_kernels(data: bytes, pos: int, sink: EventSink, markers: Markers) -> i
     if texts:
         taken = sink.raws(texts)
         if taken < len(texts):
-            return starts[taken]
-    return pos
+            return starts[taken], True
+    return pos, stopped
 
 
 def _feed(sink: EventSink, text: bytes, kernel: bool) -> bool:
