@@ -166,8 +166,9 @@ def test_cli_text_names_device_and_groups():
     assert run.code == 0, run.err
     assert "(xla; 48 launches in 14 groups on NVIDIA H100 80GB HBM3" in run.out
     assert "XLA (generated)" in run.out
+    assert "(launched by cudnn-conv.1)" in run.out  # the library's line names the op
     run = run_occlint("check", "--show-all", str(TRACE))
-    assert "  <- cudnn-conv.1 in jit_f" in run.out
+    assert "  <- gemm_fusion_dot in jit_f" in run.out
 
 
 def test_without_the_xplane_asks_for_device(tmp_path):

@@ -86,6 +86,10 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
     return plan(report)
 
 
+# owners whose findings carry no saving: nothing the caller changes fixes them (their
+# shapes follow the caller's, which no rule prices yet)
+NOT_THE_CALLERS = ("library", "framework")
+
 # the rules whose fix is a launch configuration: with a plan, the plan's fastest is theirs
 LAUNCH_RULES = ("LCH001", "LCH003", "LCH101", "LCH102", "LCH103", "LCH105", "LCH106")
 
@@ -159,6 +163,9 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
             s = None if waits else saving(f, report, advice)
             if s is not None:
                 f.saving = s.to_dict(total_ns)
+        if owner.kind in NOT_THE_CALLERS and f.saving is not None:
+            f.data["saving_if_its_own"] = f.saving  # a fact about the library's launch
+            f.saving = s = None  # no fix the caller can make: no saving (issue 29)
         if owner.kind == "generated" and owner.library in COMPILER_KNOB:
             knob = COMPILER_KNOB[owner.library]
             f.advice = f"{f.advice}; {knob}" if f.advice else knob
