@@ -11,11 +11,12 @@ configuration that does the same work (occlint.judgement.timing) and advises the
   as it is.
 
 A loop's work is solved from its traced duration; one element per thread's is its
-threads. The saving is a range: the predicted ratio of the times widened by the model's
-error on the held-out suite's fit half (:data:`BAND`), by what the source does not tell
-(without it, every scenario of :data:`SCENARIOS`: the advice must be faster in all of them)
-and by a derived device's spread. The advice stays the launch as it is unless the model
-predicts at least :data:`MIN_GAIN` from moving.
+threads. The saving is a range: the predicted saving widened by the model's error on the
+held-out suite's fit half (:data:`BAND`) and by a derived device's spread. Without the
+kernel's source every reading of :data:`SCENARIOS` that the traced time does not
+contradict is tried, the advice must be faster in all of them, and the range starts at no
+saving. The advice stays the launch as it is unless the model predicts at least
+:data:`MIN_GAIN` from moving.
 """
 
 from __future__ import annotations
@@ -261,8 +262,9 @@ def price(launch: Plan, cand: Candidate) -> Saving:
     gains, times = _price(launch.device, launch.scenarios, cand)
     lo, _ = _range(min(gains), launch.device.spread)
     _, hi = _range(max(gains), launch.device.spread)
-    return Saving(max(0.0, lo), max(0.0, min(1.0, hi)),
-                  _basis(launch.scenarios[0].now, times[0], len(gains)))
+    known = launch.facts is not None  # without the source, from no saving up (as plan's)
+    return Saving(max(0.0, lo) if known else 0.0, max(0.0, min(1.0, hi)),
+                  _basis(launch.scenarios[0].now, times[0], 1 if known else 2))
 
 
 def variant(report: Any, launch: Plan, block: int | None = None, grid: int | None = None,
@@ -292,9 +294,10 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     if dm is None or not units or (grid is None and not report.launch.problem_size):
         return None
     facts = report.launch.facts
-    readings = (facts,) if facts is not None and facts.known else SCENARIOS
+    known = facts is not None and facts.known
+    readings = (facts,) if known else SCENARIOS
     unknown: list[str] = []
-    if facts is None or not facts.known:
+    if not known:
         unknown.append("what each thread loads, stores and computes (no source of this "
                        "kernel in the run): the range spans memory- to compute-bound")
     if dm.basis != "measured":
@@ -329,7 +332,6 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
         if min(gains) > min(best_gains) + 1e-12:
             best, best_gains, best_times = cand, gains, times
     saving = None
-    known = facts is not None and facts.known
     if best != current and min(best_gains) >= (MIN_GAIN if known else MIN_GAIN_UNKNOWN):
         lo, _ = _range(min(best_gains), dm.spread)
         _, hi = _range(max(best_gains), dm.spread)
