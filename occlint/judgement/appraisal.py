@@ -154,12 +154,12 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
                                   for f in findings):
         findings = [f for f in findings if f.rule != "LCH106"]  # another names the fix
     for f in findings:
-        if launch is not None and f.rule in LAUNCH_RULES and not waits:
+        modelled = launch is not None and not waits
+        if modelled and (f.rule in LAUNCH_RULES or f.rule.startswith("OCC")):
             _priced(f, launch, total_ns, report, advice)
+        if modelled and f.rule in LAUNCH_RULES:
             s = Saving(f.saving["low"], f.saving["high"], "") if f.saving else None
         else:
-            if launch is not None and f.rule.startswith("OCC") and not waits:
-                _priced(f, launch, total_ns, report, advice)
             s = None if waits else saving(f, report, advice)
             if s is not None:
                 f.saving = s.to_dict(total_ns)
