@@ -81,6 +81,23 @@ def _loads(v: int, loads: int, index: str, indent: str) -> str:
     return out
 
 
+def _element(k: dict, accumulate: bool) -> str:
+    """One element's work at index ``i``: its loads, arithmetic and store, and either its
+    per-thread ending (``accumulate`` False: the atomic, or a use of ``t`` the compiler
+    keeps) or ``acc += t`` for a loop."""
+    body = _loads(k["vector"], k["loads"], "i", "        ") + _work(k["fma"], k["regs_pad"],
+                                                                   "        ")
+    if k["store"]:
+        body += "        c[i] = shift(x, t);\n"
+    if accumulate:
+        return body + "        acc += t;\n"
+    if k["atomic"] == "thread":
+        body += "        atomicAdd(sum, t);\n"
+    elif not k["store"]:
+        body += "        if (t == 12345.0f) sum[1] = t;\n"
+    return body
+
+
 def _params(v: int) -> str:
     T = VECTOR[v]
     return (f"const {T}* __restrict__ a, const {T}* __restrict__ b, {T}* __restrict__ c, "
@@ -88,15 +105,7 @@ def _params(v: int) -> str:
 
 
 def elementwise(name: str, k: dict) -> str:
-    idx = "i"
-    body = _loads(k["vector"], k["loads"], idx, "        ") + _work(k["fma"], k["regs_pad"],
-                                                                  "        ")
-    if k["store"]:
-        body += "        c[i] = shift(x, t);\n"
-    if k["atomic"] == "thread":
-        body += "        atomicAdd(sum, t);\n"
-    elif not k["store"]:
-        body += "        if (t == 12345.0f) sum[1] = t;\n"
+    body = _element(k, accumulate=False)
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}) {{\n'
             "    extern __shared__ float pad[];\n"
             "    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;\n"
@@ -104,11 +113,7 @@ def elementwise(name: str, k: dict) -> str:
 
 
 def gridstride(name: str, k: dict) -> str:
-    body = _loads(k["vector"], k["loads"], "i", "        ") + _work(k["fma"], k["regs_pad"],
-                                                                   "        ")
-    if k["store"]:
-        body += "        c[i] = shift(x, t);\n"
-    body += "        acc += t;\n"
+    body = _element(k, accumulate=True)
     end = "    atomicAdd(sum, acc);\n" if k["atomic"] == "thread" else (
         "    if (acc == 12345.0f) sum[1] = acc;\n")
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}) {{\n'
@@ -119,14 +124,7 @@ def gridstride(name: str, k: dict) -> str:
 
 
 def image(name: str, k: dict) -> str:
-    body = _loads(k["vector"], k["loads"], "i", "        ") + _work(k["fma"], k["regs_pad"],
-                                                                   "        ")
-    if k["store"]:
-        body += "        c[i] = shift(x, t);\n"
-    if k["atomic"] == "thread":
-        body += "        atomicAdd(sum, t);\n"
-    elif not k["store"]:
-        body += "        if (t == 12345.0f) sum[1] = t;\n"
+    body = _element(k, accumulate=False)
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}, int width, '
             "int height) {\n"
             "    extern __shared__ float pad[];\n"
@@ -160,11 +158,7 @@ def tile(name: str, k: dict) -> str:
 
 
 def rows(name: str, k: dict) -> str:
-    body = _loads(k["vector"], k["loads"], "i", "        ") + _work(k["fma"], k["regs_pad"],
-                                                                   "        ")
-    if k["store"]:
-        body += "        c[i] = shift(x, t);\n"
-    body += "        acc += t;\n"
+    body = _element(k, accumulate=True)
     end = ("    atomicAdd(&sum[blockIdx.x], acc);\n" if k["atomic"] == "block"
            else "    if (acc == 12345.0f) sum[1] = acc;\n")
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}, long cols) {{\n'
@@ -175,11 +169,7 @@ def rows(name: str, k: dict) -> str:
 
 
 def reduce_(name: str, k: dict) -> str:
-    body = _loads(k["vector"], k["loads"], "i", "        ") + _work(k["fma"], k["regs_pad"],
-                                                                   "        ")
-    if k["store"]:
-        body += "        c[i] = shift(x, t);\n"
-    body += "        acc += t;\n"
+    body = _element(k, accumulate=True)
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}) {{\n'
             "    __shared__ float part[1024];\n"
             "    float acc = 0.0f;\n"
