@@ -302,7 +302,7 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                        "kernel in the run): the range spans memory- to compute-bound")
     if dm.basis != "measured":
         unknown.append(f"the device's behaviour, derived from its specifications ({dm.name})")
-    scenarios, spaces, current = [], [], None
+    scenarios, first, current = [], None, None
     for f in readings:
         space = _Space(report, f, units)
         if grid is None:
@@ -319,15 +319,16 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                            "element: its time is far from the traced one")
             continue  # a reading the trace contradicts
         scenarios.append(Scenario(f, space.wave, elements, now))
-        spaces.append(space)
+        if first is None:  # every reading has the same loop: the same configurations
+            first = space
     if not scenarios:
         return None  # no reading of the kernel the model has agrees with its traced time
-    assert current is not None
+    assert current is not None and first is not None
     fixed = tuple(scenarios)
     # the configuration whose worst ratio to the launch as it is, over the scenarios, is
     # least (with the source: the fastest)
     best, best_gains, best_times = current, [0.0] * len(fixed), [sc.now for sc in fixed]
-    for cand in spaces[0].all(scenarios[0].elements):
+    for cand in first.all(scenarios[0].elements):
         gains, times = _price(dm, fixed, cand)
         if min(gains) > min(best_gains) + 1e-12:
             best, best_gains, best_times = cand, gains, times

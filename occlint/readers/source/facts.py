@@ -111,15 +111,12 @@ class _Region:
     def __init__(self, body: str, consts: dict[str, int]):
         self.loops: list[tuple[int, int, float]] = []
         self.guards: list[tuple[int, int]] = []
-        self.open: list[tuple[int, int]] = []  # loops whose trip count is not constant
         for m in _FOR.finditer(body):
             head_end = _matching(body, m.end() - 1, "(", ")")
             head = body[m.end():head_end]
             end = self._statement_end(body, head_end + 1)
             trips = self._trips(head, consts)
-            if trips is None:
-                self.open.append((head_end + 1, end))
-            else:
+            if trips is not None:  # a loop of unknown trips weighs its body once
                 self.loops.append((head_end + 1, end, trips))
         for m in re.finditer(r"\bif\s*\(", body):
             cond_end = _matching(body, m.end() - 1, "(", ")")

@@ -235,18 +235,6 @@ def _open_bytes(path: Path, threaded: bool = True) -> IO[bytes]:
 UNSET = msgspec.UNSET  # a key the event does not hold
 
 
-class _Args(msgspec.Struct, frozen=True):
-    device: int | str | msgspec.UnsetType = UNSET
-    stream: int | str | msgspec.UnsetType = UNSET
-    grid: tuple[int, int, int] | None = None
-    block: tuple[int, int, int] | None = None
-    registers: int | msgspec.UnsetType | None = msgspec.field(name="registers per thread",
-                                                               default=UNSET)
-    shared: int | None = msgspec.field(name="shared memory", default=None)
-    correlation: Any = None
-    external: Any = msgspec.field(name="External id", default=None)
-
-
 class _Event(msgspec.Struct, frozen=True):
     """A CUDA kernel event as libkineto writes it; anything else takes the dict path."""
 
@@ -281,6 +269,13 @@ class _ShapeArgs(msgspec.Struct, frozen=True):
     registers: int | msgspec.UnsetType | None = msgspec.field(name="registers per thread",
                                                                default=UNSET)
     shared: int | None = msgspec.field(name="shared memory", default=None)
+
+
+class _Args(_ShapeArgs, frozen=True):
+    """A kernel event's args: its launch group's, and what links it to its caller."""
+
+    correlation: Any = None
+    external: Any = msgspec.field(name="External id", default=None)
 
 
 class _Kernel(msgspec.Struct, frozen=True):
