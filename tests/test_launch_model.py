@@ -145,6 +145,25 @@ def test_device_parameters_are_the_characterisation_reduced():
     assert repeat["copy_curve"][-1][1] == pytest.approx(first["copy_curve"][-1][1], rel=0.03)
 
 
+def test_one_element_per_thread_is_measured_apart():
+    """element_curve and wave_gain are the third run's (characterize.py --only
+    element_bandwidth) reduced; one element per thread draws far less at few bytes in flight
+    than the grid-stride curve says (its loop keeps more loads in flight than it counts), so
+    Little's law on it gives a DRAM latency near the reference note's 318 ns (nvidia.md §8),
+    where the grid-stride curve gives half that."""
+    from benchmarks.gpu.device_params import merged, params
+
+    p = params(merged(_characterization("h100"), _characterization("h100-element")))
+    assert [list(x) for x in H100.element_curve] == p["element_curve"]
+    assert H100.wave_gain == p["wave_gain"]
+    x, gbs = next(pt for pt in H100.element_curve if pt[0] == 2048)
+    element_ns = H100.sms * x / gbs
+    loop_ns = H100.sms * x / dict(H100.copy_curve)[2048]
+    assert 318 * 0.7 <= element_ns <= 318 * 1.4
+    assert loop_ns < 0.5 * element_ns
+    assert 1.0 < H100.wave_gain < 1.15
+
+
 def test_tiny_blocks_are_bound_by_the_measured_block_start_rate():
     """2^22 near-empty blocks take what the characterisation timed for them."""
     doc = _characterization("h100")

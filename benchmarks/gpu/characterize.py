@@ -1,6 +1,6 @@
 """Characterise a GPU for occlint's launch model (issue 28; docs/validation.md).
 
-    python3 benchmarks/gpu/characterize.py OUT.json      # on the lent GPU machine
+    python3 benchmarks/gpu/characterize.py OUT.json [--only KEY,...]  # on the lent GPU
 
 Measures, with CUDA events (medians of repeated launches, inputs past the L2 unless the
 L2 is what is measured):
@@ -13,7 +13,10 @@ L2 is what is measured):
   from the bandwidth points (Little's law);
 * FMA throughput against warps per SM with 1 and 4 independent chains per thread;
 * atomicAdd throughput: one address, one address per block, one per thread;
-* launch cost: back-to-back launches in a stream, nodes of a CUDA graph.
+* launch cost: back-to-back launches in a stream, nodes of a CUDA graph;
+* one element per thread (``element_bandwidth``): a copy of one float or float4 per thread,
+  blocks of 32-1024 threads, resident blocks capped by dynamic shared memory; and a
+  grid-stride copy in one wave of blocks against many.
 
 Writes one JSON document; ``python -m benchmarks.gpu.device_params OUT.json`` turns it
 into the device database's ``[launch_model]`` entry. Nothing here reads occlint.
@@ -97,6 +100,16 @@ extern "C" __global__ void fma4(float* out, float s, int iters) { fma_body<4>(ou
 
 extern "C" __global__ void atomic_one(float* out) { atomicAdd(out, 1.0f); }
 extern "C" __global__ void atomic_block(float* out) { atomicAdd(out + blockIdx.x, 1.0f); }
+template <typename T>
+__device__ void copy_element(const T* __restrict__ a, T* __restrict__ c, long n) {
+    extern __shared__ float pad[];  // dynamic shared memory: only to cap resident blocks
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i];
+}
+extern "C" __global__ void element_float(const float* a, float* c, long n)
+    { copy_element<float>(a, c, n); }
+extern "C" __global__ void element_float4(const float4* a, float4* c, long n)
+    { copy_element<float4>(a, c, n); }
 extern "C" __global__ void atomic_thread(float* out) {
     atomicAdd(out + blockIdx.x * (long)blockDim.x + threadIdx.x, 1.0f);
 }
@@ -181,6 +194,44 @@ def bandwidth(b: Bench) -> list[dict]:
                          "warps_per_sm": 32 * per_sm,
                          "bytes_in_flight_per_sm": 32 * per_sm * 32 * 64, "ms": ms,
                          "gbps": (1 << 30) / ms / 1e6})
+    del big, dst
+    return rows
+
+
+def element_bandwidth(b: Bench) -> list[dict]:
+    """One element per thread: a copy of 1 GiB, each thread one float or float4, blocks of
+    32-1024 threads, the resident blocks per SM capped by dynamic shared memory (the
+    registers and ``smem`` give the occupancy; occlint's calculator reads it offline)."""
+    cp = b.cp
+    big = cp.random.default_rng(2).standard_normal((1 << 28,), dtype=cp.float32)
+    dst = cp.empty_like(big)
+    rows = []
+    for name, width in (("element_float", 1), ("element_float4", 4)):
+        fn = b.f(name)
+        fn.max_dynamic_shared_size_bytes = 227 * 1024  # past 48 KiB per block
+        n = (1 << 28) // width
+        for block in (32, 64, 128, 256, 512, 1024):
+            for cap in (1, 2, 3, 4, 6, 8, 12, 16, 32):
+                smem = 0 if cap == 32 else (228 * 1024 // cap - 1024) // 1024 * 1024
+                ms = b.time(lambda fn=fn, block=block, smem=smem, n=n, a=big, c=dst: fn(
+                    (-(-n // block),), (block,), (a, c, cp.int64(n)), shared_mem=smem),
+                    reps=5)
+                rows.append({"kernel": name, "vector": width, "block": block, "smem": smem,
+                             "registers": fn.num_regs, "ms": ms,
+                             "gbps": (1 << 30) * 2 / ms / 1e6})
+    # a grid-stride copy in one wave of blocks and in many: the bandwidth curves above
+    # are one wave's (each block's share of the loop fixed), many waves even out the SMs
+    for name in ("copy_float_1", "copy_float4_1"):
+        fn = b.f(name)
+        width = 4 if "float4" in name else 1
+        n = (1 << 28) // width
+        for per_sm in (8, 16, 32, 64, 128, 512):
+            grid = b.sms * per_sm
+            ms = b.time(lambda fn=fn, grid=grid, n=n, a=big, c=dst: fn(
+                (grid,), (256,), (a, c, cp.int64(n))), reps=5)
+            rows.append({"kernel": name, "vector": width, "block": 256, "grid": grid,
+                         "blocks_per_sm": per_sm, "ms": ms,
+                         "gbps": (1 << 30) * 2 / ms / 1e6})
     del big, dst
     return rows
 
@@ -302,6 +353,10 @@ def floor(b: Bench) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    only = None
+    if "--only" in argv:  # --only KEY[,KEY]: just those measurements (a partial document)
+        i = argv.index("--only")
+        only, argv = argv[i + 1].split(","), argv[:i] + argv[i + 2:]
     out_path = argv[0] if argv else "characterization.json"
     b = Bench()
     p = b.props
@@ -319,13 +374,20 @@ def main(argv: list[str]) -> int:
     torch.zeros(1, device="cuda")  # one primary context for torch, CuPy and the profiler
     for key, fn in (("floor", floor), ("launch", launches), ("block_starts", block_starts),
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
-                    ("bandwidth", bandwidth)):
+                    ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth)):
+        if only and key not in only:
+            continue
         t = time.time()
         doc[key] = fn(b)
         print(f"{key}: {time.time() - t:.1f} s", flush=True)
     doc["env"]["seconds"] = round(time.time() - t0, 1)
     with open(out_path, "w") as f:
         json.dump(doc, f, indent=1)
+    for r in doc.get("element_bandwidth", ()):
+        print("element", r["kernel"], r["block"], r.get("smem"), r.get("grid"),
+              f"{r['gbps']:.0f}")
+    if only:
+        return 0
     print(json.dumps(doc["launch"]), json.dumps(doc["latency"]))
     for r in doc["block_starts"]:
         print("starts", r["block"], r["blocks"], f"{r['blocks_per_s']:.3e}")

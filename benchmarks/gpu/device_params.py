@@ -1,6 +1,6 @@
 """A GPU's launch-model parameters from its characterisation (issue 28).
 
-    python -m benchmarks.gpu.device_params CHARACTERIZATION.json [...]   # TOML to stdout
+    python -m benchmarks.gpu.device_params CHARACTERIZATION.json[+PARTIAL.json] [...]
 
 Reads what benchmarks/gpu/characterize.py measured and prints the device database's
 ``[[device]]`` entry of device_db/launch_model.toml: each parameter a reduction of the
@@ -27,6 +27,50 @@ def _curve(rows: list[dict], kind: str, sms: int, level: str = "dram") -> list[l
     return [[x, round(statistics.median(v), 1)] for x, v in sorted(by_x.items())]
 
 
+def _resident(row: dict, arch: str = "sm_90") -> int:
+    """Blocks per SM of an ``element_bandwidth`` row: the CUDA occupancy calculator's, as
+    occlint computes it (tests/test_occupancy_nvidia_oracle.py checks it against NVIDIA's)."""
+    from occlint.devices.db import shipped_db
+    from occlint.occupancy import nvidia
+
+    func = nvidia.NvFunction(registers=row["registers"], max_threads=1024, optin=True,
+                             max_dynamic_shared=227 * 1024)
+    return nvidia.active_blocks(shipped_db().nv_archs[arch], func, row["block"],
+                                row["smem"]).blocks_per_sm
+
+
+def element_curve(rows: list[dict], block_rate: float) -> list[list[float]]:
+    """(bytes of loads in flight per SM, GB/s of copy traffic) of one element per thread:
+    resident threads per SM x the bytes each loads, against what the copy drew. Rows whose
+    blocks take half their time or more to start (blocks / block_rate) are left out, so
+    that the start rate is not counted twice (the model adds it); the median at each X,
+    then the running maximum (more in flight never draws less)."""
+    by_x: dict[int, list[float]] = {}
+    for r in rows:
+        if "smem" not in r:
+            continue
+        threads = (1 << 28) // r["vector"]
+        if threads / r["block"] / block_rate * 1e3 >= 0.5 * r["ms"]:
+            continue
+        x = _resident(r) * r["block"] * r["vector"] * 4
+        by_x.setdefault(x, []).append(r["gbps"])
+    out, top = [], 0.0
+    for x, v in sorted(by_x.items()):
+        top = max(top, statistics.median(v))
+        out.append([x, round(top, 1)])
+    return out
+
+
+def wave_gain(rows: list[dict]) -> float:
+    """What a grid-stride copy of many waves of blocks (512 per SM) draws over one wave (8
+    per SM, all resident): the bandwidth curves are one wave's."""
+    gains = []
+    for kernel in {r["kernel"] for r in rows if "grid" in r}:
+        by = {r["blocks_per_sm"]: r["gbps"] for r in rows if r["kernel"] == kernel}
+        gains.append(by[512] / by[8])
+    return round(statistics.median(gains), 3)
+
+
 def params(doc: dict) -> dict:
     env, sms = doc["env"], doc["env"]["sms"]
     bw = doc["bandwidth"]
@@ -49,11 +93,15 @@ def params(doc: dict) -> dict:
     one = [r["ns_per_atomic"] for r in doc["atomics"] if r["kernel"] == "atomic_one"]
     block = [r["ns_per_atomic"] for r in doc["atomics"] if r["kernel"] == "atomic_block"]
     floor = doc.get("floor", {}).get("median_us")
+    element = doc.get("element_bandwidth")
     return {
         "sms": sms,
         "read_curve": _curve(bw, "read", sms),
         "copy_curve": _curve(bw, "copy", sms),
         "l2_curve": _curve(bw, "read", sms, "l2") if doc.get("floor") else None,
+        "element_curve": element_curve(element, statistics.median(starts)) if element
+        else None,
+        "wave_gain": wave_gain(element) if element else None,
         "latency_ns": round(next(r["ns_per_load"] for r in doc["latency"]
                                  if r["level"] == "dram"), 1),
         "sm_bandwidth_gbs": round(max(partial), 1),
@@ -81,10 +129,24 @@ def toml(name: str, p: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def load(path: str | Path) -> dict:
+    raw = Path(path).read_bytes()
+    return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+
+
+def merged(*docs: dict) -> dict:
+    """The first characterisation with the later ones' measurements (partial runs,
+    ``characterize.py --only``) added; the first's environment."""
+    out: dict = {}
+    for doc in docs:
+        out.update({k: v for k, v in doc.items() if k != "env" or "env" not in out})
+    return out
+
+
 def main(argv: list[str]) -> int:
-    for path in argv:
-        raw = Path(path).read_bytes()
-        doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    """Each argument a characterisation; ``A+B``: B's measurements added to A's."""
+    for arg in argv:
+        doc = merged(*(load(path) for path in arg.split("+")))
         print(toml(doc["env"]["gpu"], params(doc)))
     return 0
 

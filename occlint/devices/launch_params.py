@@ -60,6 +60,10 @@ class DeviceModel:
     spread: float = 0.0  # how much wider a derived device's ranges are (share)
     l2_curve: Curve = ()  # L2 reads: GB/s against bytes in flight per SM (a 16 MiB set)
     latency_ns: float | None = None  # one thread's dependent loads over 1 GiB
+    # one element per thread (a copy): GB/s against the resident threads' bytes of loads
+    # per SM; () where not measured (the copy curve stands in)
+    element_curve: Curve = ()
+    wave_gain: float = 1.0  # a grid-stride copy's bandwidth in many waves over one wave
 
 
 @cache
@@ -69,7 +73,7 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
     out = {}
     for entry in data.get("device", []):
         e = dict(entry)
-        for key in ("read_curve", "copy_curve", "l2_curve"):
+        for key in ("read_curve", "copy_curve", "l2_curve", "element_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
@@ -114,6 +118,7 @@ def _derived(device: Device) -> DeviceModel | None:
         source=f"derived from {device.name}'s specifications and the {ref.name} measured "
                f"(device_db/launch_model.toml)",
         sms=units, read_curve=curve(ref.read_curve), copy_curve=curve(ref.copy_curve),
+        element_curve=curve(ref.element_curve), wave_gain=ref.wave_gain,
         sm_bandwidth_gbs=ref.sm_bandwidth_gbs * scale_x,
         block_rate=ref.block_rate / ref.sms * units * clock_ratio,
         block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,
