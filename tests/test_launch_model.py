@@ -276,9 +276,18 @@ def test_the_family_added_after_fitting():
     assert t["advised_vs_best"] > t["habit_vs_best"]
 
 
+def test_from_ptx_the_advice_holds_as_from_source():
+    """The trace with nvcc's PTX of the kernels instead of their source
+    (occlint.readers.nvidia.ptx): the score half's targets of the source's that hold."""
+    t = _split(score.rows(RUNS / "h100", "ptx"), "score")
+    assert t["advised_vs_best"] >= 0.96 and t["slower"] == []
+    assert t["inside"] >= 0.9 and t["spearman"] >= 0.9 and t["false_warnings"] == []
+    assert t["advised_vs_best"] > t["habit_vs_best"] + 0.05
+
+
 @pytest.fixture(scope="module")
 def trace_only() -> list[dict]:
-    return score.rows(RUNS / "h100", source=False)
+    return score.rows(RUNS / "h100", None)
 
 
 def test_from_the_trace_alone_the_fit_half_is_never_slower(trace_only):

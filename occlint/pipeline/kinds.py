@@ -5,6 +5,8 @@ function that reads, analyses and judges it into an :class:`InputOutcome`. A new
 input (say, another profiler's format) is a reader and one entry in :data:`INPUT_KINDS`.
 
 * ``source``: CUDA / HIP source (occlint.pipeline.sources): its launch sites;
+* ``ptx``: PTX text, read before the run for its kernels' facts (the launch-time model's,
+  occlint.pipeline.sources.source_index); on its own, nothing to analyse;
 * ``trace``: a profiler trace, read after every other input (occlint.pipeline.traces);
 * ``binary``: anything else: GPU code, or a host binary / archive holding it (and the
   traces a zip archive holds).
@@ -69,6 +71,23 @@ def _source(probe: Probe, setup: Setup) -> InputOutcome:
     return analyse_source(probe.candidate, setup)
 
 
+def _is_ptx(probe: Probe) -> bool:
+    from occlint.readers.formats import is_ptx
+
+    return probe.candidate.group is None and is_ptx(probe.candidate.path)
+
+
+def _ptx(probe: Probe, setup: Setup) -> InputOutcome | None:
+    c = probe.candidate
+    if setup.source_index:
+        return InputOutcome(None, Texts(()), 0, [], [], [], [], True)
+    if not c.listed:
+        return None  # found in a directory with nothing its facts serve
+    return failed(c, "PTX gives the launch-time model its kernels' facts (bytes and "
+                     "arithmetic per element), not occupancy: pass it with the trace or "
+                     "binary that runs them", setup)
+
+
 def _trace(probe: Probe, setup: Setup) -> InputOutcome:
     from occlint.readers.traces import RUN_OUTPUTS
 
@@ -118,6 +137,7 @@ def _binary(probe: Probe, setup: Setup) -> InputOutcome | None:
 
 INPUT_KINDS: tuple[InputKind, ...] = (
     InputKind("source", _is_source, _source),
+    InputKind("ptx", _is_ptx, _ptx),
     InputKind("trace", lambda probe: probe.trace_format is not None, _trace),
     InputKind("binary", lambda probe: True, _binary),
 )

@@ -90,27 +90,55 @@ def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
 
 
 def source_index(opts: Options, candidates: list[Candidate]) -> Options:
-    """With both sources and binaries in the run: parse the sources first, so that binary
-    kernels are analysed at their launch sites' block size and body kind."""
-    from occlint.readers.formats import is_source
+    """With sources or PTX and binaries or traces in the run: read them first, so that
+    binary kernels are analysed at their launch sites' block size and body kind, and the
+    launch-time model has each kernel's facts (a source's before its PTX's)."""
+    from occlint.readers.formats import is_ptx, is_source
 
     names = [c for c in candidates if is_source(c.path)]
-    if not names or len(names) == len(candidates) or opts.source_index:
+    ptx = [c for c in candidates if is_ptx(c.path)]
+    if not (names or ptx) or len(names) + len(ptx) == len(candidates) or opts.source_index:
         return opts
     from occlint.readers.sniff import looks_like_gpu_binary
 
     if not any(c.listed or looks_like_gpu_binary(Path(c.path)) for c in candidates
-               if not is_source(c.path)):
+               if not is_source(c.path) and not is_ptx(c.path)):
         return opts  # no binary to analyse at the sources' block sizes
-    from occlint.readers.source import read_source
-
     models = []
-    for c in names:
+    if names:
+        from occlint.readers.source import read_source
+
+        for c in names:
+            try:
+                models.append(read_source(c.path, c.display))
+            except OSError:
+                continue
+    index = launch_index(models)
+    for name, facts in ptx_facts(ptx).items():
+        entry = index.setdefault(name, {})
+        entry.setdefault("facts", facts)
+    return replace(opts, source_index=index) if index else opts
+
+
+def ptx_facts(candidates: list[Candidate]) -> dict[str, Any]:
+    """Kernel base name -> facts, from the run's PTX files (a name two files disagree on
+    has none)."""
+    from occlint.model.demangle import base_name, demangle
+    from occlint.readers.formats import MAX_PTX_BYTES
+    from occlint.readers.nvidia.ptx import facts_by_entry
+
+    told: dict[str, set[Any]] = {}
+    for c in candidates:
         try:
-            models.append(read_source(c.path, c.display))
+            path = Path(c.path)
+            if path.stat().st_size > MAX_PTX_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-    return replace(opts, source_index=launch_index(models))
+        for name, facts in facts_by_entry(text).items():
+            told.setdefault(base_name(demangle(name)), set()).add(facts)
+    return {name: next(iter(f)) for name, f in told.items() if len(f) == 1}
 
 
 def _binaries(models: list[SourceFile], texts: KernelRecords) -> dict[str, list[Any]]:

@@ -26,6 +26,8 @@ ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
 BINARY_MAGICS = (ELF_MAGIC, BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC, ZIP_MAGIC, *BITCODE_MAGICS,
                  OFFLOAD_BINARY_MAGIC)
 SOURCE_SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
+PTX_SUFFIX = ".ptx"  # PTX text: the launch-time model's facts of its kernels
+MAX_PTX_BYTES = 64 << 20  # a PTX file read for facts; past this it is left unread
 MAX_DEPTH = 4
 MAX_ERRORS = 1000  # per input: the rest are summed up in one line
 BUDGET_RATIO = 64  # decompressed bytes one input may produce, per byte of input
@@ -74,6 +76,10 @@ class Budget:
 
     def __init__(self, input_size: int, options: ReadOptions):
         self.left = max(options.max_decompressed, BUDGET_RATIO * input_size)
+
+
+def is_ptx(path: object) -> bool:
+    return str(path).lower().endswith(PTX_SUFFIX)
 
 
 def is_source(path: object) -> bool:

@@ -283,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=28)
     ap.add_argument("--out", type=Path, default=HERE)
+    ap.add_argument("--ptx", action="store_true",
+                    help="also compile kernels.cu to PTX with nvcc (kernels.sm_90.ptx.gz "
+                         "beside it: the facts occlint reads without the source)")
     args = ap.parse_args(argv)
     kernels = suite(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -292,7 +295,23 @@ def main(argv: list[str] | None = None) -> int:
            "kernels": kernels}
     (args.out / "suite.json").write_text(json.dumps(doc, indent=1) + "\n")
     print(f"{len(kernels)} kernels -> {args.out}")
+    if args.ptx:
+        ptx(SOURCE if args.out == HERE else args.out / "kernels.cu")
     return 0
+
+
+def ptx(cu: Path) -> Path:
+    """kernels.sm_90.ptx.gz beside ``cu``: nvcc's PTX of it (its header names nvcc's
+    version); gzip'd without a time stamp, so that the same compiler writes the same
+    bytes."""
+    import gzip
+    import subprocess
+
+    text = subprocess.run(["nvcc", "-ptx", "-arch=sm_90", "-std=c++17", str(cu), "-o", "-"],
+                          capture_output=True, check=True).stdout
+    out = cu.with_name("kernels.sm_90.ptx.gz")
+    out.write_bytes(gzip.compress(text, 9, mtime=0))
+    return out
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """Score occlint's launch advice on the held-out kernels against the GPU's times (issue 28).
 
-    python -m benchmarks.gpu.heldout.score [RUN_DIR] [--no-source]
+    python -m benchmarks.gpu.heldout.score [RUN_DIR] [--no-source | --ptx] [-v]
 
 RUN_DIR holds heldout.json and heldout.pt.trace.json.gz (sweep.py; committed under
-fixtures/traces/heldout/). occlint reads the trace (with kernels.cu, the kernels' source,
-unless --no-source); for every kernel the launch group of its defect gives occlint's
+fixtures/traces/heldout/). occlint reads the trace with kernels.cu, the kernels' source
+(``--ptx``: with nvcc's PTX of it instead, kernels.sm_90.ptx.gz; ``--no-source``: the
+trace alone); for every kernel the launch group of its defect gives occlint's
 advice: the finding with a ``fix`` that claims the most, or none (keep the launch). The fix
 is looked up among the configurations the sweep timed. Per split (fit / score /
 post-fit), the targets of docs/validation.md:
@@ -28,6 +29,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from benchmarks.gpu.calibration.score import spearman
@@ -35,6 +37,7 @@ from benchmarks.gpu.calibration.score import spearman
 REPO = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 SOURCE = REPO / "fixtures/traces/heldout/kernels.cu"
+PTX = REPO / "fixtures/traces/heldout/kernels.sm_90.ptx.gz"  # generate.py --ptx
 TOLERANCE = 0.015
 
 
@@ -67,10 +70,20 @@ def nsight(run: Path) -> dict[str, float]:
     return out
 
 
-def occlint_json(trace: Path, source: bool = True) -> dict:
-    cmd = [sys.executable, "-m", "occlint", str(trace)] + ([str(SOURCE)] if source else []) \
-        + ["--format", "json", "--isolated", "--exit-zero"]
-    out = subprocess.run(cmd, capture_output=True, check=True, cwd=REPO)
+def occlint_json(trace: Path, facts: str | None = "source") -> dict:
+    """occlint's JSON on ``trace`` with the kernels' source ("source"), their PTX ("ptx")
+    or nothing (None)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        extra = []
+        if facts == "source":
+            extra = [str(SOURCE)]
+        elif facts == "ptx":
+            ptx = Path(tmp) / "kernels.sm_90.ptx"
+            ptx.write_bytes(gzip.decompress(PTX.read_bytes()))
+            extra = [str(ptx)]
+        cmd = [sys.executable, "-m", "occlint", str(trace), *extra, "--format", "json",
+               "--isolated", "--exit-zero"]
+        out = subprocess.run(cmd, capture_output=True, check=True, cwd=REPO)
     return json.loads(out.stdout)
 
 
@@ -98,13 +111,13 @@ def _same(c: dict, fix: dict, family: str) -> bool:
     return c["block"] == fix["block"]
 
 
-def rows(run: Path, source: bool = True, doc: dict | None = None) -> list[dict]:
+def rows(run: Path, facts: str | None = "source", doc: dict | None = None) -> list[dict]:
     """One row per measured kernel: occlint's claim (from ``doc``, else occlint run on the
     run's trace) against the times."""
     suite = {k["name"]: k for k in json.loads((HERE / "suite.json").read_text())["kernels"]}
     measured = load(run / "heldout.json")
     if doc is None:
-        doc = occlint_json(run / "heldout.pt.trace.json.gz", source)
+        doc = occlint_json(run / "heldout.pt.trace.json.gz", facts)
     groups = {g["kernel"]: g for g in doc["launches"]}
     ncu = nsight(run)
     out = []
@@ -178,7 +191,8 @@ def _nsight_targets(sel: list[dict]) -> dict:
 def main(argv: list[str]) -> int:
     args = [a for a in argv if not a.startswith("--")]
     run = Path(args[0]) if args else REPO / "fixtures/traces/heldout/h100"
-    result = rows(run, "--no-source" not in argv)
+    result = rows(run, None if "--no-source" in argv else "ptx" if "--ptx" in argv
+                  else "source")
     if "-v" in argv:
         for r in result:
             print(f"{r['name']:18s} {r['split']:14s} best {r['best_saving']:6.1%} "

@@ -1,0 +1,439 @@
+"""Kernel facts from PTX text: what each thread of an ``.entry`` loads, stores and computes
+per element, its loop and its atomics (the launch-time model's facts, issue 28).
+
+PTX ships beside cubins (Triton's cache, ``nvcc -ptx``, ``-keep``) and inside fat
+binaries. Read here, per entry:
+
+* the element loop: a back edge whose compare is not against a constant; ``grid-stride``
+  when its step reads ``%nctaid``, ``block-stride`` when it reads ``%ntid`` only;
+  ``per-element`` without one;
+* per element (in that loop's body, or the whole entry): bytes of ``ld.global`` and
+  ``st.global`` (type width x vector), ``fma``/``mad`` on floats, each times the trip
+  count of the constant loops around it (a counter from a constant, stepped by a
+  constant, compared with a constant); code behind a branch on the thread index alone
+  (``if (threadIdx.x < 2)``: a tile's halo) is not the element's;
+* independent chains: the FMAs of the element over its longest dependent path of FMAs;
+* atomics (``atom``/``red`` on global memory) by address: one address (from parameters
+  only), a block's address (from ``%ctaid``), the thread's own (anything with ``%tid``);
+  after the element loop once per thread, behind a thread-index branch once per block;
+* ``bar.sync``; dynamic (``.extern``) shared memory indexed by the thread.
+
+What a pattern here does not recognise stays unknown: a loop with a trip count read from
+memory leaves ``fma`` None, and the model's range spans the readings it could be.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass, field
+
+from occlint.model.facts import Facts
+
+_ENTRY = re.compile(r"\.entry\s+([\w$.]+)\s*\(", re.M)
+_BRANCH = re.compile(r"^\s*(@!?%\w+\s+)?bra(?:\.uni)?\s+(\$?[\w$.]+)\s*;?$")
+_GUARD = re.compile(r"^\s*@(!?)(%\w+)\s+bra")
+_REG = re.compile(r"%[\w.]+")
+_MEM = re.compile(r"\[([^\]]+)\]")
+_SPECIAL = {"%tid": "tid", "%ctaid": "ctaid", "%ntid": "ntid", "%nctaid": "nctaid"}
+_WIDTH = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+
+
+@dataclass
+class _Op:
+    index: int
+    opcode: str
+    dest: str | None
+    sources: list[str]  # registers read (a guard's predicate last)
+    text: str  # the whole instruction, its guard included
+
+
+@dataclass
+class _Loop:
+    head: int  # index of the first instruction
+    tail: int  # index of the back-edge branch
+    trip: int | None = None  # constant trip count; None: a variable loop
+    stride: str | None = None  # "grid-stride" / "block-stride" of a variable loop
+    unroll: int = 1  # elements a pass of a variable loop's body does (the index's steps)
+
+
+@dataclass
+class _Entry:
+    name: str
+    ops: list[_Op] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
+    extern_shared: set[str] = field(default_factory=set)
+
+
+_BRACE = re.compile(r"[{}]")
+_GUARD_PREFIX = re.compile(r"^@!?%\w+\s+")
+_SKIP = (".reg", ".pragma", ".loc", ".shared", ".local", "//")
+MAX_OPS = 100_000  # instructions of one entry read for facts; past this: none (unknown)
+
+
+def _split(text: str) -> list[_Entry]:
+    """The ``.entry`` bodies, in one pass over the text (a body that never closes ends
+    the reading)."""
+    out = []
+    extern = set(re.findall(r"\.extern\s+\.shared\s+[^;]*?([\w$]+)\s*\[\s*\]", text))
+    pos = 0
+    while (m := _ENTRY.search(text, pos)) is not None:
+        start = text.find("{", m.end())
+        if start < 0:
+            break
+        depth, end = 0, -1
+        for b in _BRACE.finditer(text, start):
+            depth += 1 if b[0] == "{" else -1
+            if depth == 0:
+                end = b.start()
+                break
+        if end < 0:
+            break
+        pos = end + 1
+        entry = _Entry(m[1], extern_shared=extern)
+        for line in text[start + 1:end].split("\n"):
+            line = line.strip()
+            if not line or line.startswith(_SKIP):
+                continue
+            if line.endswith(":"):
+                entry.labels[line[:-1]] = len(entry.ops)
+                continue
+            _add(entry, line.split("//", 1)[0].rstrip().rstrip(";").rstrip())
+            if len(entry.ops) > MAX_OPS:
+                entry.ops = []
+                break
+        out.append(entry)
+    return out
+
+
+def _add(entry: _Entry, line: str) -> None:
+    body = _GUARD_PREFIX.sub("", line) if line.startswith("@") else line
+    parts = body.split(None, 1)
+    if not parts:
+        return
+    opcode = parts[0]
+    args = parts[1] if len(parts) > 1 else ""
+    operands = _OPERANDS.split(args) if args else []
+    dest = None
+    if operands and not opcode.startswith(_NO_DEST) and operands[0].startswith("%"):
+        dest = operands[0].strip()
+        operands = operands[1:]
+    elif opcode.startswith("setp") and operands:
+        dest = operands[0].split("|")[0].strip()
+        operands = operands[1:]
+    sources = _REG.findall(",".join(operands)) if operands else []
+    if body is not line:
+        sources += _REG.findall(line[:len(line) - len(body)])  # a guard predicate
+    entry.ops.append(_Op(len(entry.ops), opcode, dest, sources, line))
+
+
+_OPERANDS = re.compile(r",(?![^{]*})")
+_FLOAT = ("%f", "%fd", "%h")
+_NO_DEST = ("st.", "bra", "red.", "bar", "ret", "setp")
+
+
+class _Defs:
+    """Where each register is written, to find its value's definition at an instruction."""
+
+    def __init__(self, entry: _Entry):
+        self.ops = entry.ops
+        self.at: dict[str, list[int]] = {}
+        for op in entry.ops:
+            if op.dest is not None:
+                self.at.setdefault(op.dest, []).append(op.index)
+
+    def before(self, reg: str | None, index: int, low: int = 0) -> _Op | None:
+        """The last write of ``reg`` before instruction ``index`` (at ``low`` or after)."""
+        at = self.at.get(reg or "")
+        if not at:
+            return None
+        i = bisect.bisect_left(at, index)
+        return self.ops[at[i - 1]] if i and at[i - 1] >= low else None
+
+
+def _origins(entry: _Entry) -> dict[str, set[str]]:
+    """Register -> what it is computed from: tid, ctaid, ntid, nctaid, param, shared
+    (an extern shared symbol). Two passes carry values around loops."""
+    out: dict[str, set[str]] = {}
+    shared = entry.extern_shared
+    # floating-point values are never an address, an index or a bound: left out
+    ops = [op for op in entry.ops if op.dest is not None and not op.dest.startswith(_FLOAT)]
+    for _ in range(2):
+        for op in ops:
+            got: set[str] = set()
+            for r in op.sources:
+                special = _SPECIAL.get(r.split(".", 1)[0])
+                if special:
+                    got.add(special)
+                elif r in out:
+                    got |= out[r]
+            if op.opcode.startswith("ld.param"):
+                got.add("param")
+            elif shared and op.opcode.startswith(("mov", "cvta")) and \
+                    op.text.rsplit(",", 1)[-1].strip() in shared:
+                got.add("shared")
+            out[op.dest] = got | out[op.dest] if op.dest in out else got
+    return out
+
+
+def _loops(entry: _Entry, origins: dict[str, set[str]], defs: _Defs) -> list[_Loop]:
+    loops = []
+    for op in entry.ops:
+        m = _BRANCH.match(op.text) if op.opcode.startswith("bra") else None
+        head = entry.labels.get(m[2]) if m else None
+        if head is None or head > op.index:
+            continue
+        loop = _Loop(head, op.index)
+        leave = op if m[1] else _exit(entry, loop)
+        compare = defs.before(leave.sources[-1], leave.index) \
+            if leave is not None and leave.sources else None
+        if compare is not None and compare.opcode.startswith("setp"):
+            loop.trip = _trip(loop, compare, defs)
+            if loop.trip is None:
+                seen = set().union(*(origins.get(r, set()) for r in compare.sources))
+                for r in compare.sources:
+                    step = defs.before(r, compare.index, head)
+                    if step is not None and step.opcode.startswith("add"):
+                        seen = seen.union(*(origins.get(x, set()) for x in step.sources))
+                loop.stride = "grid-stride" if "nctaid" in seen else \
+                    "block-stride" if "ntid" in seen else None
+                loop.unroll = _steps(loop, compare, origins, defs)
+        loops.append(loop)
+    return loops
+
+
+_IMM = re.compile(r"^-?\d+$")
+
+
+def _steps(loop: _Loop, compare: _Op, origins: dict[str, set[str]], defs: _Defs) -> int:
+    """How many elements a pass of the loop steps the index it compares: the chain of adds
+    that defines it from its value at the top, each by the stride or by a constant
+    multiple of it (the compiler's unrolling: ``i += s; i += s`` or ``i += s << 1``). A
+    loop over pointers (its index from a parameter) counts its adds only."""
+    index = next((r for r in compare.sources
+                  if defs.before(r, compare.index, loop.head) is not None), None)
+    pointer = index is not None and "param" in origins.get(index, set())
+    count, r, at = 0, index, compare.index
+    for _ in range(16):
+        d = defs.before(r, at, loop.head)
+        if d is None or not d.opcode.startswith("add"):
+            break
+        inside = [x for x in d.sources if defs.before(x, d.index, loop.head) is not None]
+        step = next((x for x in d.sources if x not in inside and x != r), None)
+        count += 1 if pointer or step is None else _multiple(defs.before(step, loop.head))
+        if not inside:
+            break
+        r, at = inside[0], d.index
+    return max(count, 1)
+
+
+def _multiple(op: _Op | None) -> int:
+    """A step's multiple of the stride: ``shl s, 1`` 2, ``mul s, 4`` 4, else 1."""
+    if op is None:
+        return 1
+    last = op.text.rsplit(",", 1)[-1].strip()
+    if not _IMM.match(last):
+        return 1
+    if op.opcode.startswith("shl") and 0 < int(last) <= 3:
+        return 1 << int(last)
+    if op.opcode.startswith("mul") and 1 < int(last) <= 8:
+        return int(last)
+    return 1
+
+
+def _exit(entry: _Entry, loop: _Loop) -> _Op | None:
+    """An unconditional back edge's loop leaves by a guarded branch past its end."""
+    for o in entry.ops[loop.head:loop.tail]:
+        m = _BRANCH.match(o.text) if o.opcode.startswith("bra") else None
+        if m and m[1] and entry.labels.get(m[2], -1) > loop.tail:
+            return o
+    return None
+
+
+def _trip(loop: _Loop, compare: _Op, defs: _Defs) -> int | None:
+    """A counter from a constant, stepped by a constant, compared with a constant."""
+    operands = compare.text.split(None, 1)[1].split(",")
+    limit = next((int(x) for x in (o.strip() for o in operands[1:]) if _IMM.match(x)), None)
+    counter = compare.sources[0] if compare.sources else None
+    if limit is None or counter is None:
+        return None
+    step = defs.before(counter, compare.index, loop.head)
+    if step is None or not step.opcode.startswith("add"):
+        return None
+    inc = next((int(x) for x in (o.strip() for o in step.text.split(",")[1:])
+                if _IMM.match(x)), None)
+    first = defs.before(counter, loop.head)
+    init = 0
+    if first is not None:
+        value = first.text.rsplit(",", 1)[-1].strip()
+        if not (first.opcode.startswith("mov") and _IMM.match(value)):
+            return None
+        init = int(value)
+    if not inc:
+        return None
+    trip = (limit - init) // inc
+    return trip if 0 < trip <= 1 << 20 else None
+
+
+def _bytes(opcode: str, text: str) -> int:
+    parts = opcode.split(".")
+    vector = 1
+    for p in parts:
+        if p in ("v2", "v4", "v8"):
+            vector = int(p[1])
+    width = next((_WIDTH[p[1:]] for p in reversed(parts) if p[1:] in _WIDTH
+                  and p[0] in "bfsu"), 4)
+    return width * vector
+
+
+def _thread_guarded(entry: _Entry, origins: dict[str, set[str]], defs: _Defs) -> list[bool]:
+    """Per instruction: skipped by a forward branch on a predicate of the thread index
+    alone (``if (threadIdx.x < 2)``, ``if (threadIdx.x == 0)``)."""
+    marks = [0] * (len(entry.ops) + 1)
+    for op in entry.ops:
+        if not op.opcode.startswith("bra") or not op.sources:
+            continue
+        m = _BRANCH.match(op.text)
+        target = entry.labels.get(m[2], -1) if m and m[1] else -1
+        if target <= op.index:
+            continue
+        compare = defs.before(op.sources[-1], op.index)
+        if compare is None or not compare.opcode.startswith("setp"):
+            continue
+        seen = set().union(*(origins.get(r, {_SPECIAL.get(r.split(".", 1)[0], "")})
+                             for r in compare.sources))
+        if seen == {"tid"}:
+            marks[op.index + 1] += 1
+            marks[target] -= 1
+    return _running(marks)
+
+
+def _running(marks: list[int]) -> list[bool]:
+    out, depth = [], 0
+    for m in marks[:-1]:
+        depth += m
+        out.append(depth > 0)
+    return out
+
+
+def _multipliers(count: int, loops: list[_Loop], outer: _Loop | None) -> list[float | None]:
+    """Per instruction: the product of the trip counts of the constant loops around it
+    (the element loop aside); None inside a loop counted from memory."""
+    logs, unknown = [0.0] * (count + 1), [0] * (count + 1)
+    for lp in loops:
+        if lp is outer:
+            continue
+        if lp.trip is None:
+            unknown[lp.head] += 1
+            unknown[lp.tail + 1] -= 1
+        else:
+            logs[lp.head] += math.log(lp.trip)
+            logs[lp.tail + 1] -= math.log(lp.trip)
+    out: list[float | None] = []
+    total, open_unknown = 0.0, 0
+    for i in range(count):
+        total += logs[i]
+        open_unknown += unknown[i]
+        out.append(None if open_unknown else float(round(math.exp(total))))
+    return out
+
+
+def _chains(fmas: list[_Op]) -> int:
+    """FMAs over the longest dependent path through them."""
+    depth: dict[str, int] = {}
+    longest = 0
+    for op in fmas:
+        d = 1 + max((depth.get(s, 0) for s in op.sources), default=0)
+        if op.dest:
+            depth[op.dest] = d
+        longest = max(longest, d)
+    return max(1, round(len(fmas) / longest)) if longest else 1
+
+
+def _facts(entry: _Entry) -> Facts:
+    origins = _origins(entry)
+    defs = _Defs(entry)
+    loops = _loops(entry, origins, defs)
+    # the element loop: the first over the grid or the block (a loop counted from memory
+    # inside it, or without one, leaves the arithmetic unknown)
+    strided = [lp for lp in loops if lp.trip is None and lp.stride]
+    outer = min(strided, key=lambda lp: lp.head) if strided else None
+    loop = outer.stride if outer else "per-element"
+    region = range(outer.head, outer.tail + 1) if outer else range(len(entry.ops))
+    guarded = _thread_guarded(entry, origins, defs)
+    times = _multipliers(len(entry.ops), loops, outer)
+
+    load = store = 0.0
+    fma: float | None = 0.0
+    one = one_thread = per_block = one_block = 0.0
+    inner_fmas: list[_Op] = []
+    shared_thread = barrier = False
+    for op in entry.ops:
+        code = op.opcode
+        if code.startswith("bar.sync") or code.startswith("barrier.sync"):
+            barrier = True
+        if code.startswith(("st.shared", "ld.shared")):
+            addr = _MEM.search(op.text)
+            regs = _REG.findall(addr[1]) if addr else []
+            seen = set().union(*(origins.get(r, set()) for r in regs)) if regs else set()
+            if "shared" in seen and "tid" in seen:
+                shared_thread = True
+        if op.index not in region:
+            if code.startswith(("atom.global", "red.global", "atom.add", "red.add")):
+                kind = _address(op, origins)
+                if kind == "one" and guarded[op.index]:
+                    one_block += 1
+                elif kind == "one":
+                    one_thread += 1 if outer else 0
+                    one += 0 if outer else 1
+                elif kind == "block":
+                    per_block += 1
+            continue
+        if guarded[op.index]:
+            if code.startswith(("atom.global", "red.global")) and _address(op, origins) == "one":
+                one_block += 1
+            continue
+        n = times[op.index]
+        if code.startswith("ld.global"):
+            load += _bytes(code, op.text) * (n or 1)
+        elif code.startswith("st.global"):
+            store += _bytes(code, op.text) * (n or 1)
+        elif code.startswith(("fma.", "mad.")) and (".f32" in code or ".f64" in code
+                                                    or ".f16" in code):
+            if n is None:
+                fma = None
+            elif fma is not None:
+                fma += n
+            inner_fmas.append(op)
+        elif code.startswith(("atom.global", "red.global")):
+            kind = _address(op, origins)
+            if kind == "one":
+                one += 1
+            elif kind == "block":
+                per_block += 1
+    per = outer.unroll if outer else 1
+    load, store = load / per, store / per
+    fma = fma / per if fma is not None else None
+    return Facts(loop=loop, load_bytes=load, store_bytes=store, fma=fma,
+                 chains=_chains(inner_fmas), atomics_one=one, atomics_one_thread=one_thread,
+                 atomics_block=per_block, atomics_one_block=one_block,
+                 shared_per_thread=shared_thread, barrier=barrier, source="ptx")
+
+
+def _address(op: _Op, origins: dict[str, set[str]]) -> str:
+    """An atomic's address: "one" (parameters only), "block" (with %ctaid, no %tid),
+    "thread" (with %tid)."""
+    addr = _MEM.search(op.text)
+    regs = _REG.findall(addr[1]) if addr else []
+    seen = set().union(*(origins.get(r, set()) for r in regs)) if regs else set()
+    if "tid" in seen:
+        return "thread"
+    if "ctaid" in seen:
+        return "block"
+    return "one"
+
+
+def facts_by_entry(text: str) -> dict[str, Facts]:
+    """Each ``.entry``'s facts (its mangled name as the PTX spells it)."""
+    return {e.name: _facts(e) for e in _split(text)}
