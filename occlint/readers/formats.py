@@ -78,6 +78,18 @@ class Budget:
         self.left = max(options.max_decompressed, BUDGET_RATIO * input_size)
 
 
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def hashed_prefix(head: bytes) -> int:
+    """Bytes of hash before an ELF image in a CuPy kernel cache file (the hex digest of
+    the image, 32 or 40 characters as CuPy's versions wrote it), else 0."""
+    for n in (32, 40):
+        if head[n:n + 4] == ELF_MAGIC and _HEX.issuperset(head[:n]):
+            return n
+    return 0
+
+
 def is_ptx(path: object) -> bool:
     return str(path).lower().endswith(PTX_SUFFIX)
 

@@ -19,6 +19,7 @@ from occlint.readers.formats import (
     ZIP_MAGIC,
     ReadOptions,
     close_map,
+    hashed_prefix,
 )
 from occlint.readers.sniff import looks_like_gpu_binary, read_head, sniff
 from occlint.readers.span import Span
@@ -48,7 +49,8 @@ def _read_buffer(buf, fh, display: str, options: ReadOptions, result: ReadResult
 
         read_archive(fh, display, options, result, group)
     elif not group:  # (a group of a file that is no longer an archive: nothing)
-        ContainerWalker(display, options, result).read(Span(buf), None, 0)
+        skip = hashed_prefix(bytes(buf[:64]))  # a CuPy kernel cache file: hash, then ELF
+        ContainerWalker(display, options, result).read(Span(buf, skip), None, 0)
 
 
 def read_bytes(data: bytes, display: str, options: ReadOptions) -> ReadResult:

@@ -21,6 +21,7 @@ from occlint.readers.formats import (
     FATBIN_MAGIC,
     ZIP_MAGIC,
     close_map,
+    hashed_prefix,
 )
 from occlint.readers.span import Span
 
@@ -53,6 +54,9 @@ def sniff(path: Path, head: bytes | None = None) -> str:
         return "gpu"  # let the reader report the problem
     if head.startswith((BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC)):
         return "gpu"
+    skip = hashed_prefix(head)  # a CuPy kernel cache file
+    if skip:
+        head = head[skip:]
     if head.startswith(ELF_MAGIC) and len(head) >= 20:
         machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
         if machine in (EM_AMDGPU, EM_CUDA):
