@@ -1,0 +1,168 @@
+"""What the PyTorch profiler adds to the gaps between launches, and what capturing a burst
+in a CUDA graph saves without it (issue 29 item 3; docs/validation.md).
+
+    python3 benchmarks/gpu/profiler_overhead.py OUT_DIR      # on the lent GPU machine
+
+Three workloads, each a burst of short launches a user writes: ``ops`` (100 small eager
+tensor ops on 4,096 floats), ``mlp`` (a six-layer MLP's forward on a batch of 8, eager),
+``cupy`` (100 small CuPy elementwise kernels). For each: the time of one call without the
+profiler (synchronised wall time, median of 50), the same captured in a CUDA graph and
+replayed (the torch workloads), and the call recorded by the profiler under each option
+set (none, ``record_shapes``, ``with_stack``, ``profile_memory``, all three): its wall
+time and its trace (OUT_DIR/<workload>-<options>.pt.trace.json.gz), from which the gaps
+between the burst's kernels are read offline. Prints one JSON document (summary.json).
+
+    python3 -m benchmarks.gpu.profiler_overhead --summarize DIR   # here, on the results
+
+reads each trace's kernels (their busy time and the idle time between the first's start
+and the last's end) and sets them beside the times without the profiler: the idle time
+a call really has (its time without the profiler less its kernels' busy time), what the
+trace shows under each option set, their ratio, and what a CUDA graph saved.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+OPTIONS = {
+    "none": {},
+    "shapes": {"record_shapes": True},
+    "stack": {"with_stack": True},
+    "memory": {"profile_memory": True},
+    "all": {"record_shapes": True, "with_stack": True, "profile_memory": True},
+}
+
+
+def workloads():
+    import cupy as cp
+    import torch
+
+    x = torch.randn(4096, device="cuda")
+
+    def ops():
+        y = x
+        for i in range(100):
+            y = y * 1.0001 + 0.5 if i % 2 else torch.relu(y - 0.25)
+        return y
+
+    layers = torch.nn.Sequential(*[m for _ in range(6) for m in
+                                   (torch.nn.Linear(256, 256), torch.nn.ReLU())]).cuda()
+    batch = torch.randn(8, 256, device="cuda")
+
+    def mlp():
+        with torch.no_grad():
+            return layers(batch)
+
+    k = cp.ElementwiseKernel("float32 a", "float32 b", "b = a * 1.0001f + 0.5f", "axpb")
+    a = cp.random.standard_normal(4096, dtype=cp.float32)
+
+    def cupy_ops():
+        y = a
+        for _ in range(100):
+            y = k(y)
+        return y
+
+    return {"ops": (ops, True), "mlp": (mlp, True), "cupy": (cupy_ops, False)}
+
+
+def wall(fn, reps: int = 50) -> float:
+    import torch
+
+    out = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        out.append(time.perf_counter() - t)
+    return statistics.median(out)
+
+
+def graphed(fn):
+    import torch
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return g.replay
+
+
+def summarize(run: Path) -> dict:
+    summary = json.loads((run / "summary.json").read_text())
+    out = {}
+    for name, row in summary["runs"].items():
+        per = {}
+        for opt in OPTIONS:
+            with gzip.open(run / f"{name}-{opt}.pt.trace.json.gz") as f:
+                events = json.load(f)["traceEvents"]
+            kernels = sorted((e for e in events if e.get("cat") == "kernel"),
+                             key=lambda e: e["ts"])
+            busy = sum(e["dur"] for e in kernels)
+            span = kernels[-1]["ts"] + kernels[-1]["dur"] - kernels[0]["ts"]
+            per[opt] = {"kernels": len(kernels), "busy_us": round(busy, 1),
+                        "idle_us": round(span - busy, 1)}
+        busy = per["none"]["busy_us"]
+        real_idle = row["eager_s"] * 1e6 - busy
+        out[name] = {"eager_us": round(row["eager_s"] * 1e6, 1),
+                     "graph_us": round(row["graph_s"] * 1e6, 1) if "graph_s" in row else None,
+                     "real_idle_us": round(real_idle, 1),
+                     "traced_idle_us": {k: v["idle_us"] for k, v in per.items()},
+                     "traced_over_real": {k: round(v["idle_us"] / real_idle, 2)
+                                          for k, v in per.items()}}
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--summarize"]:
+        print(json.dumps(summarize(Path(argv[1])), indent=1))
+        return 0
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    out = Path(argv[0] if argv else "/tmp/profiler-overhead")
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "runs": {}}
+    for name, (fn, graphable) in workloads().items():
+        for _ in range(5):
+            fn()
+        row = {"eager_s": wall(fn)}
+        if graphable:
+            row["graph_s"] = wall(graphed(fn))
+        for opt, kwargs in OPTIONS.items():
+            times = []
+            for rep in range(4):  # the first is the profiler's warm-up: not kept
+                torch.cuda.synchronize()
+                with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                             **kwargs) as prof:
+                    t = time.perf_counter()
+                    fn()
+                    torch.cuda.synchronize()
+                    if rep:
+                        times.append(time.perf_counter() - t)
+                if rep == 1:
+                    path = out / f"{name}-{opt}.pt.trace.json"
+                    prof.export_chrome_trace(str(path))
+                    with open(path, "rb") as f, gzip.open(f"{path}.gz", "wb") as g:
+                        shutil.copyfileobj(f, g)
+                    path.unlink()
+            row[f"profiled_{opt}_s"] = statistics.median(times)
+        summary["runs"][name] = row
+        print(name, json.dumps(row), flush=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
