@@ -24,8 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from occlint.pipeline.document import all_findings
-from occlint.reporters.sarif import message_text, repo_path
+from occlint.reporters.sarif import code_scanning_findings, message_text, repo_path
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 ORDER = ("error", "warning", "info")
@@ -70,7 +69,7 @@ def _plural(n: int, word: str) -> str:
 
 def _shown(doc: dict[str, Any], max_per_type: int
            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
-    findings = all_findings(doc)
+    findings = code_scanning_findings(doc)
     shown: list[dict[str, Any]] = []
     counts = {s: 0 for s in ORDER}
     for severity in ORDER:
