@@ -12,9 +12,10 @@ A kernel whose source the run has, read there as one element per thread or a gri
 loop, is no such design whatever its grid or shared memory. A deliberate design gets no
 finding against the design (:data:`BY_DESIGN`, per kind; issue 29): a persistent or
 cooperative kernel no grid, tail or occupancy finding (its grid is the resident capacity,
-or must be), a shared-memory pipeline no occupancy or oversubscription finding (its
-occupancy is the stages it holds); the pipeline's tile count against the units (LCH101,
-LCH102, LCH105) stays, a fact. The JSON says why (``design``).
+or must be), a shared-memory pipeline no occupancy or oversubscription finding, nor the
+launch-time model's other block or grid (its occupancy is the stages it holds); the
+pipeline's tile count against the units (LCH101, LCH102, LCH105) stays, a fact. The JSON
+says why (``design``).
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ TILE_NAME = re.compile(r"gemm|wgmma|tma|mma|attention|attn|fmha|flash|conv|xmma|
 # the findings against each design, not raised on it: a persistent or cooperative grid is
 # the resident capacity by definition (no grid, tail, occupancy finding, nor the model's
 # other configuration, LCH106); a tile pipeline hides latency in the shared memory that
-# bounds its occupancy (no occupancy limiter, block for occupancy, more waves in flight)
+# bounds its occupancy (no occupancy limiter, block for occupancy, more waves in flight,
+# nor the model's other block or grid: its block is its tile's, its occupancy its stages)
 RESIDENT = ("OCC", "LCH003", "LCH101", "LCH102", "LCH103", "LCH104", "LCH105", "LCH106")
 BY_DESIGN: dict[str, tuple[str, ...]] = {
     "persistent": RESIDENT, "cooperative": RESIDENT,
-    "shared-memory-pipeline": ("OCC", "LCH003", "LCH103"),
+    "shared-memory-pipeline": ("OCC", "LCH003", "LCH103", "LCH106"),
 }
 
 
