@@ -129,3 +129,23 @@ def test_collectives_wait_and_save_nothing():
     assert summary["saving_high_ns"] == others
     nccl_ns = sum(r["total_ns"] for r in nccl)
     assert nccl_ns > summary["kernel_time_ns"] / 2 > summary["saving_high_ns"]
+
+
+def test_a_users_tile_kernel_gets_no_other_block_or_grid():
+    """The rocprofv3 fixture's gemm_bf16_kernel (the user's: a tile kernel by its name) holds
+    64 KiB of LDS per work-group (the CSV's LDS_Block_Size), which bounds its occupancy: a
+    pipeline, with no occupancy finding and no LCH106 from the launch-time model, whose
+    other configurations would change its tile (it surfaced as a warning once LCH103 went)."""
+    import csv
+
+    trace = FIXTURES / "traces/rocprof/v_new/host1/6161_kernel_trace.csv"
+    with trace.open(newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["Kernel_Name"].startswith("gemm_bf16")]
+    assert rows and all(int(r["LDS_Block_Size"]) == 64 * 1024 for r in rows)
+    for device in ("mi300x", "w7800"):
+        doc = _json(trace, "--device", device)
+        (r,) = [r for r in doc["launches"] if r["kernel"].startswith("gemm_bf16")]
+        assert r["owner"]["kind"] == "user"
+        assert r["design"]["kind"] == "shared-memory-pipeline"
+        assert not [c for c in r["finding_codes"]
+                    if c.startswith(("OCC", "LCH003", "LCH103", "LCH106"))]
