@@ -75,9 +75,12 @@ def library_facts(doc: dict[str, Any], ctx: Any = None) -> Iterator[dict[str, An
         yield _note(note)
 
 
-def _note(note: dict[str, Any]) -> dict[str, Any]:
-    from occlint.reporters.units import duration
+def _duration(ns: float) -> str:
+    """Nanoseconds as the reporters write them ("3.41 ms", "12.5 µs")."""
+    return f"{ns / 1e6:.2f} ms" if ns >= 1_000_000 else f"{ns / 1000:.1f} µs"
 
+
+def _note(note: dict[str, Any]) -> dict[str, Any]:
     records = note["records"]
     time = sum(r["total_ns"] for r in records)
     frame = ((records[0].get("launched_by") or {}).get("python") or {})
@@ -91,7 +94,7 @@ def _note(note: dict[str, Any]) -> dict[str, Any]:
     facts = ", ".join(f"{c} x{n}" for c, n in rules)
     groups = len(records)
     message = (f"{note['label']} ({note['kind']}): {groups} launch group"
-               f"{'s' if groups != 1 else ''} of its kernels{where}{by}, {duration(time)} of "
+               f"{'s' if groups != 1 else ''} of its kernels{where}{by}, {_duration(time)} of "
                f"kernel time, with facts about its own launches (nothing of yours to change "
                f"in them but the shapes you call it with): {facts} "
                f"({names}{', ...' if len(rules) > 3 else ''})")
