@@ -126,6 +126,10 @@ def test_warnings_go_where_the_users_action_is():
                 for r in groups), abs=len(groups))
         assert sum(data["rules"].values()) == sum(
             1 for r in groups for f in r["findings"] if f["severity"] == "info")
+    from occlint.reporters import github
+
+    assert "; 4 LIB101 notes hold the 140 facts about library and framework kernels" in \
+        github.summary(doc)
 
 
 def test_lib101_follows_the_selection():
