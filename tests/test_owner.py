@@ -112,7 +112,7 @@ def test_library_findings_are_info_and_launch_overhead_stays():
     owners = {r["owner"]["library"] for r in doc["launches"]}
     assert {"cuDNN", "cuBLAS", "PyTorch"} <= owners
     findings = [f for r in doc["launches"] for f in r["findings"]]
-    assert len(findings) > 300
+    assert len(findings) > 250  # none against a deliberate design (persistent, pipelines)
     assert {f["rule"] for f in findings if f["severity"] == "warning"} == {"LCH201"}
     s = doc["summary"]["launches"]
     assert 0 < s["user_saving_low_ns"] <= s["saving_low_ns"]
@@ -148,7 +148,7 @@ def test_text_report_leads_with_what_you_can_change():
     everything = subprocess.run([sys.executable, "-m", "occlint", "--show-all",
                                  str(KINETO / "resnet18_train.pt.trace.json.gz"),
                                  "--isolated"], capture_output=True, text=True)
-    assert len(everything.stdout.splitlines()) > 300
+    assert len(everything.stdout.splitlines()) > 250
 
 
 def test_a_fresh_run_warns_only_about_what_the_user_can_change():

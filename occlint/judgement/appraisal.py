@@ -12,7 +12,8 @@ reader cannot act on, or should not, is info, not a warning:
   size are the library's; their grids follow the shapes the caller asks for, which the
   text report names once per library);
 * generated kernels: every finding, with the compiler knob that changes them;
-* deliberate designs: the occupancy and tail findings they make moot;
+* deliberate designs: the findings against the design are not raised at all
+  (:data:`~occlint.judgement.design.BY_DESIGN`);
 * launch groups (their time is known): a finding whose fix may save under
   :data:`~occlint.judgement.cost.WARN_MIN_SAVING` of the time (the low end of its range).
 """
@@ -149,6 +150,7 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
         deliberate(report, advice, owner, cooperative) if report is not None and
         (report.occupancy is not None or cooperative) else None)
     waits = design is not None and design["kind"] == "communication"
+    findings = [f for f in findings if not moot(design, f.rule)]  # the design's point
     total_ns = subject.group.total_ns if subject.kind == "launch" else None
     if launch is not None and any(f.rule in LAUNCH_RULES and f.rule != "LCH106"
                                   for f in findings):
@@ -171,7 +173,7 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
             f.advice = f"{f.advice}; {knob}" if f.advice else knob
         if f.severity != "warning":
             continue
-        if (owner.kind != "user" or (design is not None and moot(f.rule))
+        if (owner.kind != "user"
                 or (total_ns is not None and s is not None and s.low < WARN_MIN_SAVING)):
             f.severity = "info"
     return Appraisal(owner, design), findings

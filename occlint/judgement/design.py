@@ -9,8 +9,13 @@
 * **communication** kernels (NCCL / RCCL collectives): their time is waiting, not work.
 
 A kernel whose source the run has, read there as one element per thread or a grid-stride
-loop, is no such design whatever its grid or shared memory. Occupancy and tail findings
-(:data:`BY_DESIGN`) are not raised on deliberate designs; the JSON says why (``design``).
+loop, is no such design whatever its grid or shared memory. A deliberate design gets no
+finding against the design (:data:`BY_DESIGN`, per kind; issue 29): a persistent or
+cooperative kernel no grid, tail or occupancy finding (its grid is the resident capacity,
+or must be), a shared-memory pipeline no occupancy or oversubscription finding, nor the
+launch-time model's other block or grid (its occupancy is the stages it holds); the
+pipeline's tile count against the units (LCH101, LCH102, LCH105) stays, a fact. The JSON
+says why (``design``).
 """
 
 from __future__ import annotations
@@ -25,10 +30,16 @@ from occlint.occupancy import amd
 PIPELINE_MIN_SHARED = 64 << 10
 TILE_NAME = re.compile(r"gemm|wgmma|tma|mma|attention|attn|fmha|flash|conv|xmma|cutlass|"
                        r"nvjet|Cijk_", re.IGNORECASE)
-# findings a deliberate design makes moot: occupancy limiters, block size for occupancy,
-# the tail of its one wave, and more waves in flight (a persistent or cooperative grid is
-# the resident capacity by definition; a tile pipeline hides latency in shared memory)
-BY_DESIGN = ("OCC", "LCH003", "LCH101", "LCH103", "LCH105")
+# the findings against each design, not raised on it: a persistent or cooperative grid is
+# the resident capacity by definition (no grid, tail, occupancy finding, nor the model's
+# other configuration, LCH106); a tile pipeline hides latency in the shared memory that
+# bounds its occupancy (no occupancy limiter, block for occupancy, more waves in flight,
+# nor the model's other block or grid: its block is its tile's, its occupancy its stages)
+RESIDENT = ("OCC", "LCH003", "LCH101", "LCH102", "LCH103", "LCH104", "LCH105", "LCH106")
+BY_DESIGN: dict[str, tuple[str, ...]] = {
+    "persistent": RESIDENT, "cooperative": RESIDENT,
+    "shared-memory-pipeline": ("OCC", "LCH003", "LCH103", "LCH106"),
+}
 
 
 def _shared_per_block(report: KernelReport) -> int:
@@ -83,5 +94,6 @@ def deliberate(report: KernelReport, advice: dict[str, Any], owner: Owner | None
     return None
 
 
-def moot(rule: str) -> bool:
-    return rule.startswith(BY_DESIGN)
+def moot(design: dict[str, str] | None, rule: str) -> bool:
+    """Whether ``rule``'s finding is against the deliberate ``design`` (not raised)."""
+    return design is not None and rule.startswith(BY_DESIGN.get(design["kind"], ()))

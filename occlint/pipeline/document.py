@@ -226,3 +226,10 @@ def all_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
     for launch in doc.get("launches") or []:
         out.extend(launch.get("findings") or [])
     return out
+
+
+def overhead_savings(launches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The savings of the launch-overhead findings (LCH201, one per stream and its bursts):
+    of the streams' idle time, no launch group's own (the summary adds them apart)."""
+    return [f["saving"] for r in launches for f in r["findings"]
+            if f["rule"] == "LCH201" and f.get("saving")]

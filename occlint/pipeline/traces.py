@@ -27,7 +27,7 @@ from occlint.model.demangle import base_name
 from occlint.model.finding import find_under
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
-from occlint.pipeline.document import occupancy_record
+from occlint.pipeline.document import occupancy_record, overhead_savings
 from occlint.pipeline.ranks import rank_summary, trace_rank
 from occlint.readers.traces import TraceError
 from occlint.rules.engine import checks, finish_findings, judge
@@ -293,8 +293,11 @@ def launched_by(group) -> dict[str, Any] | None:
 
 def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
     """A launch group's saving: its finding whose fix saves the most (midpoint); fixes of
-    one launch do not add up."""
-    best = max((f.saving for f in findings if f.saving and "low_ns" in f.saving),
+    one launch do not add up. Launch overhead (LCH201) is not the group's: its saving is
+    the idle time of the stream's bursts, of many groups' launches (issue 29), which the
+    summary adds apart (:func:`overhead_savings`); a group's saving is of its own time."""
+    best = max((f.saving for f in findings
+                if f.saving and "low_ns" in f.saving and f.rule != "LCH201"),
                key=lambda s: s["low_ns"] + s["high_ns"], default=None)
     return best
 
@@ -308,10 +311,12 @@ def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None 
     total = sum(r["total_ns"] for r in launches)
     flagged = sum(r["total_ns"] for r in launches
                   if any(f["severity"] != "info" for f in r["findings"]))
-    saved = [r for r in launches if r["saving"]]
-    yours = [r["saving"] if (r["owner"] or {}).get("kind", "user") == "user"
-             else _overhead_saving(r) for r in launches]
-    yours = [s for s in yours if s]
+    # the groups' own fixes, and the streams' launch overhead (the caller's to fix: graphs,
+    # fusion, whoever's kernels they are)
+    saved = [r["saving"] for r in launches if r["saving"]] + overhead_savings(launches)
+    yours = [r["saving"] for r in launches
+             if r["saving"] and (r["owner"] or {}).get("kind", "user") == "user"]
+    yours += overhead_savings(launches)
     grouped = sum(r["count"] for r in launches)
     # every launch the traces hold, grouped or not (graph replays, launches whose runtime
     # call is not in the trace: no grid or block, so in no group)
@@ -322,14 +327,9 @@ def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None 
             "kernel_time_ns": total, "time_with_findings_ns": flagged,
             "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches),
             "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches),
-            "saving_low_ns": sum(r["saving"]["low_ns"] for r in saved),
-            "saving_high_ns": sum(r["saving"]["high_ns"] for r in saved),
+            "saving_low_ns": sum(s["low_ns"] for s in saved),
+            "saving_high_ns": sum(s["high_ns"] for s in saved),
             "user_saving_low_ns": sum(s["low_ns"] for s in yours),
             "user_saving_high_ns": sum(s["high_ns"] for s in yours),
             **({"ranks": ranks} if (ranks := rank_summary(launches, inputs or [])) else {})}
 
-
-def _overhead_saving(record: dict[str, Any]) -> dict[str, Any] | None:
-    """Launch overhead is the caller's to fix (graphs, fusion), whoever's kernels they are."""
-    return next((f["saving"] for f in record["findings"]
-                 if f["rule"] == "LCH201" and f.get("saving")), None)

@@ -24,8 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from occlint.pipeline.document import all_findings
-from occlint.reporters.sarif import message_text, repo_path
+from occlint.reporters.sarif import code_scanning_findings, message_text, repo_path
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 ORDER = ("error", "warning", "info")
@@ -70,7 +69,7 @@ def _plural(n: int, word: str) -> str:
 
 def _shown(doc: dict[str, Any], max_per_type: int
            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
-    findings = all_findings(doc)
+    findings = code_scanning_findings(doc)
     shown: list[dict[str, Any]] = []
     counts = {s: 0 for s in ORDER}
     for severity in ORDER:
@@ -88,7 +87,8 @@ def render(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE, **_: Any) -> s
 
 def summary(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE) -> str:
     """One plain line: the findings by severity, how many were not shown as annotations,
-    how many the baseline suppressed (written to standard error, never to the commands)."""
+    how many library facts the LIB101 notes fold, how many the baseline suppressed (written
+    to standard error, never to the commands)."""
     findings, shown, counts = _shown(doc, max_per_type)
     total = len(findings)
     hidden = total - len(shown)
@@ -103,6 +103,12 @@ def summary(doc: dict[str, Any], max_per_type: int = MAX_PER_TYPE) -> str:
                  "lists all of them")
     elif total:
         line += "; all shown as annotations"
+    notes = sum(f["rule"] == "LIB101" for f in findings)
+    if notes:
+        facts = sum(sum(f["data"]["rules"].values()) for f in findings
+                    if f["rule"] == "LIB101")
+        line += (f"; {_plural(notes, 'LIB101 note')} hold the {facts} facts about library "
+                 "and framework kernels (--format json lists each)")
     if doc.get("baseline"):
         line += f"; {doc['baseline'].get('suppressed', 0)} in the baseline"
     return _clean(line)

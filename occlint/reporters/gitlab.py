@@ -24,8 +24,7 @@ import hashlib
 import json
 from typing import Any
 
-from occlint.pipeline.document import all_findings
-from occlint.reporters.sarif import fingerprints, message_text, repo_path
+from occlint.reporters.sarif import code_scanning_findings, fingerprints, message_text, repo_path
 
 SEVERITY = {"error": "critical", "warning": "major", "info": "info"}
 
@@ -49,6 +48,6 @@ def _location(f: dict[str, Any]) -> dict[str, Any]:
 
 
 def render(doc: dict[str, Any], **_: Any) -> str:
-    findings = all_findings(doc)
+    findings = code_scanning_findings(doc)
     issues = [issue(f, fp) for f, fp in zip(findings, fingerprints(findings), strict=True)]
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

@@ -2,7 +2,10 @@
 
 One run, ``tool.driver`` listing every enabled or firing rule — the firing ones with their
 documentation (``fullDescription``, ``help``), the others by name and summary, which keeps
-the log small — and one result per finding. The choices GitHub code scanning needs:
+the log small — and one result per finding, except the facts about library and framework
+kernels (their launch groups' info findings), which become at most one ``LIB101`` note per
+library and call site (:func:`code_scanning_findings`; GitHub's and GitLab's reporters
+do the same). The choices GitHub code scanning needs:
 
 * ``locations[0].physicalLocation.artifactLocation.uri`` is the input file as a
   repo-relative POSIX path (relative to the working directory when the file is inside
@@ -35,7 +38,6 @@ from typing import Any
 from urllib.parse import quote
 
 from occlint.model.demangle import qualified_name
-from occlint.pipeline.document import all_findings
 from occlint.reporters.units import launch_dims
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -112,12 +114,13 @@ def identity_hash(key: tuple[str, ...]) -> str:
 
 def fingerprints(findings: list[dict[str, Any]], cwd: Path | None = None
                  ) -> list[tuple[str, int]]:
-    """(sha256 of the identity, occurrence 1..n among equal identities) per finding."""
+    """(sha256 of the identity, occurrence 1..n among equal identities) per finding; a
+    LIB101 note's identity adds what it is about (the library and the call site)."""
     cwd = cwd or _cwd()
     seen: Counter = Counter()
     out = []
     for f in findings:
-        key = identity(f, cwd)
+        key = identity(f, cwd) + tuple(f.get("identity") or ())
         seen[key] += 1
         out.append((identity_hash(key), seen[key]))
     return out
@@ -143,6 +146,30 @@ def message_text(f: dict[str, Any]) -> str:
     if f.get("advice"):
         text += f" — help: {f['advice']}"
     return text
+
+
+def code_scanning_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings code scanning shows (SARIF, GitHub, GitLab): every finding of the
+    document, except that the info findings of library and framework launch groups (facts
+    the user cannot act on) are folded into at most one LIB101 note per library and call
+    site (occlint.rules.report), after the rest; without LIB101 enabled they are left out.
+    Warnings and errors stay where they are."""
+    from occlint.rules.report import NOT_THE_CALLERS, library_facts
+
+    out = list(doc.get("findings") or [])
+    for k in doc.get("kernels") or []:
+        out.extend(k.get("findings") or [])
+    for r in doc.get("launches") or []:
+        theirs = (r.get("owner") or {}).get("kind") in NOT_THE_CALLERS
+        out.extend(f for f in r.get("findings") or []
+                   if not (theirs and f["severity"] == "info"))
+    if "LIB101" in enabled_rules(doc):
+        severity = ((doc.get("settings") or {}).get("severity") or {}).get("LIB101")
+        for note in library_facts(doc):
+            if severity:
+                note["severity"] = severity
+            out.append(note)
+    return out
 
 
 def enabled_rules(doc: dict[str, Any]) -> set[str]:
@@ -273,7 +300,7 @@ def sarif_log(doc: dict[str, Any], max_results: int = MAX_RESULTS,
 
     cwd = cwd or _cwd()
     registry = all_rules()
-    findings = all_findings(doc)
+    findings = code_scanning_findings(doc)
     fps = fingerprints(findings, cwd)
 
     firing = {f["rule"]: f for f in reversed(findings)}

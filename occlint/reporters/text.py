@@ -7,6 +7,7 @@ from typing import Any
 
 from occlint.model.demangle import demangle
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
+from occlint.pipeline.document import overhead_savings
 from occlint.pipeline.ranks import rank_order
 from occlint.reporters.units import duration as _us
 from occlint.reporters.units import launch_dims as _dims
@@ -198,8 +199,13 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         lines.extend(_unknown_lines(records))
         idle = sum(r["launch_overhead_idle_ns"] for r in records)
         if idle:
+            graphs = overhead_savings(records)
             lines.append(f"    launch overhead (LCH201): the GPU idles {_us(idle)} between "
-                         "short launches")
+                         "short launches" + (
+                             "; a graph or fusion may save "
+                             + saving_span(sum(s["low_ns"] for s in graphs),
+                                           sum(s["high_ns"] for s in graphs))
+                             if graphs else ""))
         mine = [r for r in records if show_all or yours(r)]
         if mine:
             lines.append("    saving        share  launches  grid x block          occupancy  "

@@ -42,7 +42,7 @@ class Rule:
     code: str
     name: str
     severity: Severity
-    scope: Literal["kernel", "input", "stream", "source"]
+    scope: Literal["kernel", "input", "stream", "source", "report"]
     summary: str
     docs: dict[str, str]
     check: Callable[..., Iterable[Finding]]
@@ -94,7 +94,7 @@ def plural(n: int, noun: str) -> str:
 
 
 def rule(code: str, name: str, severity: Severity,
-         scope: Literal["kernel", "input", "stream", "source"] = "kernel",
+         scope: Literal["kernel", "input", "stream", "source", "report"] = "kernel",
          vendors: tuple[str, ...] = ()):
     def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         summary, docs = _parse_docs(func.__doc__ or "")
@@ -124,6 +124,7 @@ def all_rules() -> dict[str, Rule]:
         binary,
         launch,
         occupancy,
+        report,
         resources,
         sites,
         target,
