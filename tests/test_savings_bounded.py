@@ -63,9 +63,11 @@ def mixed() -> dict:
 
 
 def test_launch_overhead_saves_at_most_the_idle_time(mixed):
-    """`mixed` (an H100 run): three streams hold bursts. Each LCH201 saves 75-100 % of its
-    stream's idle time between the bursts' launches, the trace's own, and never more (the
-    range used to end 1 % of the span above it: 7.64 ms for 7.54 ms idle on stream 7)."""
+    """`mixed` (an H100 run): three streams hold bursts. Each LCH201 saves part of its
+    stream's idle time between the bursts' launches, the trace's own, net of what the
+    profiler adds (from 1/2.5 of it for framework ops to 1/1.25 for runtime launches), and
+    never more (the range used to end 1 % of the span above it: 7.64 ms for 7.54 ms idle on
+    stream 7)."""
     idle = bursts_idle_ns(kernel_events(MIXED))
     found = {f["data"]["stream"]: f for r in mixed["launches"] for f in r["findings"]
              if f["rule"] == "LCH201"}
@@ -74,7 +76,7 @@ def test_launch_overhead_saves_at_most_the_idle_time(mixed):
         f = found[str(stream)]
         assert f["data"]["idle_ns"] == pytest.approx(ns, abs=1)
         assert f["saving"]["high_ns"] == pytest.approx(ns, abs=1)
-        assert f["saving"]["low_ns"] == pytest.approx(0.75 * ns, abs=1)
+        assert ns / 2.5 - 1 <= f["saving"]["low_ns"] <= ns / 1.25 + 1
     assert sum(idle.values()) == pytest.approx(
         mixed["summary"]["launches"]["launch_overhead_idle_ns"], abs=3)
 

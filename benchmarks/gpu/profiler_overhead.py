@@ -4,13 +4,16 @@ in a CUDA graph saves without it (issue 29 item 3; docs/validation.md).
     python3 benchmarks/gpu/profiler_overhead.py OUT_DIR      # on the lent GPU machine
 
 Three workloads, each a burst of short launches a user writes: ``ops`` (100 small eager
-tensor ops on 4,096 floats), ``mlp`` (a six-layer MLP's forward on a batch of 8, eager),
-``cupy`` (100 small CuPy elementwise kernels). For each: the time of one call without the
+tensor ops on 4,096 floats), ``mlp`` (a 16-layer MLP's forward on a batch of 8, eager),
+``cupy`` (100 small CuPy elementwise kernels); and ``attn`` (25 steps of a 64 x 64
+attention-like product, softmax and sum: cuBLAS and ATen kernels), added after the ratios
+in occlint.judgement.cost were set from the first three. For each: the time of one call without the
 profiler (synchronised wall time, median of 50), the same captured in a CUDA graph and
-replayed (the torch workloads), and the call recorded by the profiler under each option
-set (none, ``record_shapes``, ``with_stack``, ``profile_memory``, all three): its wall
-time and its trace (OUT_DIR/<workload>-<options>.pt.trace.json.gz), from which the gaps
-between the burst's kernels are read offline. Prints one JSON document (summary.json).
+replayed (torch's graphs; a CuPy stream's capture), and the call recorded by the
+profiler under each option set (none, ``record_shapes``, ``with_stack``,
+``profile_memory``, all three): its wall time and its trace
+(OUT_DIR/<workload>-<options>.pt.trace.json.gz), from which the gaps between the burst's
+kernels are read offline. Prints one JSON document (summary.json).
 
     python3 -m benchmarks.gpu.profiler_overhead --summarize DIR   # here, on the results
 
@@ -51,7 +54,7 @@ def workloads():
             y = y * 1.0001 + 0.5 if i % 2 else torch.relu(y - 0.25)
         return y
 
-    layers = torch.nn.Sequential(*[m for _ in range(6) for m in
+    layers = torch.nn.Sequential(*[m for _ in range(16) for m in
                                    (torch.nn.Linear(256, 256), torch.nn.ReLU())]).cuda()
     batch = torch.randn(8, 256, device="cuda")
 
@@ -68,7 +71,16 @@ def workloads():
             y = k(y)
         return y
 
-    return {"ops": (ops, True), "mlp": (mlp, True), "cupy": (cupy_ops, False)}
+    q = torch.randn(64, 64, device="cuda")
+
+    def attn():  # recorded after the ratios were set from the three above (a held-out one)
+        y = q
+        for _ in range(25):
+            y = torch.softmax(y @ q.T * 0.125, dim=-1) @ q + y
+        return y
+
+    return {"ops": (ops, True), "mlp": (mlp, True), "cupy": (cupy_ops, "cupy"),
+            "attn": (attn, True)}
 
 
 def wall(fn, reps: int = 50) -> float:
@@ -84,8 +96,20 @@ def wall(fn, reps: int = 50) -> float:
     return statistics.median(out)
 
 
-def graphed(fn):
+def graphed(fn, how):
+    """``fn`` captured in a CUDA graph (torch's, or a CuPy stream's capture), its replay."""
     import torch
+
+    if how == "cupy":
+        import cupy as cp
+
+        stream = cp.cuda.Stream(non_blocking=True)
+        with stream:
+            fn()
+            stream.begin_capture()
+            fn()
+            graph = stream.end_capture()
+        return lambda: graph.launch(stream)
 
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -125,6 +149,10 @@ def summarize(run: Path) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    only = None
+    if "--only" in argv:  # --only NAME[,NAME]: those workloads
+        i = argv.index("--only")
+        only, argv = argv[i + 1].split(","), argv[:i] + argv[i + 2:]
     if argv[:1] == ["--summarize"]:
         print(json.dumps(summarize(Path(argv[1])), indent=1))
         return 0
@@ -135,11 +163,13 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     summary = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "runs": {}}
     for name, (fn, graphable) in workloads().items():
+        if only and name not in only:
+            continue
         for _ in range(5):
             fn()
         row = {"eager_s": wall(fn)}
         if graphable:
-            row["graph_s"] = wall(graphed(fn))
+            row["graph_s"] = wall(graphed(fn, graphable))
         for opt, kwargs in OPTIONS.items():
             times = []
             for rep in range(4):  # the first is the profiler's warm-up: not kept

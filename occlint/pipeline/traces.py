@@ -22,7 +22,7 @@ from occlint.analysis.launches import (
     overhead_bursts,
 )
 from occlint.devices.models import Device
-from occlint.judgement.cost import lost_fraction, overhead_saving
+from occlint.judgement.cost import OVERHEAD_BASIS, Saving, lost_fraction, overhead_saving
 from occlint.model.demangle import base_name
 from occlint.model.finding import find_under
 from occlint.model.kernel import InputError
@@ -192,6 +192,7 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings)
         bursts = overhead_bursts(timeline.starts, timeline.durations, timeline.groups)
         if not bursts:
             continue
+        parts = [_burst_part(b, reports) for b in bursts]
         burst = merge_bursts(bursts)  # one finding per stream
         top = max(burst["groups"], key=lambda g: (burst["groups"][g], -g))
         lr = reports[top]
@@ -203,14 +204,58 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings)
             arch=lr.device.arch_name if lr.device else None,
             device=lr.device.name if lr.device else None,
             idle_fraction=round(burst["idle_ns"] / burst["span_ns"], 4)
-            if burst["span_ns"] else 0.0)
+            if burst["span_ns"] else 0.0,
+            framework_launches=sum(p["framework_launches"] for p in parts),
+            issued_by=_issuers(parts), parts=parts)
         found = []
         for check in rules:
             found.extend(check(burst, Context(settings.advice)))
+        span = burst["span_ns"]
+        saving = Saving(sum(p["low_ns"] for p in parts) / span,
+                        sum(p["high_ns"] for p in parts) / span, OVERHEAD_BASIS)
         for f in found:
-            f.saving = overhead_saving(burst["idle_ns"], burst["span_ns"]).to_dict(
-                burst["span_ns"])
+            f.saving = saving.to_dict(span)
         lr.findings.extend(finish_findings(found, settings))
+
+
+def _burst_part(burst: dict[str, Any], reports: list[LaunchReport]) -> dict[str, Any]:
+    """One burst of a stream: what issued most of its launches (the user's Python frame,
+    as the trace links each launch group's first launch), how many went through a
+    framework's ops, and what capturing it in a graph would save."""
+    frames: dict[tuple, int] = {}
+    framework = 0
+    for g, n in burst["groups"].items():
+        link = reports[g].group.launched_by or {}
+        if link.get("op"):
+            framework += n
+        frame = link.get("python")
+        if frame:
+            key = (frame.get("function"), frame.get("file"), frame.get("line"))
+            frames[key] = frames.get(key, 0) + n
+    issuer = max(frames, key=lambda k: (frames[k], str(k))) if frames else None
+    saving = overhead_saving(burst["idle_ns"], burst["span_ns"],
+                             framework / burst["launches"])
+    return {"launches": burst["launches"], "framework_launches": framework,
+            "idle_ns": round(burst["idle_ns"]), "start_ns": round(burst["start_ns"]),
+            "issued_by": {"function": issuer[0], "file": issuer[1], "line": issuer[2],
+                          "path": find_under(issuer[1]) if issuer[1] else None}
+            if issuer else None,
+            "low_ns": round(saving.low * burst["span_ns"]),
+            "high_ns": round(saving.high * burst["span_ns"])}
+
+
+def _issuers(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The places that issued the stream's bursts, the one with the most idle time first."""
+    out: dict[tuple, dict[str, Any]] = {}
+    for p in parts:
+        who = p["issued_by"]
+        if who is None:
+            continue
+        key = (who["function"], who["file"], who["line"])
+        entry = out.setdefault(key, {**who, "idle_ns": 0, "launches": 0})
+        entry["idle_ns"] += p["idle_ns"]
+        entry["launches"] += p["launches"]
+    return sorted(out.values(), key=lambda e: (-e["idle_ns"], str(e["file"]), e["line"] or 0))
 
 
 def merge_bursts(bursts: list[dict[str, Any]]) -> dict[str, Any]:

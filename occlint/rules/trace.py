@@ -202,11 +202,26 @@ def launch_overhead(burst, ctx):
                  f"{burst['mean_ns'] / 1000:.2f} µs, mean gap {burst['mean_gap_ns'] / 1000:.2f} "
                  f"µs, idle {100 * burst['idle_fraction']:.1f}% of the run "
                  f"({burst['kernels']} kernel{'s' if burst['kernels'] > 1 else ''}, "
-                 f"{burst['groups_count']} launch shapes)"),
+                 f"{burst['groups_count']} launch shapes, "
+                 f"{burst['framework_launches']} through framework ops)"
+                 + _issued(burst.get("issued_by") or [])),
         file=burst["trace"], kernel=burst["kernel"], demangled=burst["demangled"],
         arch=burst["arch"], device=burst["device"],
         advice="capture the launches in a CUDA/HIP graph, fuse the kernels, or remove "
                "synchronisations between them",
         data={k: burst[k] for k in ("stream", "launches", "mean_ns", "mean_gap_ns",
                                     "idle_fraction", "busy_ns", "idle_ns", "span_ns",
-                                    "start_ns", "bursts")})
+                                    "start_ns", "bursts", "framework_launches",
+                                    "issued_by", "parts")})
+
+
+def _issued(issuers: list[dict]) -> str:
+    """Where the bursts were issued: the user's function and line with the most idle time
+    (as the trace's Python frames link the launches), and how many places besides."""
+    if not issuers:
+        return ""
+    top = issuers[0]
+    where = f"{top['path'] or top['file']}:{top['line']}"
+    more = f" and {len(issuers) - 1} more place{'s' if len(issuers) > 2 else ''}" \
+        if len(issuers) > 1 else ""
+    return f"; issued by {top['function']}() at {where}{more}"
