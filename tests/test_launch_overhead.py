@@ -75,3 +75,20 @@ def test_the_burst_is_placed_on_the_users_function():
     assert top["path"] == truth["script"]
     assert "issued by smooth() at benchmarks/gpu/fresh_run.py:" in f["message"]
     assert f["data"]["framework_launches"] >= f["data"]["launches"] - 1  # one CuPy launch
+
+
+def test_code_scanning_puts_the_warning_on_that_line(tmp_path):
+    import subprocess
+    import sys
+
+    truth = json.loads((FIXTURES / "traces/fresh/h100/truth.json").read_text())
+    out = subprocess.run([sys.executable, "-m", "occlint",
+                          str(FIXTURES / "traces/fresh/h100/fresh.pt.trace.json.gz"),
+                          "--isolated", "--format", "sarif", "--exit-zero"],
+                         capture_output=True, text=True, check=True)
+    (result,) = [r for r in json.loads(out.stdout)["runs"][0]["results"]
+                 if r["ruleId"] == "LCH201"]
+    where = result["locations"][0]["physicalLocation"]
+    assert result["level"] == "warning"
+    assert where["artifactLocation"]["uri"] == truth["script"]
+    assert where["region"]["startLine"] == truth["first_lines"]["smooth"]

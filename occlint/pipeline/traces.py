@@ -161,6 +161,10 @@ def _locate(lr: LaunchReport, index: int) -> None:
                         "block": list(key.block), "count": lr.group.count,
                         "lost_fraction": fraction, "time_at_stake_ns": stake}
             f.file, f.entry = lr.trace, None
+            issuers = f.data.get("issued_by")
+            if issuers and f.source is None:  # the user's function that issued the bursts
+                top = issuers[0]
+                f.source = {"file": top["file"], "line": top["line"], "path": top["path"]}
             lr.idle_ns += stake
             continue
         else:
