@@ -18,6 +18,7 @@ from occlint.devices.models import Device
 from occlint.judgement.advice import AdviceSettings
 from occlint.model.demangle import base_name
 from occlint.model.records import Sink
+from occlint.pipeline.facts_index import indexed_facts
 from occlint.readers.formats import ReadOptions
 from occlint.rules.engine import RuleSettings
 
@@ -93,7 +94,7 @@ def launch_resolver(cfg: Config, opts: Options):
             body=from_source.get("body"),
             block_from_source=uses_source,
             work=from_source.get("work"),
-            facts=from_source.get("facts"),
+            facts=indexed_facts(from_source),
         )
         cache[key] = launch
         return launch

@@ -114,31 +114,13 @@ def source_index(opts: Options, candidates: list[Candidate]) -> Options:
             except OSError:
                 continue
     index = launch_index(models)
-    for name, facts in ptx_facts(ptx).items():
+    from occlint.pipeline.facts_index import ptx_entries
+
+    for name, where in ptx_entries(ptx).items():
         entry = index.setdefault(name, {})
-        entry.setdefault("facts", facts)
+        if "facts" not in entry:
+            entry["ptx"] = where
     return replace(opts, source_index=index) if index else opts
-
-
-def ptx_facts(candidates: list[Candidate]) -> dict[str, Any]:
-    """Kernel base name -> facts, from the run's PTX files (a name two files disagree on
-    has none)."""
-    from occlint.model.demangle import base_name, demangle
-    from occlint.readers.formats import MAX_PTX_BYTES
-    from occlint.readers.nvidia.ptx import facts_by_entry
-
-    told: dict[str, set[Any]] = {}
-    for c in candidates:
-        try:
-            path = Path(c.path)
-            if path.stat().st_size > MAX_PTX_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for name, facts in facts_by_entry(text).items():
-            told.setdefault(base_name(demangle(name)), set()).add(facts)
-    return {name: next(iter(f)) for name, f in told.items() if len(f) == 1}
 
 
 def _binaries(models: list[SourceFile], texts: KernelRecords) -> dict[str, list[Any]]:

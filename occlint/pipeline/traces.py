@@ -28,6 +28,7 @@ from occlint.model.finding import find_under
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record, overhead_savings
+from occlint.pipeline.facts_index import indexed_facts
 from occlint.pipeline.ranks import rank_summary, trace_rank
 from occlint.readers.traces import TraceError
 from occlint.rules.engine import checks, finish_findings, judge
@@ -92,6 +93,8 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
             device, source = devices[key]
             facts = setup.source_index.get(base_name(group.key.kernel)) \
                 if setup.source_index else None
+            if facts and "ptx" in facts:  # its facts from the run's PTX, read now
+                facts = {**facts, "facts": indexed_facts(facts)}
             reports.append(analyse_group(group, collector, device, source, index, setup.db,
                                          facts))
         if any(lr.report is not None for lr in reports):

@@ -437,3 +437,8 @@ def _address(op: _Op, origins: dict[str, set[str]]) -> str:
 def facts_by_entry(text: str) -> dict[str, Facts]:
     """Each ``.entry``'s facts (its mangled name as the PTX spells it)."""
     return {e.name: _facts(e) for e in _split(text)}
+
+
+def entry_names(text: str) -> list[str]:
+    """The ``.entry`` names, without reading their bodies (what a run asks for first)."""
+    return _ENTRY.findall(text)

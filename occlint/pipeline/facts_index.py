@@ -1,0 +1,53 @@
+"""The launch-time model's facts of the run's kernels, from its PTX files: which file and
+entry define each kernel (a scan of their text before the run), and the facts themselves,
+read when a launch or kernel asks for them (occlint.readers.nvidia.ptx)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from occlint.readers.formats import MAX_PTX_BYTES
+
+
+def ptx_entries(candidates: list[Any]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Kernel base name -> the (PTX file, entry) pairs that define it, from the run's PTX
+    files: their entry names only (a facts index of a Triton cache of thousands of kernels
+    costs a scan of their text; a kernel's facts are read when a launch asks for them)."""
+    from occlint.model.demangle import base_name, demangle
+    from occlint.readers.nvidia.ptx import entry_names
+
+    out: dict[str, list[tuple[str, str]]] = {}
+    for c in candidates:
+        text = _ptx_text(c.path)
+        for name in entry_names(text) if text else ():
+            out.setdefault(base_name(demangle(name)), []).append((c.path, name))
+    return {name: tuple(where) for name, where in out.items()}
+
+
+def _ptx_text(path: str) -> str | None:
+    try:
+        p = Path(path)
+        if p.stat().st_size > MAX_PTX_BYTES:
+            return None
+        return p.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+@lru_cache(maxsize=64)
+def _ptx_file_facts(path: str) -> dict[str, Any]:
+    from occlint.readers.nvidia.ptx import facts_by_entry
+
+    text = _ptx_text(path)
+    return facts_by_entry(text) if text else {}
+
+
+def indexed_facts(entry: dict[str, Any]) -> Any:
+    """A kernel's facts from the run's facts index: its source's, else its PTX's (read
+    now; None where the files that define it disagree)."""
+    if "facts" in entry or "ptx" not in entry:
+        return entry.get("facts")
+    told = {_ptx_file_facts(path).get(name) for path, name in entry["ptx"]}
+    return next(iter(told)) if len(told) == 1 else None
