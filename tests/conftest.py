@@ -14,10 +14,22 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
-# bytecode of the runs of run_occlint where PYTHONDONTWRITEBYTECODE is set (shared by the
-# workers and kept between sessions; Python writes each file atomically)
+# bytecode where PYTHONDONTWRITEBYTECODE is set (see pytest_configure): shared by the workers
+# and their processes, kept between sessions (Python writes each file atomically)
 PYCACHE = os.path.join(tempfile.gettempdir(),
                        f"occlint-tests-pycache-{getattr(os, 'getuid', int)()}")
+
+
+def pytest_configure(config):
+    """With PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it), every process
+    of the session compiled what it imports from source: the xdist workers occlint and the
+    rewritten test modules (3 CPU s each), and each of the suite's ~570 runs of
+    ``python -m occlint`` occlint's modules (0.09 CPU s a run, about a minute in all). The
+    variable is dropped for the workers and processes started from here (this runs before
+    xdist starts its workers) and their bytecode kept under the temp directory
+    (PYTHONPYCACHEPREFIX), never in the checkout."""
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        os.environ.setdefault("PYTHONPYCACHEPREFIX", PYCACHE)
 
 
 @dataclass
@@ -38,10 +50,6 @@ def run_occlint(*args: str, cwd: Path | None = None, stdin: str | None = None,
     ``pip install .`` elsewhere on sys.path must not answer instead)."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    if env.pop("PYTHONDONTWRITEBYTECODE", None):
-        # every run would compile occlint's modules afresh (0.1 CPU s a run, about a minute
-        # over the suite): their bytecode is kept outside the checkout instead
-        env.setdefault("PYTHONPYCACHEPREFIX", PYCACHE)
     proc = subprocess.run([sys.executable, "-m", "occlint", *args], capture_output=True,
                           text=True, cwd=cwd, input=stdin, env=env, timeout=600)
     return Run(proc.returncode, proc.stdout, proc.stderr)
