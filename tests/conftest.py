@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,22 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
+# bytecode where PYTHONDONTWRITEBYTECODE is set (see pytest_configure): shared by the workers
+# and their processes, kept between sessions (Python writes each file atomically)
+PYCACHE = os.path.join(tempfile.gettempdir(),
+                       f"occlint-tests-pycache-{getattr(os, 'getuid', int)()}")
+
+
+def pytest_configure(config):
+    """With PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it), every process
+    of the session compiled what it imports from source: the xdist workers occlint and the
+    rewritten test modules (3 CPU s each), and each of the suite's ~570 runs of
+    ``python -m occlint`` occlint's modules (0.09 CPU s a run, about a minute in all). The
+    variable is dropped for the workers and processes started from here (this runs before
+    xdist starts its workers) and their bytecode kept under the temp directory
+    (PYTHONPYCACHEPREFIX), never in the checkout."""
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        os.environ.setdefault("PYTHONPYCACHEPREFIX", PYCACHE)
 
 
 @dataclass

@@ -61,7 +61,12 @@ def browse(chromium: str, page: Path, tmp: Path, *args: str) -> tuple[str, list[
 
 
 def read_png(path: Path) -> tuple[int, int, list[bytes]]:
-    """(width, height, rows of RGB(A) bytes): a small PNG reader (8-bit RGB/RGBA)."""
+    """(width, height, rows of RGB bytes): a small PNG reader (8-bit RGB/RGBA).
+
+    Screenshots are mostly runs of one colour: where a Sub or Paeth row's filtered byte is
+    0 and (Paeth) the byte above equals the one above-left, the byte is its left neighbour's,
+    so such runs are copied whole and only the rest is reconstructed byte by byte; Up rows
+    are added eight bits at a time without carries, on Python integers."""
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat = 8, []
@@ -80,33 +85,81 @@ def read_png(path: Path) -> tuple[int, int, list[bytes]]:
             break
     raw = zlib.decompress(b"".join(idat))
     stride = width * channels
+    low7 = int.from_bytes(b"\x7f" * stride, "big")
+    high = int.from_bytes(b"\x80" * stride, "big")
     rows: list[bytes] = []
     prev = bytearray(stride)
     for y in range(height):
         start = y * (stride + 1)
         kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
         if kind == 1:
-            for i in range(channels, stride):
-                line[i] = (line[i] + line[i - channels]) & 0xFF
+            _unfilter_runs(line, prev, channels, _nonzero(line, channels), paeth=False)
         elif kind == 2:
-            line = bytearray((a + b) & 0xFF for a, b in zip(line, prev, strict=True))
+            x, u = int.from_bytes(line, "big"), int.from_bytes(prev, "big")
+            line = bytearray((((x & low7) + (u & low7)) ^ ((x ^ u) & high))
+                             .to_bytes(stride, "big"))
         elif kind == 3:
             for i in range(stride):
                 left = line[i - channels] if i >= channels else 0
                 line[i] = (line[i] + ((left + prev[i]) >> 1)) & 0xFF
         elif kind == 4:
-            for i in range(stride):
-                a = line[i - channels] if i >= channels else 0
-                b = prev[i]
-                c = prev[i - channels] if i >= channels else 0
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) \
-                    & 0xFF
+            # a byte needs reconstructing where it is filtered to non-zero or the row above
+            # changes there (b != c); the first pixel always
+            above = int.from_bytes(prev[channels:], "big") ^ \
+                int.from_bytes(prev[:-channels], "big")
+            mask = (int.from_bytes(line[channels:], "big") | above).to_bytes(
+                stride - channels, "big")
+            _unfilter_runs(line, prev, channels, _nonzero_mask(mask, channels), paeth=True)
         rows.append(bytes(line) if channels == 3 else bytes(
             v for i, v in enumerate(line) if i % 4 != 3))
         prev = line
     return width, height, rows
+
+
+_RUN = re.compile(rb"[^\x00]+")
+
+
+def _nonzero(line: bytearray, channels: int) -> list[tuple[int, int]]:
+    return _nonzero_mask(bytes(line[channels:]), channels)
+
+
+def _nonzero_mask(mask: bytes, channels: int) -> list[tuple[int, int]]:
+    """The spans of bytes (row offsets) to reconstruct one by one: the first pixel, and the
+    non-zero runs of ``mask`` (which starts at the second pixel)."""
+    spans = [(0, channels)]
+    for m in _RUN.finditer(mask):
+        s, e = m.start() + channels, m.end() + channels
+        if s <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], e)
+        else:
+            spans.append((s, e))
+    return spans
+
+
+def _unfilter_runs(line: bytearray, prev: bytearray, channels: int,
+                   spans: list[tuple[int, int]], paeth: bool) -> None:
+    """Undo Sub or Paeth in ``spans``; every byte between spans is its left neighbour's."""
+    done = 0
+    for s, e in spans:
+        if s > done:  # a run of bytes equal to the byte one pixel to their left
+            n = s - done
+            pattern = bytes(line[done - channels:done])
+            line[done:s] = (pattern * (n // channels + 1))[:n]
+        for i in range(s, e):
+            a = line[i - channels] if i >= channels else 0
+            if not paeth:
+                line[i] = (line[i] + a) & 0xFF
+                continue
+            b = prev[i]
+            c = prev[i - channels] if i >= channels else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        done = e
+    if done < len(line):
+        n = len(line) - done
+        pattern = bytes(line[done - channels:done])
+        line[done:] = (pattern * (n // channels + 1))[:n]
 
 
 def colour_count(rows: list[bytes], hex_colour: str) -> int:
@@ -453,3 +506,52 @@ def clicked_heights(chromium: str, page: Path, tmp: Path, title: str) -> list[fl
     found = re.search(r'<pre id="click-facts">(.*?)</pre>', dom, re.S)
     assert found, "the clicking script did not run"
     return json.loads(html.unescape(found.group(1)))
+
+
+def _png(path: Path, rows: list[bytes], width: int, channels: int) -> None:
+    """Write ``rows`` as a PNG whose rows cycle through the five filters (PNG spec 9.2)."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + \
+            struct.pack(">I", zlib.crc32(kind + body))
+
+    def paeth(a: int, b: int, c: int) -> int:
+        p = a + b - c
+        pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+        return a if pa <= pb and pa <= pc else b if pb <= pc else c
+
+    raw, prev = b"", bytes(width * channels)
+    for y, row in enumerate(rows):
+        kind = y % 5
+        out = bytearray([kind])
+        for i, x in enumerate(row):
+            a = row[i - channels] if i >= channels else 0
+            c = prev[i - channels] if i >= channels else 0
+            pred = (0, a, prev[i], (a + prev[i]) >> 1, paeth(a, prev[i], c))[kind]
+            out.append((x - pred) & 0xFF)
+        raw += bytes(out)
+        prev = row
+    ihdr = struct.pack(">IIBBBBB", width, len(rows), 8, 2 if channels == 3 else 6, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) +
+                     chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+def test_png_reader_undoes_every_filter(tmp_path, channels):
+    """read_png (its runs copied whole included) gives back the pixels of a PNG whose rows
+    use each of the five filters, over runs of one colour, edges and noise."""
+    import random
+
+    rng = random.Random(channels)
+    width, rows = 37, []
+    for y in range(40):
+        colour = bytes(rng.randrange(256) for _ in range(channels))
+        row = bytearray(colour * width)
+        for _ in range(y % 4 * 3):  # noise over the runs
+            row[rng.randrange(len(row))] = rng.randrange(256)
+        rows.append(bytes(row) if y % 7 else (rows[-1] if rows else bytes(row)))
+    path = tmp_path / "filters.png"
+    _png(path, rows, width, channels)
+    w, h, got = read_png(path)
+    assert (w, h) == (width, len(rows))
+    assert got == [r if channels == 3 else bytes(v for i, v in enumerate(r) if i % 4 != 3)
+                   for r in rows]

@@ -135,10 +135,16 @@ MUTATIONS = {
 }
 
 
-@pytest.mark.parametrize("mutation", list(MUTATIONS))
-def test_schema_catches_mistakes(mutation, validator):
+@pytest.fixture(scope="module")
+def launch_doc(validator) -> dict:
+    """One valid report (two warnings on one kernel) for every mutation to break."""
     doc = report(GAMMA, *LAUNCH)
     assert_valid(validator, doc)
-    broken = copy.deepcopy(doc)
+    return doc
+
+
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+def test_schema_catches_mistakes(mutation, validator, launch_doc):
+    broken = copy.deepcopy(launch_doc)
     MUTATIONS[mutation](broken)
     assert list(validator.iter_errors(broken)), mutation

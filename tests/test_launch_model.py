@@ -14,6 +14,7 @@ import gzip
 import json
 import re
 import statistics
+from functools import cache
 
 import pytest
 
@@ -32,6 +33,22 @@ RUNS = FIXTURES / "traces/heldout"
 SUITE = json.loads((score.HERE / "suite.json").read_text())["kernels"]
 
 
+@cache
+def _occlint_json(run: str, facts: str | None) -> str:
+    return json.dumps(score.occlint_json(RUNS / run / "heldout.pt.trace.json.gz", facts))
+
+
+def occlint_doc(run: str, facts: str | None = "source") -> dict:
+    """occlint's JSON on a run's trace (with the held-out source, its PTX, or alone): each
+    run is made once for the tests that read it, each reading a fresh copy."""
+    return json.loads(_occlint_json(run, facts))
+
+
+def run_rows(run: str, facts: str | None = "source") -> list[dict]:
+    """score.rows of a run, on occlint_doc."""
+    return score.rows(RUNS / run, facts, doc=occlint_doc(run, facts))
+
+
 def _characterization(run: str) -> dict:
     return json.loads(gzip.decompress((RUNS / run / "characterization.json.gz").read_bytes()))
 
@@ -44,7 +61,7 @@ def facts_by_kernel() -> dict[str, Facts]:
 
 @pytest.fixture(scope="module", params=["h100", "h100-repeat"])
 def scored(request):
-    return request.param, score.rows(RUNS / request.param)
+    return request.param, run_rows(request.param)
 
 
 def test_the_fixture_source_is_the_generators(tmp_path):
@@ -196,7 +213,7 @@ def test_predicted_times_follow_the_measured_sweep():
     """Over every timed configuration of the held-out kernels of the score half, the model
     (its work solved from the defect's traced time, as occlint does) is within 15 % of
     the measured time for the median configuration."""
-    doc = score.occlint_json(RUNS / "h100" / "heldout.pt.trace.json.gz")
+    doc = occlint_doc("h100")
     groups = {g["kernel"]: g for g in doc["launches"]}
     errors = []
     for k in score.load(RUNS / "h100" / "heldout.json")["kernels"]:
@@ -269,8 +286,7 @@ def test_every_launch_worth_ten_percent_warns(scored):
 def test_the_family_added_after_fitting():
     """block-reduce (a grid-stride loop ending in a shared-memory reduction and one atomic
     per block) was generated, measured and scored after the constants were fixed."""
-    rows = score.rows(RUNS / "h100-repeat")
-    t = _split(rows, "post-fit")
+    t = _split(run_rows("h100-repeat"), "post-fit")
     assert t["kernels"] == 15  # the 16th cannot launch its defect (registers)
     assert t["advised_vs_best"] >= 0.96 and t["slower"] == []
     assert t["advised_vs_best"] > t["habit_vs_best"]
@@ -279,7 +295,7 @@ def test_the_family_added_after_fitting():
 def test_from_ptx_the_advice_holds_as_from_source():
     """The trace with nvcc's PTX of the kernels instead of their source
     (occlint.readers.nvidia.ptx): the score half's targets of the source's that hold."""
-    t = _split(score.rows(RUNS / "h100", "ptx"), "score")
+    t = _split(run_rows("h100", "ptx"), "score")
     assert t["advised_vs_best"] >= 0.96 and t["slower"] == []
     assert t["inside"] >= 0.9 and t["spearman"] >= 0.9 and t["false_warnings"] == []
     assert t["advised_vs_best"] > t["habit_vs_best"] + 0.05
@@ -287,7 +303,7 @@ def test_from_ptx_the_advice_holds_as_from_source():
 
 @pytest.fixture(scope="module")
 def trace_only() -> list[dict]:
-    return score.rows(RUNS / "h100", None)
+    return run_rows("h100", None)
 
 
 def test_from_the_trace_alone_the_fit_half_is_never_slower(trace_only):
@@ -315,7 +331,7 @@ def test_the_band_is_the_fit_halfs_errors():
     to the third decimal."""
     from benchmarks.gpu.heldout import fit
 
-    res = fit.residuals([r for r in score.rows(RUNS / "h100") if r["split"] == "fit"])
+    res = fit.residuals([r for r in run_rows("h100") if r["split"] == "fit"])
     q = statistics.quantiles(res, n=20)
     assert (round(q[0], 3), round(q[-1], 3)) == fastest.BAND
 
@@ -324,7 +340,7 @@ def test_lch106_names_what_no_other_rule_sees():
     """64-thread blocks of a float copy at full occupancy (elementwise_11: the sweep's best
     block, 192, saves 62 %) get LCH106 and its fix; a float4 kernel whose best saves 1 %
     (elementwise_07) gets none."""
-    doc = score.occlint_json(RUNS / "h100" / "heldout.pt.trace.json.gz")
+    doc = occlint_doc("h100")
     groups = {g["kernel"]: g for g in doc["launches"]}
     measured = {k["name"]: k for k in score.load(RUNS / "h100" / "heldout.json")["kernels"]}
     (f,) = [f for f in groups["elementwise_11"]["findings"] if f["rule"] == "LCH106"]
@@ -356,7 +372,7 @@ def test_findings_carry_the_fix_in_json_and_sarif(tmp_path):
         fix = r["properties"]["fix"]
         assert set(fix) == {"block", "grid", "dynamic_shared"}
         assert all(x >= 1 for x in fix["block"] + fix["grid"])
-    doc = score.occlint_json(trace)
+    doc = occlint_doc("h100")  # the same run as the SARIF above, in JSON
     g = next(g for g in doc["launches"] if g["kernel"] == "elementwise_11")
     assert g["model"]["facts"]["source"] == "source"
     assert re.fullmatch(r"memory|compute|block starts|atomics", g["model"]["now"]["binding"])
