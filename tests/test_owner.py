@@ -28,6 +28,12 @@ NAMED = [
     ("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_"
      "segment_k_off_kernel__5x_cublas", "library", "cuBLAS"),
     ("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_TNN", "library", "cuBLAS"),
+    # cuBLAS' CUTLASS instantiations, launched by aten::mm in fixtures/traces/fresh/h100
+    ("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x64_8x5_nt_align1>"
+     "(cutlass_80_simt_sgemm_128x64_8x5_nt_align1::Params)", "library", "cuBLAS"),
+    ("cutlass_80_tensorop_s1688gemm_128x128_32x3_tn_align4", "library", "cuBLAS"),
+    ("void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<float>>(Params)", "library",
+     "CUTLASS"),
     ("void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, false, "
      "float, float, float, true, false, false>(cublasLt::cublasSplitKParams<float>)",
      "library", "cuBLAS"),

@@ -66,7 +66,11 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     ("framework", "PyTorch", r"PyTorchMemEffAttention|^fmha_cutlass[FB]_"),
     ("library", "FlashAttention", r"flash_fwd|flash_bwd|\bflash::|pytorch_flash::|"
                                       r"fmha_|_fmha|FmhaKernel|flash_attn"),
+    # cuBLAS' GEMMs include CUTLASS instantiations named by CUTLASS's kernel generator
+    # (cutlass_80_simt_sgemm_128x64_8x5_nt_align1): the wrapper's base name,
+    # cutlass::Kernel2, is in several libraries' wheels, so the index cannot tell
     ("library", "cuBLAS", (r"^nvjet_|cublas|xmma_gemm|^sm\d+_xmma_|gemmSN_|gemmk1_|"
+                              r"\bcutlass_\d+_(simt|tensorop|wmma)_[a-z0-9]*gemm|"
                               r"^(ampere|volta|turing|hopper|maxwell)_[a-z0-9_]*gemm|"
                               r"splitKreduce|gemv2[NT]_kernel|dot_kernel<")),
     ("library", "CUTLASS", r"\bcutlass"),
