@@ -69,8 +69,10 @@ def deliberate(report: KernelReport, advice: dict[str, Any], owner: Owner | None
     kernel is taken as a shared-memory pipeline only when its name says it is a tile
     kernel (:data:`TILE_NAME`); a library's or generator's whenever its shared memory
     bounds its occupancy."""
-    if report.launch.body in ("per-element", "grid-stride") and not cooperative:
-        return None  # its source shows a kernel of another shape
+    facts = report.launch.facts
+    shape = report.launch.body or (facts.loop if facts is not None else None)
+    if shape in ("per-element", "grid-stride") and not cooperative:
+        return None  # its source (or its PTX) shows a kernel of another shape
     if cooperative:
         return {"kind": "cooperative",
                 "reason": "a cooperative launch: every block must be resident at once"}
