@@ -50,7 +50,8 @@ _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
 _BLOCK = re.compile(r"\bblockIdx\b|\bhipBlockIdx_")
 _BLOCK_STRIDE = re.compile(r"\+=\s*(?:\(\s*\w+\s*\)\s*)?(?:blockDim\.x|hipBlockDim_x)\s*[;)]")
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
+_DEFINE = re.compile(rb"define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
+_HASH = re.compile(rb"[ \t]*#[ \t]*")
 _TRIP = re.compile(r"^\s*(?:\w+\s+)*(\w+)\s*=\s*(-?\w+)\s*;\s*\w+\s*(<=|<)\s*(\w+)\s*;\s*"
                    r"(?:\+\+\s*\w+|\w+\s*\+\+|\w+\s*\+=\s*(\w+))\s*$")
 _OPEN_SUBSCRIPT = re.compile(r"\s*\[")
@@ -60,8 +61,15 @@ _EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+[\w\s]+?\b(\w+)\s*\[\s*\]")
 
 
 def defines(data: bytes) -> dict[str, int]:
-    """``#define NAME 123`` constants of a file."""
-    return {m[1].decode(): int(m[2]) for m in _DEFINE.finditer(data)}
+    r"""``#define NAME 123`` constants of a file: what ``^[ \t]*#[ \t]*define...`` (line by
+    line) finds, searched from the word ``define`` (a pattern starting at every line start
+    is tried at every byte); the line must hold only blanks and ``#`` before it."""
+    out = {}
+    for m in _DEFINE.finditer(data):
+        line = data.rfind(b"\n", 0, m.start()) + 1
+        if _HASH.fullmatch(data, line, m.start()):
+            out[m[1].decode()] = int(m[2])
+    return out
 
 
 _BRACKETS = {"(": re.compile(r"[()]"), "[": re.compile(r"[\[\]]"), "{": re.compile(r"[{}]")}
