@@ -167,11 +167,12 @@ def chunks(items: list[Candidate], jobs: int, per_worker: int = 8, most: int = 6
 
 
 def largest_first(batches: list[list[Candidate]]) -> list[int]:
-    """The batches' indexes, the files that are a batch of their own (what :func:`chunks`
+    """The batches' indexes, the binaries that are a batch of their own (what :func:`chunks`
     does with a large library) the largest first, then the other batches (many small files,
-    a zip archive's member groups) in their order."""
-    sizes = [_bytes(batch) if len(batch) == 1 and batch[0].group is None else 0
-             for batch in batches]
+    a zip archive's member groups, sources: the last ones are those this process reads
+    when it helps) in their order."""
+    sizes = [_bytes(batch) if len(batch) == 1 and not _sources_and_others(batch)[0] and
+             batch[0].group is None else 0 for batch in batches]
     return sorted(range(len(batches)), key=lambda i: -sizes[i])
 
 
