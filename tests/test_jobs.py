@@ -21,7 +21,7 @@ from occlint.errors import ConfigError
 from occlint.pipeline import parallel
 from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.run import Options, execute
-from occlint.pipeline.workers import auto_jobs
+from occlint.pipeline.workers import auto_jobs, largest_first
 from occlint.processes import start_method
 from occlint.reporters import json_format
 from tests import parallel_helpers
@@ -43,6 +43,20 @@ def test_jobs_give_the_same_document():
     assert json.loads(one)["summary"]["reports"] > 500
     assert _json(2, devices=["w7800", "h100"], grid=1000) == one
     assert _json(3, devices=["w7800", "h100"], grid=1000) == one
+
+
+def test_large_files_go_out_first_and_come_back_in_order(tmp_path):
+    """A binary that is a batch of its own is sent largest first; batches of many files, a
+    zip's member groups and sources keep their order after them (the document's order is
+    the inputs', test_jobs_give_the_same_document)."""
+    def file(name: str, size: int) -> Candidate:
+        (tmp_path / name).write_bytes(bytes(size))
+        return Candidate(str(tmp_path / name), name, True)
+
+    small, large, many = file("a", 10), file("b", 1000), [file("c", 5000), file("d", 1)]
+    group = Candidate(str(tmp_path / "a"), "w.whl", True, group=0)
+    source = file("k.cu", 9000)
+    assert largest_first([[small], many, [large], [group], [source]]) == [2, 0, 1, 3, 4]
 
 
 def test_jobs_cli_text_and_exit_code_equal():

@@ -26,7 +26,7 @@ from occlint.judgement import fastest
 from occlint.judgement.timing import Config, predict
 from occlint.model.facts import Facts
 from occlint.readers.source import read_source
-from occlint.readers.source.facts import kernel_facts, pointer_sizes
+from occlint.readers.source.facts import defines, kernel_facts, pointer_sizes
 from tests.conftest import FIXTURES
 
 RUNS = FIXTURES / "traces/heldout"
@@ -136,6 +136,19 @@ def test_atomic_addresses_are_told_apart():
     distinct = facts("atomicAdd(&out[i], t);")
     assert distinct.atomics_one == distinct.atomics_block == 0  # a thread's own address
     assert facts("if (threadIdx.x == 0) atomicAdd(out, t);").atomics_one_block == 1
+
+
+def test_subscripts_words_and_defines_are_read_where_they_start():
+    """What the patterns once found at every character, now searched from their literal:
+    a subscript only of the parameter itself (not ``s.x[i]``, ``&x[i]``, ``xx[i]``), a
+    ``for`` / ``if`` only as a word, a ``#define`` only at the start of its line."""
+    body = """{ long i = threadIdx.x; float t = s.x[i] + xx[i] + x [i];
+        const float* p = &x[i]; myfor (i); notif (i);
+        for (int k = 0; k < N; ++k) t += x[k]; y[i] = t; }"""
+    f = kernel_facts("(const float* x, float* y, long n)", body, "other", {"N": 4})
+    assert (f.load_bytes, f.store_bytes) == (4 + 4 * 4, 4)
+    text = b"#define N 4\n  #  define M (8)\nx #define K 2\n#define L 3 // no\n#undefine P 1\n"
+    assert defines(text) == {"N": 4, "M": 8}
 
 
 # -- the model against the device's own measurements --------------------------------------

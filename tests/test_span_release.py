@@ -45,3 +45,23 @@ def test_release_of_a_buffer_in_memory_changes_nothing():
     data = bytearray(b"x" * 3 * mmap.PAGESIZE)
     Span(data).release(0, len(data))
     assert data == b"x" * 3 * mmap.PAGESIZE
+
+
+def test_bundle_starts_are_the_first_of_either_magic():
+    """walker._BundleStarts searches the compressed magic only up to the next bundle, each
+    stretch once: it gives what a search of both magics from each position gives."""
+    import random
+
+    rnd = random.Random(7)
+    pieces = (walker.BUNDLE_MAGIC, walker.CCOB_MAGIC, walker.BUNDLE_MAGIC[:7], b"CCO")
+    for _ in range(300):
+        data = b"".join(bytes(rnd.randint(0, 70)) + rnd.choice(pieces)
+                        for _ in range(rnd.randint(0, 10))) + bytes(rnd.randint(0, 30))
+        starts, pos = walker._BundleStarts(Span(data)), 0
+        while pos < len(data):
+            found = [p for p in (data.find(walker.BUNDLE_MAGIC, pos),
+                                 data.find(walker.CCOB_MAGIC, pos)) if p >= 0]
+            assert starts.first(pos) == (min(found) if found else None)
+            if not found:
+                break
+            pos = min(found) + rnd.choice((1, len(walker.BUNDLE_MAGIC), rnd.randint(1, 150)))

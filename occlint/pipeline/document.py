@@ -154,15 +154,24 @@ def _shared_text(key: tuple, pinned: Any, make) -> Any:
 
 
 _NV_RESOURCES = attrgetter(*NvResources.__dataclass_fields__)  # every field, in order
+_AMD_RESOURCES = attrgetter(*(f for f in AmdResources.__dataclass_fields__ if f != "descriptor"))
 
 
 def _shared_resources(res: AmdResources | NvResources) -> Any:
-    """The resources section of a cubin's kernel, its JSON text shared by the kernels with
-    the same values (their fields are of fixed types: equal values, equal text)."""
-    if type(res) is not NvResources:
+    """The resources section of a kernel, its JSON text shared by the kernels with the same
+    values: a cubin's fields are of fixed types (equal values, equal text); a code object's
+    descriptor is a dict, and the key holds every value's type beside it (``1`` and
+    ``True`` are equal keys but not equal text)."""
+    if type(res) is NvResources:
+        return _shared_text(("nv-resources", _NV_RESOURCES(res)), None,
+                            lambda: resources_record(res))
+    if type(res) is not AmdResources:
         return resources_record(res)
-    return _shared_text(("nv-resources", _NV_RESOURCES(res)), None,
-                        lambda: resources_record(res))
+    values = _AMD_RESOURCES(res)
+    descriptor = None if res.descriptor is None else tuple(res.descriptor.items())
+    key = ("amd-resources", values, tuple(map(type, values)), descriptor,
+           None if descriptor is None else tuple(type(v) for _, v in descriptor))
+    return _shared_text(key, None, lambda: resources_record(res))
 
 
 def _shared_sections(report) -> tuple[Any, Any, Any]:

@@ -166,6 +166,16 @@ def chunks(items: list[Candidate], jobs: int, per_worker: int = 8, most: int = 6
     return out
 
 
+def largest_first(batches: list[list[Candidate]]) -> list[int]:
+    """The batches' indexes, the binaries that are a batch of their own (what :func:`chunks`
+    does with a large library) the largest first, then the other batches (many small files,
+    a zip archive's member groups, sources: the last ones are those this process reads
+    when it helps) in their order."""
+    sizes = [_bytes(batch) if len(batch) == 1 and not _sources_and_others(batch)[0] and
+             batch[0].group is None else 0 for batch in batches]
+    return sorted(range(len(batches)), key=lambda i: -sizes[i])
+
+
 def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Options,
                  cfg: Config, directory: Callable[[], str]
                  ) -> Iterator[list[InputOutcome | None]]:
@@ -188,14 +198,21 @@ def analyse_all(candidates: list[Candidate], jobs: int, setup: Setup, opts: Opti
             from occlint.readers.source.parse import prepare
 
             prepare()  # before the workers fork: they inherit the compiled query
+        # binaries: the largest batches go out first (a large library is a worker's alone:
+        # started last, it would be the run's tail); their results wait for their turn
+        order = None if only_sources else largest_first(batches)
+        held: dict[int, list[InputOutcome | None]] = {}
         try:
-            for result in parallel.ordered_map(
-                    _work, batches, min(jobs - 1 if helping else jobs, len(batches)),
+            for sent, result in enumerate(parallel.ordered_map(
+                    _work, batches if order is None else [batches[i] for i in order],
+                    min(jobs - 1 if helping else jobs, len(batches)),
                     crashed=lambda c, message: failed(c, message, setup),
                     initializer=_start_worker, initargs=(opts, cfg, directory()),
-                    here=here, merge=only_sources):
-                done += 1
-                yield result
+                    here=here, merge=only_sources)):
+                held[sent if order is None else order[sent]] = result
+                while done in held:  # in input order
+                    yield held.pop(done)
+                    done += 1
             return
         except parallel.WorkersUnavailable:
             pass  # go on in this process

@@ -33,11 +33,13 @@ from occlint.readers.span import Span
 SEARCH_WINDOW = 32 << 20  # bytes searched for a magic before their pages are released
 
 
-def _find_releasing(span: Span, magic: bytes, pos: int) -> int:
-    """``span.find(magic, pos)``, window by window, each window's pages released once
-    searched: one search can pass a whole 1 GB library, which would then stay resident."""
-    while pos < len(span):
-        window = min(SEARCH_WINDOW, len(span) - pos)
+def _find_releasing(span: Span, magic: bytes, pos: int, end: int | None = None) -> int:
+    """``span.find(magic, pos)`` for a magic starting before ``end`` (the span's end by
+    default), window by window, each window's pages released once searched: one search can
+    pass a whole 1 GB library, which would then stay resident."""
+    end = len(span) if end is None else min(end, len(span))
+    while pos < end:
+        window = min(SEARCH_WINDOW, end - pos)
         # the window and the bytes a magic starting in it may reach past its end
         at = span.sub(pos, min(window + len(magic) - 1, len(span) - pos)).find(magic)
         if at >= 0:
@@ -46,6 +48,44 @@ def _find_releasing(span: Span, magic: bytes, pos: int) -> int:
         span.release(pos, window)
         pos += window
     return -1
+
+
+class _BundleStarts:
+    """Where the next offload bundle or compressed bundle starts in a span. The compressed
+    magic is searched for only up to the next bundle (not through the 1 GB of an uncompressed
+    library, whose bundles' bytes the walk then faults in a second time), and no stretch is
+    searched twice for one magic: what :meth:`first` returns is the first start of either
+    at ``pos`` or after, as a search of each magic from ``pos`` to the span's end gives."""
+
+    def __init__(self, span: Span):
+        self.span = span
+        # per magic: a start at or after the last query (-1: unknown; None: none to the end)
+        self.next: dict[bytes, int | None] = {BUNDLE_MAGIC: -1, CCOB_MAGIC: -1}
+        self.clear = {BUNDLE_MAGIC: 0, CCOB_MAGIC: 0}  # none starts from the query to here
+
+    def first(self, pos: int) -> int | None:
+        bundle = self._find(BUNDLE_MAGIC, pos, len(self.span))
+        compressed = self._find(CCOB_MAGIC, pos, len(self.span) if bundle is None else bundle)
+        starts = [p for p in (bundle, compressed) if p is not None]
+        return min(starts) if starts else None
+
+    def _find(self, magic: bytes, pos: int, end: int) -> int | None:
+        """The first start of ``magic`` in [pos, end), or None."""
+        at = self.next[magic]
+        if at is None:
+            return None
+        if at >= pos:
+            return at if at < end else None
+        start = max(pos, self.clear[magic])
+        if start >= end:
+            return None
+        at = _find_releasing(self.span, magic, start, end)
+        if at < 0:
+            self.clear[magic] = end
+            self.next[magic] = None if end >= len(self.span) else -1
+            return None
+        self.next[magic] = at
+        return at
 
 
 class ContainerWalker:
@@ -137,16 +177,11 @@ class ContainerWalker:
         from occlint.readers.amd.bundle import CompressedBundle, OffloadBundle
 
         pos, ordinal = 0, 0
-        found: dict[bytes, int | None] = {BUNDLE_MAGIC: -1, CCOB_MAGIC: -1}  # None: no more
+        starts = _BundleStarts(span)
         while pos < len(span):
-            for magic, at in found.items():  # search again only once passed: linear time
-                if at is not None and at < pos:
-                    at = _find_releasing(span, magic, pos)
-                    found[magic] = at if at >= 0 else None
-            starts = [p for p in found.values() if p is not None]
-            if not starts:
+            start = starts.first(pos)
+            if start is None:
                 break
-            start = min(starts)
             label = join_entry(prefix, f"bundle{ordinal}") if ordinal or not strict else prefix
             rest = span.sub(start, len(span) - start)
             try:

@@ -39,7 +39,9 @@ TYPE_BYTES = {
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
                       r"(?:__restrict__\s+|__restrict\s+|restrict\s+)?([A-Za-z_]\w*)\s*$")
-_FOR = re.compile(r"\bfor\s*\(")
+_FOR = re.compile(r"for\s*\(")  # where a word starts (_words)
+_IF = re.compile(r"if\s*\(")
+_WORD = re.compile(r"\w")
 _ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
                      r"(?:_system|_block)?|unsafeAtomicAdd)\s*\(")
 _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
@@ -48,46 +50,60 @@ _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
 _BLOCK = re.compile(r"\bblockIdx\b|\bhipBlockIdx_")
 _BLOCK_STRIDE = re.compile(r"\+=\s*(?:\(\s*\w+\s*\)\s*)?(?:blockDim\.x|hipBlockDim_x)\s*[;)]")
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
+_DEFINE = re.compile(rb"define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
+_HASH = re.compile(rb"[ \t]*#[ \t]*")
 _TRIP = re.compile(r"^\s*(?:\w+\s+)*(\w+)\s*=\s*(-?\w+)\s*;\s*\w+\s*(<=|<)\s*(\w+)\s*;\s*"
                    r"(?:\+\+\s*\w+|\w+\s*\+\+|\w+\s*\+=\s*(\w+))\s*$")
+_OPEN_SUBSCRIPT = re.compile(r"\s*\[")
+_BEFORE_NAME = re.compile(r"[\w.&]")
+_SEPARATORS = re.compile(r"[<(\[>)\],]")
 _EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+[\w\s]+?\b(\w+)\s*\[\s*\]")
 
 
 def defines(data: bytes) -> dict[str, int]:
-    """``#define NAME 123`` constants of a file."""
-    return {m[1].decode(): int(m[2]) for m in _DEFINE.finditer(data)}
+    r"""``#define NAME 123`` constants of a file: what ``^[ \t]*#[ \t]*define...`` (line by
+    line) finds, searched from the word ``define`` (a pattern starting at every line start
+    is tried at every byte); the line must hold only blanks and ``#`` before it."""
+    out = {}
+    for m in _DEFINE.finditer(data):
+        line = data.rfind(b"\n", 0, m.start()) + 1
+        if _HASH.fullmatch(data, line, m.start()):
+            out[m[1].decode()] = int(m[2])
+    return out
+
+
+_BRACKETS = {"(": re.compile(r"[()]"), "[": re.compile(r"[\[\]]"), "{": re.compile(r"[{}]")}
 
 
 def _matching(text: str, start: int, open_: str, close: str) -> int:
-    """Index of the bracket closing the one at ``start`` (len(text) if unbalanced)."""
+    """Index of the bracket closing the one at ``start`` (len(text) if unbalanced): only
+    the brackets of that kind are visited."""
     depth = 0
-    for i in range(start, len(text)):
-        c = text[i]
-        if c == open_:
+    for m in _BRACKETS[open_].finditer(text, start):
+        if m[0] == open_:
             depth += 1
-        elif c == close:
+        else:
             depth -= 1
             if depth == 0:
-                return i
+                return m.start()
     return len(text)
 
 
 def pointer_sizes(params: str) -> dict[str, int | None]:
     """Pointer parameters and their element sizes (None: a type the table does not know)."""
     out: dict[str, int | None] = {}
-    depth, part, parts = 0, [], []
-    for c in params.strip("()"):
+    params = params.strip("()")
+    depth, at, parts = 0, 0, []
+    for m in _SEPARATORS.finditer(params):  # the commas outside brackets
+        c = m[0]
         if c in "<([":
             depth += 1
         elif c in ">)]":
             depth -= 1
-        if c == "," and depth == 0:
-            parts.append("".join(part))
-            part = []
-        else:
-            part.append(c)
-    parts.append("".join(part))
+        elif depth == 0:
+            parts.append(params[at:m.start()])
+            at = m.end()
+    parts.append(params[at:])
     for p in parts:
         m = _POINTER.search(p.strip())
         if not m:
@@ -108,17 +124,16 @@ def pointer_sizes(params: str) -> dict[str, int | None]:
 class _Region:
     """The spans of a body's constant-trip loops (start, end, trips) and guarded blocks."""
 
-    def __init__(self, body: str, consts: dict[str, int]):
+    def __init__(self, body: str, heads: list[tuple[int, int]], consts: dict[str, int]):
         self.loops: list[tuple[int, int, float]] = []
         self.guards: list[tuple[int, int]] = []
-        for m in _FOR.finditer(body):
-            head_end = _matching(body, m.end() - 1, "(", ")")
-            head = body[m.end():head_end]
+        for head_start, head_end in heads:
+            head = body[head_start:head_end]
             end = self._statement_end(body, head_end + 1)
             trips = self._trips(head, consts)
             if trips is not None:  # a loop of unknown trips weighs its body once
                 self.loops.append((head_end + 1, end, trips))
-        for m in re.finditer(r"\bif\s*\(", body):
+        for m in _words(_IF, body):
             cond_end = _matching(body, m.end() - 1, "(", ")")
             cond = body[m.end():cond_end]
             if _THREAD.search(cond) and not re.search(r"\b(n|N|size|count|len)\b|<\s*\w*[nN]\w*",
@@ -165,24 +180,37 @@ class _Region:
         return any(s <= at <= e for s, e in self.guards)
 
 
-def _element_span(body: str, loop: str, region: _Region) -> tuple[int, int]:
+def _words(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    r"""The matches of ``pattern`` (which starts with a word character) that start a word:
+    what ``\b`` before it finds, searched from its literal start instead of trying the
+    boundary at every character. A match that does not start a word hides no other: one
+    starting inside it would start inside the same word."""
+    return [m for m in pattern.finditer(text)
+            if not m.start() or not _WORD.match(text, m.start() - 1)]
+
+
+def _loop_heads(body: str) -> list[tuple[int, int]]:
+    """Where the head of each ``for`` loop starts and where its ``)`` is."""
+    return [(m.end(), _matching(body, m.end() - 1, "(", ")")) for m in _words(_FOR, body)]
+
+
+def _element_span(body: str, loop: str, heads: list[tuple[int, int]], region: _Region
+                  ) -> tuple[int, int]:
     """The part of the body that is one element's work: the stride loop's body."""
     if loop in ("grid-stride", "block-stride"):
-        for m in _FOR.finditer(body):
-            head_end = _matching(body, m.end() - 1, "(", ")")
-            head = body[m.end():head_end]
+        for head_start, head_end in heads:
+            head = body[head_start:head_end]
             if ("gridDim" in head or "GridDim" in head) if loop == "grid-stride" \
                     else _BLOCK_STRIDE.search(head + ";"):
                 return head_end + 1, region._statement_end(body, head_end + 1)
     return 0, len(body)
 
 
-def _loop_of(body: str, shape: str) -> str:
+def _loop_of(body: str, heads: list[tuple[int, int]], shape: str) -> str:
     if shape in ("grid-stride", "per-element"):
         return shape
-    for m in _FOR.finditer(body):
-        head_end = _matching(body, m.end() - 1, "(", ")")
-        if _BLOCK_STRIDE.search(body[m.end():head_end] + ";"):
+    for head_start, head_end in heads:
+        if _BLOCK_STRIDE.search(body[head_start:head_end] + ";"):
             return "block-stride"
     return "other"
 
@@ -192,17 +220,17 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     (text), and whose body the source reader classified as ``shape``."""
     body = _COMMENTS.sub(" ", body)
     pointers = pointer_sizes(_COMMENTS.sub(" ", params))
-    loop = _loop_of(body, shape)
-    region = _Region(body, consts)
-    lo, hi = _element_span(body, loop, region)
+    heads = _loop_heads(body) if "for" in body else []
+    loop = _loop_of(body, heads, shape)
+    region = _Region(body, heads, consts)
+    lo, hi = _element_span(body, loop, heads, region)
     load = store = 0.0
     unknown = False
     for name, size in pointers.items():
-        for m in re.finditer(rf"(?<![\w.&]){re.escape(name)}\s*\[", body):
-            at = m.start()
+        for at, end in _subscripts(name, body):
             if not lo <= at <= hi or region.guarded(at):
                 continue
-            close = _matching(body, m.end() - 1, "[", "]")
+            close = _matching(body, end - 1, "[", "]")
             after = body[close + 1:close + 4].lstrip()
             written = after.startswith("=") and not after.startswith("==")
             compound = re.match(r"[-+*/|&^]=", after) is not None
@@ -215,15 +243,21 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             if not written or compound:
                 load += size * w
     fma = 0.0
-    for pattern in (_FMA, _MUL):
+    # the literal every match of a pattern holds, tested first: most bodies have none
+    for pattern in (_FMA, _MUL) if "fma" in body else (_MUL,):
         for m in pattern.finditer(body, lo, hi):
             fma += region.weight(m.start())
     one = one_thread = per_block = one_block = 0.0
-    for m in _ATOMIC.finditer(body):
+    index_names: set[str] | None = None
+    for m in _ATOMIC.finditer(body) if "tomic" in body else ():
         close = _matching(body, m.end() - 1, "(", ")")
         address = body[m.end():close].split(",")[0]
-        if _THREAD.search(address) or _index_names(body) & set(re.findall(r"\w+", address)):
+        if _THREAD.search(address):
             continue  # a thread's own address: no queue
+        if index_names is None:
+            index_names = _index_names(body)
+        if index_names & set(re.findall(r"\w+", address)):
+            continue
         inside = lo <= m.start() <= hi and (lo, hi) != (0, len(body))
         if region.guarded(m.start()) and not inside:  # one thread of each block
             one_block += 1.0
@@ -234,15 +268,31 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         else:
             one += region.weight(m.start())
     shared = False
-    for m in _EXTERN_SHARED.finditer(body):
+    for m in _EXTERN_SHARED.finditer(body) if "extern" in body else ():
         if re.search(rf"\b{re.escape(m[1])}\s*\[[^\]]*threadIdx", body):
             shared = True
-    chains = len(set(_CHAIN.findall(body, lo, hi))) or 1
+    chains = (len(set(_CHAIN.findall(body, lo, hi))) if "fma" in body else 0) or 1
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block,
                  shared_per_thread=shared, barrier="__syncthreads" in body)
+
+
+def _subscripts(name: str, body: str) -> list[tuple[int, int]]:
+    r"""Where each subscript ``name[`` / ``name [`` of the body starts and ends, not preceded by
+    a word character, ``.`` or ``&``: what ``(?<![\w.&])name\s*\[`` finds, found from the
+    name's occurrences (no pattern compiled per name)."""
+    out = []
+    at = body.find(name)
+    while at >= 0:
+        after = _OPEN_SUBSCRIPT.match(body, at + len(name))
+        if after is not None and (not at or not _BEFORE_NAME.match(body, at - 1)):
+            out.append((at, after.end()))
+            at = body.find(name, after.end())
+        else:
+            at = body.find(name, at + 1)
+    return out
 
 
 def _index_names(body: str) -> set[str]:
