@@ -276,8 +276,8 @@ def test_text_and_html_name_the_launcher(links):
     text = render("text", doc)
     saxpy = next(line for line in text.splitlines() if "1000 x 100" in line)
     assert saxpy.endswith(f"<- {step}")
-    cutlass = next(line for line in text.splitlines() if line.strip().startswith("CUTLASS"))
-    assert cutlass.endswith("the shapes you call it with (launched by aten::addmm)")
+    cublas = next(line for line in text.splitlines() if line.strip().startswith("cuBLAS"))
+    assert cublas.endswith("the shapes you call it with (launched by aten::addmm)")
     html = render("html", doc)
     assert f"launched by {step} (cudaLaunchCooperativeKernel)" in html
 
