@@ -33,7 +33,6 @@ from occlint.model.facts import Facts
 
 _ENTRY = re.compile(r"\.entry\s+([\w$.]+)\s*\(", re.M)
 _BRANCH = re.compile(r"^\s*(@!?%\w+\s+)?bra(?:\.uni)?\s+(\$?[\w$.]+)\s*;?$")
-_GUARD = re.compile(r"^\s*@(!?)(%\w+)\s+bra")
 _REG = re.compile(r"%[\w.]+")
 _MEM = re.compile(r"\[([^\]]+)\]")
 _SPECIAL = {"%tid": "tid", "%ctaid": "ctaid", "%ntid": "ntid", "%nctaid": "nctaid"}
@@ -276,7 +275,7 @@ def _trip(loop: _Loop, compare: _Op, defs: _Defs) -> int | None:
     return trip if 0 < trip <= 1 << 20 else None
 
 
-def _bytes(opcode: str, text: str) -> int:
+def _bytes(opcode: str) -> int:
     parts = opcode.split(".")
     vector = 1
     for p in parts:
@@ -366,39 +365,34 @@ def _facts(entry: _Entry) -> Facts:
 
     load = store = 0.0
     fma: float | None = 0.0
-    one = one_thread = per_block = one_block = 0.0
+    atomics = {"one": 0.0, "one_thread": 0.0, "block": 0.0, "one_block": 0.0}
     inner_fmas: list[_Op] = []
     shared_thread = barrier = False
     for op in entry.ops:
         code = op.opcode
-        if code.startswith("bar.sync") or code.startswith("barrier.sync"):
+        if code.startswith(("bar.sync", "barrier.sync")):
             barrier = True
         if code.startswith(("st.shared", "ld.shared")):
-            addr = _MEM.search(op.text)
-            regs = _REG.findall(addr[1]) if addr else []
-            seen = set().union(*(origins.get(r, set()) for r in regs)) if regs else set()
+            seen = _address_origins(op, origins)
             if "shared" in seen and "tid" in seen:
                 shared_thread = True
-        if op.index not in region:
-            if code.startswith(("atom.global", "red.global", "atom.add", "red.add")):
-                kind = _address(op, origins)
-                if kind == "one" and guarded[op.index]:
-                    one_block += 1
-                elif kind == "one":
-                    one_thread += 1 if outer else 0
-                    one += 0 if outer else 1
-                elif kind == "block":
-                    per_block += 1
+        inside = op.index in region
+        if code.startswith(("atom.", "red.")) and ".shared" not in code:
+            kind = _address(op, origins)
+            if kind == "one" and guarded[op.index]:  # once per block, behind tid == 0
+                atomics["one_block"] += 1
+            elif kind == "one":  # per element inside the loop, per thread after it
+                atomics["one" if inside or outer is None else "one_thread"] += 1
+            elif kind == "block" and not guarded[op.index]:  # each thread, its block's
+                atomics["block"] += 1
             continue
-        if guarded[op.index]:
-            if code.startswith(("atom.global", "red.global")) and _address(op, origins) == "one":
-                one_block += 1
+        if not inside or guarded[op.index]:
             continue
         n = times[op.index]
         if code.startswith("ld.global"):
-            load += _bytes(code, op.text) * (n or 1)
+            load += _bytes(code) * (n or 1)
         elif code.startswith("st.global"):
-            store += _bytes(code, op.text) * (n or 1)
+            store += _bytes(code) * (n or 1)
         elif code.startswith(("fma.", "mad.")) and (".f32" in code or ".f64" in code
                                                     or ".f16" in code):
             if n is None:
@@ -406,27 +400,27 @@ def _facts(entry: _Entry) -> Facts:
             elif fma is not None:
                 fma += n
             inner_fmas.append(op)
-        elif code.startswith(("atom.global", "red.global")):
-            kind = _address(op, origins)
-            if kind == "one":
-                one += 1
-            elif kind == "block":
-                per_block += 1
     per = outer.unroll if outer else 1
     load, store = load / per, store / per
     fma = fma / per if fma is not None else None
     return Facts(loop=loop, load_bytes=load, store_bytes=store, fma=fma,
-                 chains=_chains(inner_fmas), atomics_one=one, atomics_one_thread=one_thread,
-                 atomics_block=per_block, atomics_one_block=one_block,
+                 chains=_chains(inner_fmas), atomics_one=atomics["one"],
+                 atomics_one_thread=atomics["one_thread"], atomics_block=atomics["block"],
+                 atomics_one_block=atomics["one_block"],
                  shared_per_thread=shared_thread, barrier=barrier, source="ptx")
+
+
+def _address_origins(op: _Op, origins: dict[str, set[str]]) -> set[str]:
+    """What the address an instruction reads or writes is computed from."""
+    addr = _MEM.search(op.text)
+    regs = _REG.findall(addr[1]) if addr else []
+    return set().union(*(origins.get(r, set()) for r in regs)) if regs else set()
 
 
 def _address(op: _Op, origins: dict[str, set[str]]) -> str:
     """An atomic's address: "one" (parameters only), "block" (with %ctaid, no %tid),
     "thread" (with %tid)."""
-    addr = _MEM.search(op.text)
-    regs = _REG.findall(addr[1]) if addr else []
-    seen = set().union(*(origins.get(r, set()) for r in regs)) if regs else set()
+    seen = _address_origins(op, origins)
     if "tid" in seen:
         return "thread"
     if "ctaid" in seen:
