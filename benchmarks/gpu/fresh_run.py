@@ -1,7 +1,7 @@
 """A fresh training run as a user records it, and the user's fixes timed (issue 29's
 "done when"; docs/validation.md).
 
-    python3 benchmarks/gpu/fresh_run.py OUT_DIR      # on the lent GPU machine
+    PYTHONPATH=. python3 benchmarks/gpu/fresh_run.py OUT_DIR      # on the lent GPU machine
 
 The user's script: a small transformer language model (2 encoder layers, d 256, 4 heads,
 vocabulary 1,000, batch 16 x 128 tokens) trained for 3 steps with AdamW, then
@@ -21,10 +21,10 @@ import gzip
 import inspect
 import json
 import shutil
-import statistics
 import sys
-import time
 from pathlib import Path
+
+from benchmarks.gpu.timers import events, graphed, wall
 
 SOURCE = r"""
 extern "C" __global__ void user_scale_add(const float* __restrict__ x,
@@ -107,56 +107,14 @@ def main(argv: list[str]) -> int:
         shutil.copyfileobj(f, g)
     path.unlink()
 
-    def events(fn, reps: int = 30) -> float:
-        for _ in range(3):
-            fn()
-        ms = []
-        for _ in range(reps):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            b.synchronize()
-            ms.append(a.elapsed_time(b))
-        return statistics.median(ms)
-
-    def wall(fn, reps: int = 50) -> float:
-        for _ in range(3):
-            fn()
-        s = []
-        for _ in range(reps):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            fn()
-            torch.cuda.synchronize()
-            s.append(time.perf_counter() - t)
-        return statistics.median(s) * 1e3
-
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            smooth()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        smooth()
-    step_graph = None
+    smooth_replay = graphed(smooth)
     try:  # the whole training step in one graph (static tokens, a capturable optimizer)
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                train_step()
-        torch.cuda.current_stream().wait_stream(side)
-        step_graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(step_graph):
-            train_step()
+        step_replay = graphed(train_step)
     except Exception as exc:  # record why, keep the other timings
         print("train step not captured:", type(exc).__name__, exc)
-        step_graph = None
-    fixes = {"smooth_eager_ms": wall(smooth), "smooth_graph_ms": wall(graph.replay),
-             "train_step_graph_ms": wall(step_graph.replay, 10) if step_graph else None,
+        step_replay = None
+    fixes = {"smooth_eager_ms": wall(smooth), "smooth_graph_ms": wall(smooth_replay),
+             "train_step_graph_ms": wall(step_replay, 10) if step_replay else None,
              "postprocess_ms": {b: events(lambda b=b: postprocess(b))
                                 for b in range(32, 1025, 32)},
              "train_step_ms": wall(train_step, 10)}

@@ -1,7 +1,7 @@
 """What the PyTorch profiler adds to the gaps between launches, and what capturing a burst
 in a CUDA graph saves without it (issue 29 item 3; docs/validation.md).
 
-    python3 benchmarks/gpu/profiler_overhead.py OUT_DIR      # on the lent GPU machine
+    PYTHONPATH=. python3 benchmarks/gpu/profiler_overhead.py OUT_DIR      # on the lent GPU machine
 
 Three workloads, each a burst of short launches a user writes: ``ops`` (100 small eager
 tensor ops on 4,096 floats), ``mlp`` (a 16-layer MLP's forward on a batch of 8, eager),
@@ -32,6 +32,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.gpu import timers
 
 OPTIONS = {
     "none": {},
@@ -84,21 +86,12 @@ def workloads():
 
 
 def wall(fn, reps: int = 50) -> float:
-    import torch
-
-    out = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        out.append(time.perf_counter() - t)
-    return statistics.median(out)
+    """Seconds of one call, without the profiler (the workload is warm already)."""
+    return timers.wall(fn, reps, warm=0) / 1e3
 
 
 def graphed(fn, how):
     """``fn`` captured in a CUDA graph (torch's, or a CuPy stream's capture), its replay."""
-    import torch
 
     if how == "cupy":
         import cupy as cp
@@ -111,16 +104,7 @@ def graphed(fn, how):
             graph = stream.end_capture()
         return lambda: graph.launch(stream)
 
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
-    return g.replay
+    return timers.graphed(fn)
 
 
 def summarize(run: Path) -> dict:

@@ -1,7 +1,7 @@
 """Record a user's Triton and CuPy kernels with their caches, for the launch-time model's
 facts from PTX and from saved sources (issue 28 item 2; fixtures/traces/caches/).
 
-    python3 benchmarks/gpu/record_caches.py OUT_DIR      # on the lent GPU machine
+    PYTHONPATH=. python3 benchmarks/gpu/record_caches.py OUT_DIR      # on the lent GPU machine
 
 A user script as users write it: a ``@triton.jit`` scale-and-add over 2^24 floats
 launched with BLOCK_SIZE 128 (one element per program lane), and a CuPy ``RawKernel``
@@ -19,9 +19,10 @@ import gzip
 import json
 import os
 import shutil
-import statistics
 import sys
 from pathlib import Path
+
+from benchmarks.gpu.timers import events
 
 CUPY_SOURCE = r"""
 extern "C" __global__ void scale_add(const float* __restrict__ x,
@@ -90,17 +91,7 @@ def main(argv: list[str]) -> int:
         shutil.copytree(out / name, out / "run" / name)
 
     def time(launch) -> float:
-        for _ in range(3):
-            launch()
-        out_ms = []
-        for _ in range(20):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            launch()
-            b.record()
-            b.synchronize()
-            out_ms.append(a.elapsed_time(b))
-        return statistics.median(out_ms)
+        return events(launch, reps=20)
 
     times = {"cupy": {b: time(lambda b=b: cupy_launch(b)) for b in range(32, 1025, 32)},
              "triton": {f"{b}x{w}": time(lambda b=b, w=w: triton_launch(b, w))
