@@ -17,14 +17,12 @@ user's functions and lines.
 
 from __future__ import annotations
 
-import gzip
 import inspect
 import json
-import shutil
 import sys
 from pathlib import Path
 
-from benchmarks.gpu.timers import events, graphed, wall
+from benchmarks.gpu.timers import events, graphed, save_trace, wall
 
 SOURCE = r"""
 extern "C" __global__ void user_scale_add(const float* __restrict__ x,
@@ -101,11 +99,7 @@ def main(argv: list[str]) -> int:
         postprocess()
         smooth()
         torch.cuda.synchronize()
-    path = out / "fresh.pt.trace.json"
-    prof.export_chrome_trace(str(path))
-    with open(path, "rb") as f, gzip.open(f"{path}.gz", "wb") as g:
-        shutil.copyfileobj(f, g)
-    path.unlink()
+    save_trace(prof, out / "fresh.pt.trace.json")
 
     smooth_replay = graphed(smooth)
     try:  # the whole training step in one graph (static tokens, a capturable optimizer)

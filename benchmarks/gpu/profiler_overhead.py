@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import shutil
 import statistics
 import sys
 import time
@@ -166,11 +165,7 @@ def main(argv: list[str]) -> int:
                     if rep:
                         times.append(time.perf_counter() - t)
                 if rep == 1:
-                    path = out / f"{name}-{opt}.pt.trace.json"
-                    prof.export_chrome_trace(str(path))
-                    with open(path, "rb") as f, gzip.open(f"{path}.gz", "wb") as g:
-                        shutil.copyfileobj(f, g)
-                    path.unlink()
+                    timers.save_trace(prof, out / f"{name}-{opt}.pt.trace.json")
             row[f"profiled_{opt}_s"] = statistics.median(times)
         summary["runs"][name] = row
         print(name, json.dumps(row), flush=True)

@@ -15,14 +15,13 @@ events, median of 20), so that the advice can be checked: OUT_DIR/times.json.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import shutil
 import sys
 from pathlib import Path
 
-from benchmarks.gpu.timers import events
+from benchmarks.gpu.timers import events, save_trace
 
 CUPY_SOURCE = r"""
 extern "C" __global__ void scale_add(const float* __restrict__ x,
@@ -81,11 +80,7 @@ def main(argv: list[str]) -> int:
             triton_launch(128, 1)
             cupy_launch(96)
         torch.cuda.synchronize()
-    path = out / "caches.pt.trace.json"
-    prof.export_chrome_trace(str(path))
-    with open(path, "rb") as f, gzip.open(f"{path}.gz", "wb") as g:
-        shutil.copyfileobj(f, g)
-    path.unlink()
+    save_trace(prof, out / "caches.pt.trace.json")
     # the caches as the traced run left them (the timings below compile more variants)
     for name in ("triton-cache", "cupy-cache"):
         shutil.copytree(out / name, out / "run" / name)

@@ -1,4 +1,5 @@
-"""Timing helpers the GPU scripts share (run on the lent machine; torch imported there).
+"""Timing helpers the GPU scripts share (run on the lent machine; torch imported there),
+and :func:`save_trace`: a profiler's trace written gzip'd.
 
 * :func:`events`: median milliseconds of ``fn()`` between two CUDA events (device time);
 * :func:`wall`: median milliseconds of ``fn()`` between two device synchronisations
@@ -9,9 +10,12 @@
 
 from __future__ import annotations
 
+import gzip
+import shutil
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def events(fn: Callable[[], object], reps: int = 30, warm: int = 3) -> float:
@@ -58,3 +62,12 @@ def graphed(fn: Callable[[], object], warm: int = 3) -> Callable[[], None]:
     with torch.cuda.graph(graph):
         fn()
     return graph.replay
+
+
+def save_trace(prof, path: Path) -> Path:
+    """The PyTorch profiler's trace at ``path`` + ".gz" (the JSON it exports, gzip'd)."""
+    prof.export_chrome_trace(str(path))
+    with open(path, "rb") as f, gzip.open(f"{path}.gz", "wb") as g:
+        shutil.copyfileobj(f, g)
+    path.unlink()
+    return Path(f"{path}.gz")
