@@ -46,6 +46,8 @@ class _Op:
     dest: str | None
     sources: list[str]  # registers read (a guard's predicate last)
     text: str  # the whole instruction, its guard included
+    target: str | None = None  # a branch's label
+    guarded: bool = False  # a branch taken on a predicate (``@%p bra``)
 
 
 @dataclass
@@ -124,7 +126,12 @@ def _add(entry: _Entry, line: str) -> None:
     sources = _REG.findall(",".join(operands)) if operands else []
     if body is not line:
         sources += _REG.findall(line[:len(line) - len(body)])  # a guard predicate
-    entry.ops.append(_Op(len(entry.ops), opcode, dest, sources, line))
+    op = _Op(len(entry.ops), opcode, dest, sources, line)
+    if opcode.startswith("bra"):
+        m = _BRANCH.match(line)
+        if m:
+            op.target, op.guarded = m[2], bool(m[1])
+    entry.ops.append(op)
 
 
 _OPERANDS = re.compile(r",(?![^{]*})")
@@ -160,13 +167,7 @@ def _origins(entry: _Entry) -> dict[str, set[str]]:
     ops = [op for op in entry.ops if op.dest is not None and not op.dest.startswith(_FLOAT)]
     for _ in range(2):
         for op in ops:
-            got: set[str] = set()
-            for r in op.sources:
-                special = _SPECIAL.get(r.split(".", 1)[0])
-                if special:
-                    got.add(special)
-                elif r in out:
-                    got |= out[r]
+            got = _origins_of(out, op.sources)
             if op.opcode.startswith("ld.param"):
                 got.add("param")
             elif shared and op.opcode.startswith(("mov", "cvta")) and \
@@ -179,22 +180,21 @@ def _origins(entry: _Entry) -> dict[str, set[str]]:
 def _loops(entry: _Entry, origins: dict[str, set[str]], defs: _Defs) -> list[_Loop]:
     loops = []
     for op in entry.ops:
-        m = _BRANCH.match(op.text) if op.opcode.startswith("bra") else None
-        head = entry.labels.get(m[2]) if m else None
+        head = entry.labels.get(op.target) if op.target else None
         if head is None or head > op.index:
             continue
         loop = _Loop(head, op.index)
-        leave = op if m[1] else _exit(entry, loop)
+        leave = op if op.guarded else _exit(entry, loop)
         compare = defs.before(leave.sources[-1], leave.index) \
             if leave is not None and leave.sources else None
         if compare is not None and compare.opcode.startswith("setp"):
             loop.trip = _trip(loop, compare, defs)
             if loop.trip is None:
-                seen = set().union(*(origins.get(r, set()) for r in compare.sources))
+                seen = _origins_of(origins, compare.sources)
                 for r in compare.sources:
                     step = defs.before(r, compare.index, head)
                     if step is not None and step.opcode.startswith("add"):
-                        seen = seen.union(*(origins.get(x, set()) for x in step.sources))
+                        seen |= _origins_of(origins, step.sources)
                 loop.stride = "grid-stride" if "nctaid" in seen else \
                     "block-stride" if "ntid" in seen else None
                 loop.unroll = _steps(loop, compare, origins, defs)
@@ -244,8 +244,7 @@ def _multiple(op: _Op | None) -> int:
 def _exit(entry: _Entry, loop: _Loop) -> _Op | None:
     """An unconditional back edge's loop leaves by a guarded branch past its end."""
     for o in entry.ops[loop.head:loop.tail]:
-        m = _BRANCH.match(o.text) if o.opcode.startswith("bra") else None
-        if m and m[1] and entry.labels.get(m[2], -1) > loop.tail:
+        if o.guarded and entry.labels.get(o.target or "", -1) > loop.tail:
             return o
     return None
 
@@ -291,18 +290,16 @@ def _thread_guarded(entry: _Entry, origins: dict[str, set[str]], defs: _Defs) ->
     alone (``if (threadIdx.x < 2)``, ``if (threadIdx.x == 0)``)."""
     marks = [0] * (len(entry.ops) + 1)
     for op in entry.ops:
-        if not op.opcode.startswith("bra") or not op.sources:
+        if not op.guarded or not op.sources:
             continue
-        m = _BRANCH.match(op.text)
-        target = entry.labels.get(m[2], -1) if m and m[1] else -1
+        target = entry.labels.get(op.target or "", -1)
         if target <= op.index:
             continue
         compare = defs.before(op.sources[-1], op.index)
         if compare is None or not compare.opcode.startswith("setp"):
             continue
-        seen = set().union(*(origins.get(r, {_SPECIAL.get(r.split(".", 1)[0], "")})
-                             for r in compare.sources))
-        if seen == {"tid"}:
+        # a register of unknown origin (a float, say) makes it more than the thread's
+        if _origins_of(origins, compare.sources, unknown={""}) == {"tid"}:
             marks[op.index + 1] += 1
             marks[target] -= 1
     return _running(marks)
@@ -413,8 +410,18 @@ def _facts(entry: _Entry) -> Facts:
 def _address_origins(op: _Op, origins: dict[str, set[str]]) -> set[str]:
     """What the address an instruction reads or writes is computed from."""
     addr = _MEM.search(op.text)
-    regs = _REG.findall(addr[1]) if addr else []
-    return set().union(*(origins.get(r, set()) for r in regs)) if regs else set()
+    return _origins_of(origins, _REG.findall(addr[1]) if addr else [])
+
+
+def _origins_of(origins: dict[str, set[str]], regs: list[str],
+                unknown: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """What registers are computed from, together (a special register is its own origin;
+    a register of no known origin counts as ``unknown``)."""
+    out: set[str] = set()
+    for r in regs:
+        special = _SPECIAL.get(r.split(".", 1)[0])
+        out |= {special} if special else origins.get(r, unknown)
+    return out
 
 
 def _address(op: _Op, origins: dict[str, set[str]]) -> str:
