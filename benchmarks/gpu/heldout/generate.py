@@ -112,6 +112,11 @@ def elementwise(name: str, k: dict) -> str:
             "    if (i < n) {\n" + body + "    }\n}\n")
 
 
+# the loop of the grid-stride and block-reduce families: one per thread, over the grid
+GRID_STRIDE = ("    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;\n"
+               "         i += (long)blockDim.x * gridDim.x) {\n")
+
+
 def gridstride(name: str, k: dict) -> str:
     body = _element(k, accumulate=True)
     end = "    atomicAdd(sum, acc);\n" if k["atomic"] == "thread" else (
@@ -119,8 +124,7 @@ def gridstride(name: str, k: dict) -> str:
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}) {{\n'
             "    extern __shared__ float pad[];\n"
             "    float acc = 0.0f;\n"
-            "    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;\n"
-            "         i += (long)blockDim.x * gridDim.x) {\n" + body + "    }\n" + end + "}\n")
+            + GRID_STRIDE + body + "    }\n" + end + "}\n")
 
 
 def image(name: str, k: dict) -> str:
@@ -173,8 +177,7 @@ def reduce_(name: str, k: dict) -> str:
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}) {{\n'
             "    __shared__ float part[1024];\n"
             "    float acc = 0.0f;\n"
-            "    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;\n"
-            "         i += (long)blockDim.x * gridDim.x) {\n" + body + "    }\n"
+            + GRID_STRIDE + body + "    }\n"
             "    part[threadIdx.x] = acc;\n"
             "    __syncthreads();\n"
             "    for (int half = blockDim.x / 2; half > 0; half >>= 1) {\n"
