@@ -28,6 +28,7 @@ from occlint.model.finding import Finding
 from occlint.model.kernel import InputError, ReadResult
 from occlint.model.records import KernelRecords
 from occlint.model.source import SourceFile
+from occlint.pipeline.facts_index import ptx_entries
 from occlint.pipeline.inputs import Candidate
 from occlint.pipeline.outcome import InputOutcome
 from occlint.pipeline.setup import Options, Setup
@@ -97,12 +98,12 @@ def source_index(opts: Options, candidates: list[Candidate]) -> Options:
 
     names = [c for c in candidates if is_source(c.path)]
     ptx = [c for c in candidates if is_ptx(c.path)]
-    if not (names or ptx) or len(names) + len(ptx) == len(candidates) or opts.source_index:
+    others = [c for c in candidates if not is_source(c.path) and not is_ptx(c.path)]
+    if not (names or ptx) or not others or opts.source_index:
         return opts
     from occlint.readers.sniff import looks_like_gpu_binary
 
-    if not any(c.listed or looks_like_gpu_binary(Path(c.path)) for c in candidates
-               if not is_source(c.path) and not is_ptx(c.path)):
+    if not any(c.listed or looks_like_gpu_binary(Path(c.path)) for c in others):
         return opts  # no binary to analyse at the sources' block sizes
     models = []
     if names:
@@ -114,8 +115,6 @@ def source_index(opts: Options, candidates: list[Candidate]) -> Options:
             except OSError:
                 continue
     index = launch_index(models)
-    from occlint.pipeline.facts_index import ptx_entries
-
     for name, where in ptx_entries(ptx).items():
         entry = index.setdefault(name, {})
         if "facts" not in entry:
