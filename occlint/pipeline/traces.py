@@ -229,7 +229,8 @@ def _burst_part(burst: dict[str, Any], reports: list[LaunchReport]) -> dict[str,
     """One burst of a stream: what issued most of its launches (the user's Python frame,
     as the trace links each launch group's first launch), how many went through a
     framework's ops, and what capturing it in a graph would save."""
-    frames: dict[tuple, int] = {}
+    counts: dict[tuple, int] = {}
+    frames: dict[tuple, dict[str, Any]] = {}
     framework = 0
     for g, n in burst["groups"].items():
         link = reports[g].group.launched_by or {}
@@ -237,16 +238,15 @@ def _burst_part(burst: dict[str, Any], reports: list[LaunchReport]) -> dict[str,
             framework += n
         frame = link.get("python")
         if frame:
-            key = (frame.get("function"), frame.get("file"), frame.get("line"))
-            frames[key] = frames.get(key, 0) + n
-    issuer = max(frames, key=lambda k: (frames[k], str(k))) if frames else None
+            key = (frame["function"], frame["file"], frame["line"])
+            counts[key] = counts.get(key, 0) + n
+            frames[key] = frame
+    issuer = max(counts, key=lambda k: (counts[k], str(k))) if counts else None
     saving = overhead_saving(burst["idle_ns"], burst["span_ns"],
                              framework / burst["launches"])
     return {"launches": burst["launches"], "framework_launches": framework,
             "idle_ns": round(burst["idle_ns"]), "start_ns": round(burst["start_ns"]),
-            "issued_by": {"function": issuer[0], "file": issuer[1], "line": issuer[2],
-                          "path": find_under(issuer[1]) if issuer[1] else None}
-            if issuer else None,
+            "issued_by": placed(frames[issuer]) if issuer else None,
             "low_ns": round(saving.low * burst["span_ns"]),
             "high_ns": round(saving.high * burst["span_ns"])}
 
@@ -339,8 +339,14 @@ def launched_by(group) -> dict[str, Any] | None:
     out = {k: link.get(k) for k in ("op", "api", "cooperative", "module", "external_id",
                                      "correlation")}
     frame = link.get("python")
-    out["python"] = {**frame, "path": find_under(frame["file"])} if frame else None
+    out["python"] = placed(frame) if frame else None
     return out
+
+
+def placed(frame: dict[str, Any]) -> dict[str, Any]:
+    """A Python frame (file, line, function) with its file under the working directory
+    (``path``; None when it is not there)."""
+    return {**frame, "path": find_under(frame["file"])}
 
 
 def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
