@@ -121,11 +121,14 @@ def _run_block(commands: list[str], cwd: Path) -> list[tuple[str, int, str, str]
                          ids=[b[0] for b in _console_commands()])
 def test_every_readme_command_runs_as_written(name, commands, shown, tmp_path):
     """Every command of the README, as written, from a clone's root (here a directory with
-    the clone's fixtures, tests and examples): no error, exit 0 or 1 (findings), and the
+    the clone's fixtures, tests, benchmarks and examples): no error, exit 0 or 1 (findings), and the
     output the README shows after a command is what it prints."""
     for entry in ("fixtures", "tests"):
         (tmp_path / entry).symlink_to(REPO / entry)
     shutil.copytree(REPO / "examples", tmp_path / "examples")
+    # the scripts traces name their frames in (found by a walk, which skips links)
+    shutil.copytree(REPO / "benchmarks" / "gpu", tmp_path / "benchmarks" / "gpu",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     commands = [c for c in commands if not c.startswith(NEEDS_A_GPU)]
     if not commands:
         pytest.skip("needs a GPU")

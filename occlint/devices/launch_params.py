@@ -96,6 +96,11 @@ def launch_model(device: Device | None) -> DeviceModel | None:
     return _derived(device)
 
 
+def reference_model() -> DeviceModel:
+    """The measured device that the others are derived from (:data:`REFERENCE`)."""
+    return _table()[0][REFERENCE]
+
+
 @cache
 def _derived(device: Device) -> DeviceModel | None:
     measured, lanes = _table()

@@ -18,6 +18,11 @@ Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 RANK = {"info": 0, "warning": 1, "error": 2}
 
+# the launch-overhead rules: of a stream's bursts (LCH201) and of a function of the user's
+# a graph could capture (LCH202), the caller's whoever owns the kernels; their savings are
+# of the GPU's idle time, not of any launch group's
+OVERHEAD_RULES = ("LCH201", "LCH202")
+
 
 @by_fields
 @dataclass(slots=True)

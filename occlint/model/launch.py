@@ -101,6 +101,21 @@ class StreamTimeline:
         self.groups = array("l")  # index of each launch's group (collector order)
 
 
+class HostActivity:
+    """What the host did while it launched, as a trace with Python stacks records it:
+    ``calls``, the calls of the user's functions ((pid, tid), start, end in µs, function,
+    file, first line), and ``syncs``, the runtime calls that wait for the GPU ((pid, tid),
+    start µs), in the part of the trace read: the whole, or its first ``kernels_read``
+    kernel events (a long trace's Python frames are read that far)."""
+
+    __slots__ = ("calls", "kernels_read", "syncs")
+
+    def __init__(self, calls: list[tuple[tuple[Any, Any], float, float, str, str, int]],
+                 syncs: list[tuple[tuple[Any, Any], float]],
+                 kernels_read: int | None = None) -> None:
+        self.calls, self.syncs, self.kernels_read = calls, syncs, kernels_read
+
+
 class LaunchCollector:
     """Accumulates one trace's launches. Readers call :meth:`device` and :meth:`add`."""
 
@@ -114,6 +129,7 @@ class LaunchCollector:
         self.launches = 0
         self.notes: list[str] = []  # facts about the trace worth reporting (info)
         self.replayed = 0  # graph-replayed launches the trace gives no dimensions for
+        self.host: HostActivity | None = None  # with Python stacks (Kineto's with_stack)
 
     def device(self, device: TraceDevice) -> None:
         self.devices[device.key] = device

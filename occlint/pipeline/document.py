@@ -12,6 +12,7 @@ from typing import Any
 
 from occlint import __version__
 from occlint.devices.models import Device
+from occlint.model.finding import OVERHEAD_RULES
 from occlint.model.kernel import AmdResources, Artifact, InputError, NvResources, ReadResult
 from occlint.occupancy import amd, nvidia
 
@@ -238,7 +239,8 @@ def all_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def overhead_savings(launches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The savings of the launch-overhead findings (LCH201, one per stream and its bursts):
-    of the streams' idle time, no launch group's own (the summary adds them apart)."""
+    """The savings of the launch-overhead findings (LCH201, one per stream and its bursts;
+    LCH202, one per function of the user's a graph could capture): of the GPU's idle time,
+    no launch group's own (the summary adds them apart)."""
     return [f["saving"] for r in launches for f in r["findings"]
-            if f["rule"] == "LCH201" and f.get("saving")]
+            if f["rule"] in OVERHEAD_RULES and f.get("saving")]

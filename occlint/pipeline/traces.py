@@ -21,10 +21,19 @@ from occlint.analysis.launches import (
     match_device,
     overhead_bursts,
 )
+from occlint.analysis.regions import Region, host_regions
+from occlint.devices.launch_params import launch_model, reference_model
 from occlint.devices.models import Device
-from occlint.judgement.cost import OVERHEAD_BASIS, Saving, lost_fraction, overhead_saving
+from occlint.judgement.cost import (
+    OVERHEAD_BASIS,
+    REGION_BASIS,
+    Saving,
+    lost_fraction,
+    overhead_saving,
+    region_saving,
+)
 from occlint.model.demangle import base_name
-from occlint.model.finding import find_under
+from occlint.model.finding import OVERHEAD_RULES, find_under
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record, overhead_savings
@@ -104,7 +113,8 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                                          f"{collector.launches:,} launches could be analysed: "
                                          f"{reports[0].message}"))
         judge(reports, settings)
-        _overhead(collector, reports, settings)
+        regions = _regions(collector, reports, settings)
+        _overhead(collector, reports, settings, regions)
         first = len(out.launches)
         for i, lr in enumerate(reports):
             _locate(lr, first + i)
@@ -158,6 +168,15 @@ def _locate(lr: LaunchReport, index: int) -> None:
     key = lr.group.key
     stakes = []
     for f in lr.findings:
+        if f.rule == "LCH202":  # a function's calls: the host's time, not kernel time
+            f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
+                        "block": list(key.block), "count": lr.group.count,
+                        "lost_fraction": f.data["idle_fraction"],
+                        "time_at_stake_ns": round(f.data["idle_ns"])}
+            f.file, f.entry = lr.trace, None
+            f.source = {"file": f.data["file"], "line": f.data["line"],
+                        "path": f.data["path"]}
+            continue
         if f.rule == "LCH201":  # the idle time between the kernels: not kernel time
             fraction, stake = f.data["idle_fraction"], round(f.data["idle_ns"])
             f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
@@ -189,9 +208,53 @@ def _locate(lr: LaunchReport, index: int) -> None:
     lr.stake_ns = max(stakes, default=0)
 
 
-def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings) -> None:
+def _regions(collector: LaunchCollector, reports: list[LaunchReport], settings
+             ) -> list[Region]:
+    """The region rules (LCH202: a function of the user's a graph could capture), each
+    finding kept by the launch group with the most launches in the function's calls; the
+    regions found, for the stream rules not to count their bursts again."""
+    rules = checks(settings, "region")
+    if not rules or not reports:
+        return []
+    regions = host_regions(collector.host, list(collector.streams.values()))
+    for region in regions:
+        groups = region.groups
+        top = max(groups, key=lambda g: (groups[g], -g))
+        lr = reports[top]
+        model = launch_model(lr.device) or reference_model()
+        call = region.typical
+        low, high = region_saving(call.duration_ns, call.busy_ns, call.launches,
+                                  model.graph_node_us * 1000, model.stream_launch_us * 1000)
+        calls = len(region.calls)
+        item = {"trace": collector.source, "kernel": lr.group.key.kernel,
+                "arch": lr.device.arch_name if lr.device else None,
+                "device": lr.device.name if lr.device else None,
+                **placed({"function": region.function, "file": region.file,
+                          "line": region.line}),
+                "calls": calls, "launches": call.launches,
+                "duration_ns": round(call.duration_ns), "busy_ns": round(call.busy_ns),
+                "idle_ns": round(sum(c.duration_ns - c.busy_ns for c in region.calls)),
+                "idle_fraction": round(1 - call.busy_ns / call.duration_ns, 4),
+                "call_low_ns": round(low), "call_high_ns": round(high),
+                "kernels_read": collector.host.kernels_read}  # type: ignore[union-attr]
+        found = []
+        for check in rules:
+            found.extend(check(item, Context(settings.advice)))
+        # over the calls read, never more than their idle time
+        span = sum(c.duration_ns for c in region.calls)
+        high_all = min(high * calls, item["idle_ns"])
+        saving = Saving(min(low * calls, high_all) / span, high_all / span, REGION_BASIS)
+        for f in found:
+            f.saving = saving.to_dict(span)
+        lr.findings.extend(finish_findings(found, settings))
+    return regions
+
+
+def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings,
+              regions: list[Region]) -> None:
     """The stream rules (LCH201: launch overhead), one finding per stream at most, kept by
-    the launch group with the most launches in its bursts."""
+    the launch group with the most launches in its bursts; a burst inside a call of a
+    region (LCH202) is listed, its saving counted there."""
     rules = checks(settings, "stream")
     if not rules:
         return
@@ -200,6 +263,11 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings)
         if not bursts:
             continue
         parts = [_burst_part(b, reports) for b in bursts]
+        for p, b in zip(parts, bursts, strict=True):  # a burst that overlaps a region's call
+            region = next((r for r in regions
+                           if r.overlaps(b["start_ns"], b["start_ns"] + b["span_ns"])), None)
+            if region is not None:
+                p["in_region"] = f"{region.function}()"
         burst = merge_bursts(bursts)  # one finding per stream
         top = max(burst["groups"], key=lambda g: (burst["groups"][g], -g))
         lr = reports[top]
@@ -218,10 +286,18 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings)
         for check in rules:
             found.extend(check(burst, Context(settings.advice)))
         span = burst["span_ns"]
-        saving = Saving(sum(p["low_ns"] for p in parts) / span,
-                        sum(p["high_ns"] for p in parts) / span, OVERHEAD_BASIS)
+        own = [p for p in parts if "in_region" not in p]
+        saving = Saving(sum(p["low_ns"] for p in own) / span,
+                        sum(p["high_ns"] for p in own) / span, OVERHEAD_BASIS)
+        held = sorted({p["in_region"] for p in parts if "in_region" in p})
         for f in found:
-            f.saving = saving.to_dict(span)
+            if own:
+                f.saving = saving.to_dict(span)
+            else:  # a fact: capturing the functions is the fix, priced there
+                f.severity = "info"
+            if held:
+                f.message += (f"; {len(parts) - len(own)} of its {len(parts)} runs inside "
+                              f"the calls of {', '.join(held)} (LCH202)")
         lr.findings.extend(finish_findings(found, settings))
 
 
@@ -351,11 +427,11 @@ def placed(frame: dict[str, Any]) -> dict[str, Any]:
 
 def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
     """A launch group's saving: its finding whose fix saves the most (midpoint); fixes of
-    one launch do not add up. Launch overhead (LCH201) is not the group's: its saving is
-    the idle time of the stream's bursts, of many groups' launches (issue 29), which the
+    one launch do not add up. Launch overhead (LCH201, LCH202) is not the group's: its
+    saving is the GPU's idle time between many groups' launches (issue 29), which the
     summary adds apart (:func:`overhead_savings`); a group's saving is of its own time."""
     best = max((f.saving for f in findings
-                if f.saving and "low_ns" in f.saving and f.rule != "LCH201"),
+                if f.saving and "low_ns" in f.saving and f.rule not in OVERHEAD_RULES),
                key=lambda s: s["low_ns"] + s["high_ns"], default=None)
     return best
 
@@ -385,6 +461,9 @@ def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None 
             "kernel_time_ns": total, "time_with_findings_ns": flagged,
             "time_at_stake_ns": sum(r["time_at_stake_ns"] for r in launches),
             "launch_overhead_idle_ns": sum(r["launch_overhead_idle_ns"] for r in launches),
+            # the GPU idle in the calls of functions a graph could capture (LCH202)
+            "capturable_idle_ns": sum(f["data"]["idle_ns"] for r in launches
+                                      for f in r["findings"] if f["rule"] == "LCH202"),
             "saving_low_ns": sum(s["low_ns"] for s in saved),
             "saving_high_ns": sum(s["high_ns"] for s in saved),
             "user_saving_low_ns": sum(s["low_ns"] for s in yours),

@@ -307,6 +307,7 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
             "owners": sorted({v["owner"]["kind"] for v in rows}, key=OWNER_KINDS.index),
             "with_findings": _us(summary.get("time_with_findings_ns", 0)),
             "idle": _us(summary.get("launch_overhead_idle_ns", 0)),
+            "capturable": _us(summary.get("capturable_idle_ns", 0)),
             "colors": SEVERITY_COLOR}
 
 

@@ -154,6 +154,7 @@ def code_scanning_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
     the user cannot act on) are folded into at most one LIB101 note per library and call
     site (occlint.rules.report), after the rest; without LIB101 enabled they are left out.
     Warnings and errors stay where they are."""
+    from occlint.model.finding import OVERHEAD_RULES
     from occlint.rules.report import NOT_THE_CALLERS, library_facts
 
     out = list(doc.get("findings") or [])
@@ -161,8 +162,9 @@ def code_scanning_findings(doc: dict[str, Any]) -> list[dict[str, Any]]:
         out.extend(k.get("findings") or [])
     for r in doc.get("launches") or []:
         theirs = (r.get("owner") or {}).get("kind") in NOT_THE_CALLERS
-        out.extend(f for f in r.get("findings") or []
-                   if not (theirs and f["severity"] == "info"))
+        out.extend(f for f in r.get("findings") or []  # launch overhead: the caller's
+                   if not (theirs and f["severity"] == "info"
+                           and f["rule"] not in OVERHEAD_RULES))
     if "LIB101" in enabled_rules(doc):
         severity = ((doc.get("settings") or {}).get("severity") or {}).get("LIB101")
         for note in library_facts(doc):

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from occlint.model.demangle import demangle
+from occlint.model.finding import OVERHEAD_RULES
 from occlint.model.kernel import one_line as _safe  # names and messages come from binaries
 from occlint.pipeline.document import overhead_savings
 from occlint.pipeline.ranks import rank_order
@@ -120,9 +121,11 @@ def finding_line(f: dict[str, Any], color: bool, show_device: bool,
                 f"{_style(label, color, fg, bold)}: {who + ': ' if who else ''}"
                 f"{_safe(f['message'])}{help_text}")
     where = _safe(f["file"] + (f"[{f['entry']}]" if f["kernel"] is None and f["entry"] else ""))
-    kernel = f": {_kernel_name(f, name)}{arch_text}" if f["kernel"] else ""
+    # a stream's or a function's launch overhead: no one kernel's (its message says where)
+    kernel = f": {_kernel_name(f, name)}{arch_text}" \
+        if f["kernel"] and f["rule"] not in OVERHEAD_RULES else ""
     launch = f.get("launch")
-    if launch:
+    if launch and kernel:
         kernel += f" <<<{_dims(launch['grid'])}, {_dims(launch['block'])}>>>"
     source = f.get("source")
     if kernel and source:  # from debug information; a traced launch: who launched it
@@ -198,14 +201,18 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         lines.extend(f"    note: {_safe(n)}" for n in notes)
         lines.extend(_unknown_lines(records))
         idle = sum(r["launch_overhead_idle_ns"] for r in records)
-        if idle:
+        regions = [f["data"] for r in records for f in r["findings"] if f["rule"] == "LCH202"]
+        if idle or regions:
             graphs = overhead_savings(records)
-            lines.append(f"    launch overhead (LCH201): the GPU idles {_us(idle)} between "
-                         "short launches" + (
-                             "; a graph or fusion may save "
-                             + saving_span(sum(s["low_ns"] for s in graphs),
-                                           sum(s["high_ns"] for s in graphs))
-                             if graphs else ""))
+            said = [f"{_us(idle)} between short launches (LCH201)" if idle else "",
+                    f"{_us(sum(d['idle_ns'] for d in regions))} in the calls of "
+                    + ", ".join(_safe(d["function"]) + "()" for d in regions)
+                    + " (LCH202)" if regions else ""]
+            lines.append("    launch overhead: the GPU idles " + " and ".join(t for t in said if t)
+                         + ("; graphs or fusion may save "
+                            + saving_span(sum(s["low_ns"] for s in graphs),
+                                          sum(s["high_ns"] for s in graphs))
+                            if graphs else ""))
         mine = [r for r in records if show_all or yours(r)]
         if mine:
             lines.append("    saving        share  launches  grid x block          occupancy  "
@@ -368,7 +375,7 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
     for r in doc.get("launches", []):
         lines.extend(finding_line(f, color, show_device, name=r["kernel"]) for f in r["findings"]
                      if options.get("show_all") or (f["severity"] != "info"
-                     and (yours(r) or f["rule"] == "LCH201")))
+                     and (yours(r) or f["rule"] in OVERHEAD_RULES)))
     if quiet:
         return "\n".join(lines) + ("\n" if lines else "")
     if lines and doc["kernels"]:
@@ -401,11 +408,14 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
         lines.append("")
     traced = s.get("launches")
     if traced and traced["launches"]:  # not after a trace that could not be read
-        idle = traced["launch_overhead_idle_ns"]
+        idle = [f"{_us(traced['launch_overhead_idle_ns'])} idle between launches"
+                if traced["launch_overhead_idle_ns"] else "",
+                f"{_us(traced['capturable_idle_ns'])} idle in calls a graph could capture"
+                if traced.get("capturable_idle_ns") else ""]
         lines.append(
             f"estimated saving {saving_span(traced['saving_low_ns'], traced['saving_high_ns'])} "
             f"(of {_us(traced['kernel_time_ns'])} kernel time"
-            + (f" and {_us(idle)} idle between launches" if idle else "") + "), of which "
+            + "".join(f", {t}" for t in idle if t) + "), of which "
             f"{saving_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
             "yours to change (your kernels, launch overhead)")
     lines.append(_summary_line(doc, found))

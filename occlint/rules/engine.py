@@ -58,7 +58,7 @@ def _checks(enabled: frozenset[str]) -> dict[str, tuple[Check, ...]]:
         out[f"kernel:{vendor}"] = out[f"launch:{vendor}"] = tuple(
             r.check for r in chosen
             if r.scope == "kernel" and (not r.vendors or vendor in r.vendors))
-    for scope in ("input", "source", "stream"):
+    for scope in ("input", "source", "stream", "region"):
         out[scope] = tuple(r.check for r in chosen if r.scope == scope)
     return out
 

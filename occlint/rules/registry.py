@@ -42,7 +42,7 @@ class Rule:
     code: str
     name: str
     severity: Severity
-    scope: Literal["kernel", "input", "stream", "source", "report"]
+    scope: Literal["kernel", "input", "stream", "region", "source", "report"]
     summary: str
     docs: dict[str, str]
     check: Callable[..., Iterable[Finding]]
@@ -94,7 +94,7 @@ def plural(n: int, noun: str) -> str:
 
 
 def rule(code: str, name: str, severity: Severity,
-         scope: Literal["kernel", "input", "stream", "source", "report"] = "kernel",
+         scope: Literal["kernel", "input", "stream", "region", "source", "report"] = "kernel",
          vendors: tuple[str, ...] = ()):
     def register(func: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         summary, docs = _parse_docs(func.__doc__ or "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from occlint.model.finding import OVERHEAD_RULES
 from occlint.rules.registry import RULES, rule
 
 # owners whose launches the caller cannot change (occlint.judgement.appraisal)
@@ -49,7 +50,8 @@ def library_facts(doc: dict[str, Any], ctx: Any = None) -> Iterator[dict[str, An
         owner = r.get("owner") or {}
         if owner.get("kind") not in NOT_THE_CALLERS:
             continue
-        facts = [f for f in r["findings"] if f["severity"] == "info"]
+        facts = [f for f in r["findings"] if f["severity"] == "info"
+                 and f["rule"] not in OVERHEAD_RULES]  # the stream's, the caller's
         if not facts:
             continue
         label = owner.get("library") or owner["kind"]

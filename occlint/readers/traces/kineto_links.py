@@ -31,7 +31,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from occlint.model.launch import LaunchCollector, TraceDevice
+from occlint.model.launch import HostActivity, LaunchCollector, TraceDevice
 
 # launch calls whose grid is in work-items (HIP: globalWorkSize = blocks x block)
 WORK_ITEM_APIS = frozenset({"hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel"})
@@ -200,13 +200,20 @@ def is_id(value: Any) -> bool:
     return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
+# runtime and driver calls that wait for the GPU (a CUDA graph cannot capture them)
+SYNCHRONIZING = re.compile(r"Synchronize|^(cuda|hip)Memcpy(2D|3D)?$|^cuMemcpy(DtoH|HtoD|2D|3D)?"
+                           r"(_v2)?$|^(cuda|hip)Free$|^cuMemFree")
+
+
 class Found:
-    """What the pass found: ops and calls by id, Python frames by thread."""
+    """What the pass found: ops and calls by id, Python frames by thread, the calls that
+    wait for the GPU (``syncs``: pid, tid, ts)."""
 
     def __init__(self) -> None:
         self.ops: dict[int, tuple] = {}  # external id -> (name, pid, tid, ts, dur)
         self.calls: dict[int, tuple] = {}  # correlation -> (name, pid, tid, ts)
         self.frames: dict[Any, list[tuple[float, float, str]]] = {}  # tid -> (ts, end, name)
+        self.syncs: list[tuple[tuple[Any, Any], float]] = []
 
     def take(self, event: dict[str, Any], wanted: Wanted) -> None:
         cat, args = event.get("cat"), event.get("args")
@@ -222,6 +229,8 @@ class Found:
         if cat == "python_function":
             self.frames.setdefault(where, []).append((ts, ts + dur, name))
             return
+        if cat != "cpu_op" and SYNCHRONIZING.search(name):
+            self.syncs.append((where, ts))
         if not isinstance(args, dict):
             return
         if cat == "cpu_op":
@@ -238,11 +247,15 @@ class Found:
 def resolve_origins(events: Iterator[tuple[bool, dict[str, Any] | None]],
                     collector: LaunchCollector, kernels_before: int) -> None:
     """Fill each group's ``launched_by`` from ``events``: (is a kernel event, the event or
-    None when it is of no category :data:`LINK_CATEGORIES` needs), in file order."""
+    None when it is of no category :data:`LINK_CATEGORIES` needs), in file order. With
+    Python frames (``with_stack``) the pass goes on to :data:`SLACK` kernel events past
+    the last group's first launch, or the end: the frames and synchronising calls read are
+    the collector's ``host`` (:class:`occlint.model.launch.HostActivity`), for the calls of
+    the user's functions that a graph could capture."""
     wanted = Wanted(collector, kernels_before)
     if not wanted:
         return
-    found, kernels = Found(), 0
+    found, kernels, whole = Found(), 0, False
     for is_kernel, event in events:
         if is_kernel:
             kernels += 1
@@ -250,12 +263,17 @@ def resolve_origins(events: Iterator[tuple[bool, dict[str, Any] | None]],
                 break
         elif event is not None:
             found.take(event, wanted)
-        if kernels >= wanted.kernels_before and found.complete(wanted):
+        if kernels >= wanted.kernels_before and not found.frames and found.complete(wanted):
             break
+    else:
+        whole = True
     for frames in found.frames.values():
         frames.sort(key=lambda f: (f[0], -f[1]))
     for group in wanted.groups:
         _describe(group.launched_by, found)  # type: ignore[arg-type]
+    if found.frames:
+        collector.host = HostActivity(user_calls(found.frames), found.syncs,
+                                      None if whole else kernels)
 
 
 def _describe(link: dict[str, Any], found: Found) -> None:
@@ -318,6 +336,21 @@ def user_frame(stack: list[str]) -> dict[str, Any] | None:
                 continue
         return {"file": m["file"], "line": int(m["line"]), "function": m["function"]}
     return None
+
+
+def user_calls(frames: dict[Any, list[tuple[float, float, str]]]
+               ) -> list[tuple[tuple[Any, Any], float, float, str, str, int]]:
+    """The calls of the user's functions (not a module's top level) among each thread's
+    Python frames: (thread, start, end, function, file, line)."""
+    users: dict[str, dict[str, Any] | None] = {}
+    out = []
+    for thread, calls in frames.items():
+        for start, end, name in calls:
+            frame = users[name] if name in users else users.setdefault(name, user_frame([name]))
+            if frame is not None and frame["function"] != "<module>" and end > start:
+                out.append((thread, start, end, frame["function"], frame["file"],
+                            frame["line"]))
+    return out
 
 
 # -- events for the second pass, from the file -------------------------------------------------
