@@ -8,7 +8,11 @@ configuration that does the same work (occlint.judgement.timing) and advises the
   warps), the grid following the elements;
 * a grid-stride loop: blocks of 1 to 32 warps x grids of whole multiples of the units;
 * a block-stride loop (a block per row or tile): every block of whole warps, the grid
-  as it is.
+  as it is;
+* a compile-time tile (a Triton kernel: its block is its ``num_warps``, each thread does
+  tile / threads elements): every tile of a power of two from 1 to :data:`TILE_PER_THREAD`
+  elements per thread of 1 to 16 warps, the grid following, each thread's work (and the
+  registers holding it) scaled with its elements.
 
 A loop's work is solved from its traced duration; one element per thread's is its
 threads. The saving is a range: the predicted saving widened by the model's error on the
@@ -22,7 +26,7 @@ saving. The advice stays the launch as it is unless the model predicts at least
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -46,6 +50,10 @@ LOOP_WARPS = (1, 2, 4, 6, 8, 12, 16, 24, 32)
 LOOP_GRID_FACTORS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 80)
 # 2-D blocks: rows of up to 256 threads, 1 to 32 rows
 ROW_THREADS = (8, 16, 32, 64, 128, 256)
+# Triton's tiles: num_warps, and the elements per thread a tile may give (powers of two);
+# past 16 a thread's elements would hold more registers than the register file spares
+TILE_WARPS = (1, 2, 4, 8, 16)
+TILE_PER_THREAD = (1, 2, 4, 8, 16)
 # what a kernel may do per element when its source is not in the run
 SCENARIOS = (
     Facts("per-element", 4.0, 4.0, 2.0, source="assumed"),
@@ -65,6 +73,8 @@ class Candidate:
     grid: tuple[int, int, int]
     dynamic_shared: int
     resident: int
+    tile: int = 0  # a tile kernel's elements per block (0: not one)
+    per_thread: float = 1.0  # each thread's work over the launch as it is (tiles)
 
     @property
     def threads(self) -> int:
@@ -80,11 +90,16 @@ class Candidate:
 
     def to_dict(self) -> dict[str, Any]:
         return {"block": list(self.block), "grid": list(self.grid),
-                "dynamic_shared": self.dynamic_shared}
+                "dynamic_shared": self.dynamic_shared,
+                **({"tile": self.tile} if self.tile else {})}
 
     def describe(self) -> str:
         b = "x".join(str(x) for x in self.block if x > 1) or "1"
         g = "x".join(f"{x:,}" for x in self.grid if x > 1) or "1"
+        if self.tile:
+            warps = self.threads // 32
+            return (f"a tile of {self.tile:,} elements in {warps} warp{'s' if warps > 1 else ''} "
+                    f"(BLOCK {self.tile}, num_warps {warps}: block {b} x grid {g})")
         return f"block {b} x grid {g}"
 
 
@@ -184,9 +199,12 @@ class _Space:
 
     def current(self) -> Candidate | None:
         assert self.grid is not None
-        return self.candidate(self.block, self.grid)
+        now = self.candidate(self.block, self.grid)
+        return replace(now, tile=self.facts.tile) if now and self.facts.tile else now
 
     def all(self, elements: float) -> list[Candidate]:
+        if self.facts.tile and self.facts.loop == "per-element":
+            return self._tiles(elements)
         if _required(self.report):
             return []
         wave, top = self.wave, self.max_block
@@ -212,6 +230,32 @@ class _Space:
             for b in range(wave, top + 1, wave):
                 out.append(self.candidate((b, 1, 1), (math.ceil(elements / b), 1, 1)))
         return [c for c in out if c is not None]
+
+    def _tiles(self, elements: float) -> list[Candidate]:
+        """A tile kernel's configurations: tiles x warps (``elements``: its threads now,
+        each doing tile / threads of the kernel's elements)."""
+        now = self.facts.tile / self._threads  # elements per thread now
+        if now < 1:
+            return []
+        total = elements * now
+        # the registers a thread's elements hold: its loads and stores, 4 bytes each
+        per_element = ((self.facts.load_bytes or 0) + (self.facts.store_bytes or 0)) / 4 / now
+        model = self.report.input_model
+        out = []
+        for warps in TILE_WARPS:
+            threads = warps * self.wave
+            if threads > self.max_block:
+                continue
+            for k in TILE_PER_THREAD:
+                regs = getattr(model, "registers", None)
+                m = model if regs is None else replace(model, registers=min(
+                    255, math.ceil(regs + (k - now) * per_element)))
+                r = _resident(self.report.arch, m, threads, self.dynamic, self.wgp)
+                if r > 0:
+                    tile = threads * k
+                    out.append(Candidate((threads, 1, 1), (math.ceil(total / tile), 1, 1),
+                                         self.dynamic, r, tile, k / now))
+        return out
 
 
 def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Candidate,
@@ -252,8 +296,19 @@ class Scenario:
 
 def _price(dm: DeviceModel, scenarios: tuple[Scenario, ...], cand: Candidate
            ) -> tuple[list[float], list[Breakdown]]:
-    times = [predict(dm, sc.facts, cand.config(sc.wave), sc.elements) for sc in scenarios]
+    times = [predict(dm, _scaled(sc.facts, cand.per_thread), cand.config(sc.wave),
+                     sc.elements / cand.per_thread) for sc in scenarios]
     return [1 - t.total / sc.now.total for t, sc in zip(times, scenarios, strict=True)], times
+
+
+def _scaled(facts: Facts, m: float) -> Facts:
+    """A thread's facts when it does ``m`` times its work (a tile's elements per thread):
+    its loads, stores and arithmetic, each element's an independent chain."""
+    if m == 1.0:
+        return facts
+    return replace(facts, load_bytes=(facts.load_bytes or 0) * m,
+                   store_bytes=(facts.store_bytes or 0) * m, fma=(facts.fma or 0) * m,
+                   chains=max(1, round(facts.chains * m)))
 
 
 def price(launch: Plan, cand: Candidate) -> Saving:

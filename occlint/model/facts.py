@@ -32,6 +32,9 @@ class Facts:
     shared_per_thread: bool = False  # dynamic shared memory indexed by the thread
     barrier: bool = False  # __syncthreads() in the body
     source: str = "source"  # where the facts come from
+    # the elements a program (block) works on when that is a compile-time tile (Triton's
+    # BLOCK constexpr) rather than one per thread; 0: not a tile kernel
+    tile: int = 0
 
     @property
     def loops(self) -> bool:
@@ -50,4 +53,4 @@ class Facts:
                 "atomics_per_block_address": self.atomics_block,
                 "atomics_one_address_per_block": self.atomics_one_block,
                 "shared_per_thread": self.shared_per_thread, "barrier": self.barrier,
-                "source": self.source}
+                "source": self.source, **({"tile": self.tile} if self.tile else {})}

@@ -38,10 +38,18 @@ def _ptx_text(path: str) -> str | None:
 
 @lru_cache(maxsize=64)
 def _ptx_file_facts(path: str) -> dict[str, Any]:
+    """The facts of each entry of a PTX file; in a Triton cache (its IR beside it) with
+    the tile each program works on."""
+    from dataclasses import replace
+
     from occlint.readers.nvidia.ptx import facts_by_entry
+    from occlint.readers.sidecars import triton_tile
 
     text = _ptx_text(path)
-    return facts_by_entry(text) if text else {}
+    facts = facts_by_entry(text) if text else {}
+    tile = triton_tile(Path(path)) if len(facts) == 1 else None
+    return {name: replace(f, tile=tile) if tile and f.loop == "per-element" else f
+            for name, f in facts.items()}
 
 
 def indexed_facts(entry: dict[str, Any]) -> Any:

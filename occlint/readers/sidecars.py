@@ -4,16 +4,41 @@ Triton (and torch.compile's Inductor, which uses Triton) caches each compiled ke
 ``<hash>/<name>.cubin`` or ``.hsaco`` next to ``<name>.json`` holding, among others,
 ``num_warps``, ``shared`` (the dynamic shared memory the launcher passes) and ``target``
 ({"backend": "cuda"|"hip", "arch": ..., "warp_size": ...}). The real block size is
-``num_warps x warp_size``.
+``num_warps x warp_size``. Its Triton IR (``<name>.ttir``; ``<name>.source`` in newer
+caches) tells the tile each program works on: the extent of ``tt.make_range``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 MAX_SIDECAR_BYTES = 1 << 20
+MAX_IR_BYTES = 16 << 20
+_RANGE = re.compile(r"tt\.make_range \{end = (\d{1,9}) : i32, start = 0 : i32\}")
+_TENSOR = re.compile(r"tensor<(\d+)x\d+")  # a tensor of two or more dimensions
+
+
+def triton_tile(ptx: Path) -> int | None:
+    """The elements each program of a one-dimensional Triton kernel works on (its
+    ``BLOCK`` constexpr: every ``tt.make_range`` from 0 ends there), from the IR beside
+    ``ptx`` in a Triton cache; None for a kernel of 2-D tiles, of several ranges, or
+    without IR."""
+    for suffix in (".ttir", ".source"):
+        ir = ptx.with_suffix(suffix)
+        try:
+            if not ir.is_file() or ir.stat().st_size > MAX_IR_BYTES:
+                continue
+            text = ir.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        ends = set(_RANGE.findall(text))
+        if len(ends) != 1 or _TENSOR.search(text):
+            return None
+        return int(ends.pop())
+    return None
 
 
 def triton_hint(binary: Path) -> dict[str, Any] | None:
