@@ -1,0 +1,76 @@
+"""The launch-time model's advice for Triton kernels (a tile and num_warps), held out:
+fixtures/traces/triton/h100 (benchmarks/gpu/record_triton.py) was recorded after the tile
+space was written, each kernel traced at one tile and timed at every other on the H100
+(times.json). docs/validation.md ("Kernel caches") has the figures."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from occlint.pipeline.run import Options, execute
+from tests.conftest import FIXTURES
+
+RUN = FIXTURES / "traces/triton/h100"
+TIMES = json.loads((RUN / "times.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def groups() -> dict:
+    doc = execute(Options(paths=[str(RUN / "triton.pt.trace.json.gz"),
+                                 str(RUN / "triton-cache")], isolated=True)).doc
+    return {r["kernel"]: r for r in doc["launches"] if r["kernel"] in TIMES["ms"]}
+
+
+def _key(fix: dict) -> str:
+    return f"{fix['tile']}x{fix['block'][0] // 32}"
+
+
+def test_each_kernels_tile_is_read_from_its_ir(groups):
+    assert set(groups) == set(TIMES["traced"])
+    for name, r in groups.items():
+        tile, warps = map(int, TIMES["traced"][name].split("x"))
+        assert r["model"]["facts"]["tile"] == tile
+        assert r["block"] == [32 * warps, 1, 1] and r["grid"][0] == math.ceil(TIMES["n"] / tile)
+
+
+# what the model misses on this family (docs/validation.md): horner's 32 elements per
+# thread are 17 % slower than 512 x 2, which the model does not see (no advice);
+# double_it's advised 1024 x 2 is 57 % faster than traced but 17 % slower than the
+# fastest timed (2048 x 16)
+UNWARNED = {"horner"}
+FAR_FROM_BEST = {"double_it"}
+
+
+@pytest.mark.parametrize("name", sorted(TIMES["traced"]))
+def test_advice_is_never_slower_and_its_claim_holds(groups, name):
+    ms = TIMES["ms"][name]
+    traced = ms[TIMES["traced"][name]]
+    best = min(ms.values())
+    f = next((f for f in groups[name]["findings"] if f.get("fix")), None)
+    assert (f is None) is (name in UNWARNED)
+    if f is None:
+        assert 1 - best / traced > 0.10  # the miss is real: a saving of more than 10 %
+        return
+    advised = ms[_key(f["fix"])]
+    assert advised <= 1.03 * traced  # never more than 3 % slower than the launch as it is
+    assert f["saving"]["low"] - 0.015 <= 1 - advised / traced <= f["saving"]["high"] + 0.015
+    assert (best / advised >= 0.9) is (name not in FAR_FROM_BEST)
+    assert f["fix"]["grid"][0] * f["fix"]["tile"] >= TIMES["n"]
+
+
+def test_advice_reaches_most_of_the_best_over_the_family(groups):
+    """Geometric mean of best / advised (the launch as it is where no advice): 0.886,
+    against 0.61 for the tiles as traced."""
+    ratios, as_is = [], []
+    for name, r in groups.items():
+        ms = TIMES["ms"][name]
+        traced = ms[TIMES["traced"][name]]
+        fix = r["model"]["fix"]
+        advised = ms[_key(fix)] if fix else traced
+        ratios.append(min(ms.values()) / advised)
+        as_is.append(min(ms.values()) / traced)
+    geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    assert geo >= 0.88 and geo > math.exp(sum(map(math.log, as_is)) / len(as_is)) + 0.2
