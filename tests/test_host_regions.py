@@ -204,3 +204,41 @@ def test_region_saving_by_hand():
     ("cudaLaunchKernel", False), ("cuLaunchKernel", False), ("cudaMalloc", False)])
 def test_synchronising_calls(name, waits):
     assert bool(SYNCHRONIZING.search(name)) is waits
+
+
+def test_fresh_run_html_and_sarif_name_the_functions():
+    from occlint.reporters import html, sarif
+
+    doc = _doc(FRESH / "fresh.pt.trace.json.gz")
+    page = html.render(doc)
+    idle = doc["summary"]["launches"]["capturable_idle_ns"]
+    assert f"a graph could capture (LCH202) {idle / 1e6:.2f} ms" in page
+    results = sarif.sarif_log(doc)["runs"][0]["results"]
+    lines = sorted(r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                   for r in results if r["ruleId"] == "LCH202")
+    assert lines == [66, 86]
+
+
+def test_idle_time_of_each_call_as_the_raw_trace_has_it():
+    """Each call's busy time recomputed from the trace's own events (json, the union of the
+    kernel intervals inside the call), against what LCH202 reports."""
+    import gzip
+
+    with gzip.open(FRESH / "fresh.pt.trace.json.gz") as fh:
+        events = json.load(fh)["traceEvents"]
+    kernels = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e.get("cat") == "kernel")
+    doc = _doc(FRESH / "fresh.pt.trace.json.gz")
+    for f in _findings(doc, "LCH202"):
+        d = f["data"]
+        idle = 0.0
+        for e in events:
+            if e.get("cat") == "python_function" and e["name"].endswith(f"): {d['function']}"):
+                a, b = e["ts"], e["ts"] + e["dur"]
+                busy, end = 0.0, a
+                for s, t in kernels:  # the union, clipped to the call
+                    s, t = max(s, end), min(t, b)
+                    if t > s:
+                        busy += t - s
+                        end = t
+                idle += e["dur"] - busy
+        assert abs(idle * 1000 - d["idle_ns"]) < 1000 * (d["calls"] + 1), d["function"]
