@@ -262,6 +262,10 @@ ITEMS = [
          "sorted (args before cat)",
          lambda cache: [traces_scale.build("resnet18", "sorted", LAUNCHES)[0]],
          launches, "python"),
+    Item("kineto-one-line", f"Kineto trace, {LAUNCHES:,} launches, all on one line as "
+         "json.dump writes it", lambda cache: [traces_scale.build("resnet18", "json-dump",
+                                                                  LAUNCHES)[0]],
+         launches, "python"),
     Item("rocprofv3", f"rocprofv3 kernel_trace.csv, {LAUNCHES:,} launches",
          lambda cache: [rocprof_trace(cache)], launches, "python"),
     Item("sources", "CuPy 13.6.0 sdist (CUDA sources)", lambda cache: [cupy_sources(cache)],

@@ -233,9 +233,12 @@ def _open_bytes(path: Path, threaded: bool = True) -> IO[bytes]:
 
 
 UNSET = msgspec.UNSET  # a key the event does not hold
+# The structs below are decoded from JSON, which holds no reference cycles: they are not
+# tracked by the cycle collector (gc=False), whose bookkeeping cost each of the hundreds of
+# thousands decoded and the collections they set off.
 
 
-class _Event(msgspec.Struct, frozen=True):
+class _Event(msgspec.Struct, frozen=True, gc=False):
     """A CUDA kernel event as libkineto writes it; anything else takes the dict path."""
 
     name: str
@@ -244,14 +247,14 @@ class _Event(msgspec.Struct, frozen=True):
     dur: float = 0.0
 
 
-class _CallArgs(msgspec.Struct, frozen=True):
+class _CallArgs(msgspec.Struct, frozen=True, gc=False):
     correlation: Any = None
     grid: tuple[int, int, int] | msgspec.UnsetType | None = UNSET
     block: tuple[int, int, int] | None = None
     shared: int | None = msgspec.field(name="shared memory", default=None)
 
 
-class _Call(msgspec.Struct, frozen=True):
+class _Call(msgspec.Struct, frozen=True, gc=False):
     """A ROCm runtime call: the fields :class:`RuntimeJoin` needs; anything else (a name
     or args of another type) takes the dict path."""
 
@@ -259,7 +262,7 @@ class _Call(msgspec.Struct, frozen=True):
     args: _CallArgs
 
 
-class _ShapeArgs(msgspec.Struct, frozen=True):
+class _ShapeArgs(msgspec.Struct, frozen=True, gc=False):
     """The args that decide a CUDA kernel's launch group (:meth:`_Reader.raws`)."""
 
     device: int | str | msgspec.UnsetType = UNSET
@@ -278,7 +281,7 @@ class _Args(_ShapeArgs, frozen=True):
     external: Any = msgspec.field(name="External id", default=None)
 
 
-class _Kernel(msgspec.Struct, frozen=True):
+class _Kernel(msgspec.Struct, frozen=True, gc=False):
     """A kernel event of a chunk, decoded with the others in one call (:meth:`_Reader.raws`):
     what counts a launch of a shape already seen, and its category (a cut that held another
     event, whose nested object has the category, is told)."""
@@ -331,7 +334,7 @@ class _Reader:
         counted here (its decoded name, args and category are the key: one tuple, hashed in
         C); any other event as :meth:`raw` takes it, and a shape it adds is kept."""
         try:
-            events = _DECODE_MANY(b"[" + b",".join(texts) + b"]")
+            events = _DECODE_MANY(_json_list(texts))
         except msgspec.DecodeError:  # invalid JSON, or an unusual event: one at a time
             for taken, text in enumerate(texts):
                 try:
@@ -600,6 +603,14 @@ class _Reader:
                     f"{count:,} kernel launch{'es' if count > 1 else ''} {why}: counted; the "
                     "trace gives no grid or block for them, so they are not analysed")
         return self.check.errors()
+
+
+def _json_list(texts: list[bytes]) -> bytes:
+    """The JSON list of the values ``texts`` (one or more): its brackets put on the first
+    and last text, so that the texts are copied once, not once more for each bracket."""
+    if len(texts) == 1:
+        return b"[" + texts[0] + b"]"
+    return b",".join([b"[" + texts[0], *texts[1:-1], texts[-1] + b"]"])
 
 
 def _frozen(value: Any) -> Any:
