@@ -102,9 +102,10 @@ def main(argv: list[str]) -> int:
         for b in (128, 256, 512, 1024, 2048, 4096, 8192):
             for w in (1, 2, 4, 8, 16):
                 if 1 <= b // (32 * w) <= 64:
-                    times[name][f"{b}x{w}"] = events(lambda b=b, w=w: call(b, w), reps=20)
+                    times[name][f"{b}x{w}"] = events(lambda b=b, w=w, call=call: call(b, w),
+                                                     reps=20)
         b, w = TRACED[name]
-        times[name][f"{b}x{w}"] = events(lambda b=b, w=w: call(b, w), reps=20)
+        times[name][f"{b}x{w}"] = events(lambda b=b, w=w, call=call: call(b, w), reps=20)
     shutil.rmtree(out / "cache-all")
     (out / "times.json").write_text(json.dumps(
         {"n": n, "traced": {k: f"{b}x{w}" for k, (b, w) in TRACED.items()}, "ms": times},

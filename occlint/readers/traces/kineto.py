@@ -322,7 +322,7 @@ class _Reader:
         try:
             e = _DECODE(text)
         except msgspec.ValidationError:
-            self.kernel(json.loads(text))  # an unusual event: the careful path says why
+            self.kernel(_loads(text))  # an unusual event: the careful path says why
             return
         except msgspec.DecodeError:
             raise ValueError("invalid JSON") from None
@@ -385,7 +385,7 @@ class _Reader:
         shape = (e.name, a.device, a.stream, a.grid, a.block, a.registers, a.shared)
         handle = self.shapes.get(shape, self)
         if handle is self:  # a new shape: validate it once (with its links: all its args)
-            self.kernel(json.loads(text), shape)
+            self.kernel(_loads(text), shape)
             return
         self.events += 1
         start, duration = e.ts * 1000.0, e.dur * 1000.0
@@ -611,6 +611,16 @@ def _json_list(texts: list[bytes]) -> bytes:
     if len(texts) == 1:
         return b"[" + texts[0] + b"]"
     return b",".join([b"[" + texts[0], *texts[1:-1], texts[-1] + b"]"])
+
+
+def _loads(text: bytes) -> Any:
+    """An event's JSON by the careful parser; bytes that are not UTF-8 (in a field the
+    typed decoder skipped) make the trace one that cannot be read."""
+    try:
+        return json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"a kernel event is not UTF-8 text (byte {exc.start} of "
+                         f"{text[:40]!r}...)") from None
 
 
 def _frozen(value: Any) -> Any:
