@@ -288,7 +288,7 @@ def test_ranges_are_narrow_enough_to_act_on(scored):
     assert _split(rows, "score")["median_width"] <= 0.15
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: 3-4 launches whose best saves 10 % or more "
+@pytest.mark.xfail(strict=True, reason="issue 28: 2-4 launches whose best saves 10 % or more "
                                        "get a claim whose low end is under 2 % (info, not a "
                                        "warning): the ranges are too wide")
 def test_every_launch_worth_ten_percent_warns(scored):

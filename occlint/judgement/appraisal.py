@@ -16,6 +16,10 @@ reader cannot act on, or should not, is info, not a warning:
   (:data:`~occlint.judgement.design.BY_DESIGN`);
 * launch groups (their time is known): a finding whose fix may save under
   :data:`~occlint.judgement.cost.WARN_MIN_SAVING` of the time (the low end of its range).
+
+And the other way: a launch group's info finding (``LCH103``, oversubscription) whose fix
+the launch-time model prices at :data:`~occlint.judgement.cost.WARN_MIN_SAVING` or more,
+on the user's own kernel, is a warning: a saving the user can realise is never only a fact.
 """
 
 from __future__ import annotations
@@ -171,6 +175,10 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
         if owner.kind == "generated" and owner.library in COMPILER_KNOB:
             knob = COMPILER_KNOB[owner.library]
             f.advice = f"{f.advice}; {knob}" if f.advice else knob
+        if (f.severity == "info" and modelled and f.rule in LAUNCH_RULES and f.fix
+                and owner.kind == "user" and total_ns is not None and s is not None
+                and s.low >= WARN_MIN_SAVING):
+            f.severity = "warning"  # an info rule (LCH103) whose fix the model prices
         if f.severity != "warning":
             continue
         if (owner.kind != "user"

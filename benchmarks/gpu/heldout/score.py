@@ -70,13 +70,22 @@ def nsight(run: Path) -> dict[str, float]:
     return out
 
 
+def suite_of(run: Path) -> tuple[Path, Path]:
+    """(suite.json, kernels.cu) of a run: its parent folder's when it has them (a suite
+    generated with another seed, ``generate.py --seed S --out DIR``, swept into DIR/h100),
+    else seed 28's (benchmarks/gpu/heldout/suite.json, fixtures/traces/heldout/)."""
+    if (run.parent / "suite.json").exists():
+        return run.parent / "suite.json", run.parent / "kernels.cu"
+    return HERE / "suite.json", SOURCE
+
+
 def occlint_json(trace: Path, facts: str | None = "source") -> dict:
     """occlint's JSON on ``trace`` with the kernels' source ("source"), their PTX ("ptx")
     or nothing (None)."""
     with tempfile.TemporaryDirectory() as tmp:
         extra = []
         if facts == "source":
-            extra = [str(SOURCE)]
+            extra = [str(suite_of(trace.parent)[1])]
         elif facts == "ptx":
             ptx = Path(tmp) / "kernels.sm_90.ptx"
             ptx.write_bytes(gzip.decompress(PTX.read_bytes()))
@@ -114,7 +123,7 @@ def _same(c: dict, fix: dict, family: str) -> bool:
 def rows(run: Path, facts: str | None = "source", doc: dict | None = None) -> list[dict]:
     """One row per measured kernel: occlint's claim (from ``doc``, else occlint run on the
     run's trace) against the times."""
-    suite = {k["name"]: k for k in json.loads((HERE / "suite.json").read_text())["kernels"]}
+    suite = {k["name"]: k for k in json.loads(suite_of(run)[0].read_text())["kernels"]}
     measured = load(run / "heldout.json")
     if doc is None:
         doc = occlint_json(run / "heldout.pt.trace.json.gz", facts)

@@ -1,6 +1,10 @@
 """Time every configuration of the held-out kernels and record their defects (issue 28).
 
-    python3 benchmarks/gpu/heldout/sweep.py OUTDIR [--only NAME ...]   # on the lent GPU
+    python3 benchmarks/gpu/heldout/sweep.py OUTDIR [--suite DIR] [--only NAME ...]
+    ncu ... python3 benchmarks/gpu/heldout/sweep.py --ncu [--suite DIR]
+
+(on the lent GPU; ``--suite DIR``: the suite.json and kernels.cu of ``generate.py --seed S
+--out DIR``, else seed 28's)
 
 For every kernel of suite.json (generate.py): checks the defective launch's output against
 the habit launch (256 threads; 8 blocks per SM for loops), times every configuration the
@@ -25,6 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[2] / "fixtures/traces/heldout/kernels.cu"  # generate.py writes it
+SUITE = HERE / "suite.json"
 KB = 1024
 
 
@@ -151,12 +156,23 @@ class Runner:
         return self.c[: n * k["facts"]["vector"]].copy()
 
 
+def _suite(argv: list[str]) -> list[str]:
+    """``--suite DIR``: another seed's suite.json and kernels.cu; the other arguments."""
+    global SOURCE, SUITE
+    if "--suite" not in argv:
+        return argv
+    i = argv.index("--suite")
+    folder = Path(argv[i + 1])
+    SOURCE, SUITE = folder / "kernels.cu", folder / "suite.json"
+    return argv[:i] + argv[i + 2:]
+
+
 def ncu_launches() -> int:
     """Launch every defect once (under ``ncu``: its estimated speedups, issue 28)."""
     import cupy as cp
 
     sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-    suite = json.loads((HERE / "suite.json").read_text())
+    suite = json.loads(SUITE.read_text())
     r = Runner(suite)
     for k in suite["kernels"]:
         r.launches(k, configs(k, suite, sms)[0])
@@ -168,6 +184,7 @@ def main(argv: list[str]) -> int:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
+    argv = _suite(argv)
     out = Path(argv[0])
     only = set(argv[2:]) if len(argv) > 1 and argv[1] == "--only" else None
     out.mkdir(parents=True, exist_ok=True)
@@ -175,7 +192,7 @@ def main(argv: list[str]) -> int:
     torch.zeros(1, device="cuda")  # one primary context for torch, CuPy and the profiler
     props = cp.cuda.runtime.getDeviceProperties(0)
     sms = props["multiProcessorCount"]
-    suite = json.loads((HERE / "suite.json").read_text())
+    suite = json.loads(SUITE.read_text())
     kernels = [k for k in suite["kernels"] if only is None or k["name"] in only
                or k["family"] in only]
     t0 = time.time()
@@ -243,4 +260,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(ncu_launches() if sys.argv[1:] == ["--ncu"] else main(sys.argv[1:]))
+    sys.exit(ncu_launches() if _suite(sys.argv[1:]) == ["--ncu"] else main(sys.argv[1:]))
