@@ -100,6 +100,10 @@ AMD_PACKAGES: tuple[tuple[str, str], ...] = (
 # those of the Radeon processors, which the ``Cijk_`` name rule labels Tensile.
 TENSILE_ISA = re.compile(r"^Cijk_.*_ISA(\w+?)_")
 TENSILE_ISA_KEPT = re.compile(r"^(?:908|90a|94\d|950)$")
+# a library forked from another keeps its kernels' names: RCCL's are NCCL's
+# (``ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t`` is RCCL 5.4's and NCCL 2.1x's, as the A100
+# ranks fixtures show), so such a name tells neither; left out (counted)
+FORKED = {"RCCL": re.compile(r"^nccl")}
 CODE_MAGICS = (b"\x7fELF", b"CCOB", b"__CLANG_OFFLOAD_BUNDLE__")
 CACHE = Path.home() / ".cache" / "occlint-bench"
 
@@ -215,6 +219,8 @@ def build(wheels: list[Path], scratch: Path = CACHE / "owner-index"
     shared = {k for k, libs in owners.items() if len(libs) > 1}
     header_only = {k for k in owners if EMBEDDED.search(k)}
     generic = {k for k in owners if GENERIC.match(k)}
+    forked = {k for library, keys in by_library.items() if library in FORKED
+              for k in keys if FORKED[library].match(k)}
     other_isa = {k for k in owners if (m := TENSILE_ISA.match(k))
                  and not TENSILE_ISA_KEPT.match(m.group(1))}
     names: dict[str, list[str]] = {}
@@ -223,7 +229,7 @@ def build(wheels: list[Path], scratch: Path = CACHE / "owner-index"
     for library in sorted(by_library):
         kept = sorted(k for k in by_library[library]
                       if k and k not in shared and k not in header_only
-                      and k not in generic and k not in other_isa)
+                      and k not in generic and k not in other_isa and k not in forked)
         names[library] = kept
         hashes = sorted({key_hash(k) for k in kept})
         keys_out.append(hashes)
@@ -236,10 +242,22 @@ def build(wheels: list[Path], scratch: Path = CACHE / "owner-index"
         "left_out": {"shipped_by_several": len(shared - header_only - generic),
                      "embedded_libraries": len(header_only),
                      "generic_names": len(generic - header_only),
-                     "tensile_radeon": len(other_isa - shared)},
+                     "tensile_radeon": len(other_isa - shared),
+                     "forked_names": len(forked - shared)},
         "builder": "benchmarks/build_owner_index.py",
     }
-    return header, keys_out, names
+    return (*without_empty(header, keys_out), names)
+
+
+def without_empty(header: dict, keys: list[list[int]]) -> tuple[dict, list[list[int]]]:
+    """The libraries left with no key (none read: MIOpen's, rocFFT's packages; all left out:
+    RCCL's) moved from ``libraries`` to ``read_without_keys``, their provenance kept."""
+    kept = [(lib, k) for lib, k in zip(header["libraries"], keys, strict=True) if k]
+    empty = [lib for lib, k in zip(header["libraries"], keys, strict=True) if not k]
+    header = {**header, "libraries": [lib for lib, _ in kept]}
+    if empty:
+        header["read_without_keys"] = empty
+    return header, [k for _, k in kept]
 
 
 def main(argv: list[str] | None = None) -> int:

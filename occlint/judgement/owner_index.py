@@ -62,6 +62,8 @@ def _mangled_base(name: str) -> str | None:
         while pos < len(name) and name[pos] in "KVr":  # cv-qualifiers of a member
             pos += 1
     while pos < len(name):
+        if name[pos] == "L" and name[pos + 1:pos + 2].isdigit():
+            pos += 1  # internal linkage (``static``: _ZL18haxpy_mlt_8_kernel, rocBLAS)
         if name.startswith("St", pos) and not parts:
             parts.append("std")
             pos += 2
