@@ -182,7 +182,9 @@ def test_the_builder_keys_a_wheels_kernels_by_their_symbols(tmp_path):
     assert set(names) == {"cuDNN", "cuBLAS"}
     assert set(names["cuDNN"]) == bases(tiles) - bases(gamma) and names["cuBLAS"] == []
     assert header["left_out"]["shipped_by_several"] == len(bases(gamma))
-    assert [(p["package"], p["version"]) for lib in header["libraries"]
+    assert [lib["name"] for lib in header["read_without_keys"]] == ["cuBLAS"]  # none left
+    assert [(p["package"], p["version"])
+            for lib in header["read_without_keys"] + header["libraries"]
             for p in lib["packages"]] == [("nvidia-cublas", "13.0.0"),  # by library
                                           ("nvidia-cudnn-cu13", "9.0.0")]
     index = decode(encode(header, keys))
@@ -209,8 +211,6 @@ ROCM_KERNELS = [
     # libhipblaslt1 7.1.1+dfsg-4: hipblaslt/library/Kernels.so-000-gfx90a.hsaco
     ("Cijk_SB_BiasS_AuxB_HAS_ScaleAlphaVec_PostGSU2_VW4", "hipBLASLt"),
     ("Cijk_II_HAI_ScaleAlphaVec_PostGSU2_VW4", "hipBLASLt"),
-    # librccl1 5.4.3-3+b1: librccl.so.1.0
-    ("_Z42ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevCommmP8ncclWork", "RCCL"),
     # librocrand1 5.7.1-6: librocrand.so.1.1
     ("_ZN12rocrand_host6detailL15generate_kernelId20uniform_distributionIdjEEEvPN14rocrand_"
      "device13xorwow_engineEjPT_mT0_", "rocRAND"),
@@ -248,6 +248,21 @@ def test_rocm_names_of_users_and_header_only_libraries_are_not_claimed():
                  "long const*, unsigned long)",
                  "void rocprim::ROCPRIM_300000_NS::detail::trampoline_kernel<int>(int)"):
         assert index.lookup(name) is None, name
+
+
+def test_rccls_kernels_are_not_claimed_for_rccl():
+    """RCCL 5.4.3's kernel (librccl1 5.4.3-3+b1, llvm-readelf --notes) carries NCCL's name:
+    the A100 ranks fixtures launch the same one from NCCL. The index does not say RCCL; the
+    package is listed as read without keys."""
+    index = shipped_index()
+    name = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+    assert base_name("_Z42ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevCommmP8ncclWork"
+                     ) == base_name(name)
+    assert index.lookup(name) is None
+    assert "RCCL" in [lib["name"] for lib in index.header["read_without_keys"]]
+    events = [e for e in trace_events(FIXTURES / "traces" / "ranks" / "rank-0.json.gz")
+              if e.get("cat") == "kernel"]
+    assert any(e["name"] == name for e in events)
 
 
 def _deb(tmp_path: Path, name: str, files: dict[str, Path]) -> Path:
