@@ -5,7 +5,12 @@
         nvidia-cufft nvidia-curand nvidia-cusparse nvidia-cusolver torch==2.11.0 \\
         nvidia-cudnn-cu12 nvidia-cublas-cu12 nvidia-nccl-cu12 nvidia-cufft-cu12 \\
         nvidia-curand-cu12 nvidia-cusparse-cu12
-    python3 benchmarks/build_owner_index.py WHEELS/*.whl [--out PATH] [--names OUT.json]
+    python3 benchmarks/build_owner_index.py WHEELS/*.whl [--amd] [--out PATH] [--names OUT.json]
+
+``--amd`` also reads the ROCm libraries' Debian packages (AMD_PACKAGES, pinned by version
+and SHA-256, downloaded into ``--cache``): each .deb is unpacked (dpkg-deb) and every ELF
+file and offload bundle under usr/lib is read (host libraries, loose Tensile code objects);
+the library is named by the package, its version by the .deb's file name.
 
 Each wheel is read with occlint's own readers (read_path: the archive, every shared
 library in it, their fatbins, every cubin of every architecture); the library is named
