@@ -182,10 +182,153 @@ def test_the_builder_keys_a_wheels_kernels_by_their_symbols(tmp_path):
     assert set(names) == {"cuDNN", "cuBLAS"}
     assert set(names["cuDNN"]) == bases(tiles) - bases(gamma) and names["cuBLAS"] == []
     assert header["left_out"]["shipped_by_several"] == len(bases(gamma))
-    assert [(p["package"], p["version"]) for lib in header["libraries"]
+    assert [lib["name"] for lib in header["read_without_keys"]] == ["cuBLAS"]  # none left
+    assert [(p["package"], p["version"])
+            for lib in header["read_without_keys"] + header["libraries"]
             for p in lib["packages"]] == [("nvidia-cublas", "13.0.0"),  # by library
                                           ("nvidia-cudnn-cu13", "9.0.0")]
     index = decode(encode(header, keys))
     for name in names["cuDNN"]:
         assert index.lookup(name).name == "cuDNN"
     assert all(index.lookup(n) is None for n in bases(gamma))
+
+
+# ROCm libraries' kernels as their Debian packages ship them, each taken independently of
+# occlint: the ``.symbol`` lines of ``llvm-readelf --notes`` (LLVM 22) on the packages' code
+# objects (a host library's .hip_fatbin cut into code objects, loose Tensile code objects)
+ROCM_KERNELS = [
+    # librocblas0 5.5.1+dfsg-7: librocblas.so.0.1 and rocblas/2.47.0/library/*.co
+    ("_ZL21trtri_diagonal_kernelILi16EdPKdPdEv13rocblas_fill_17rocblas_diagonal_iT1_lillT2_"
+     "lill", "rocBLAS"),
+    ("_ZL43rocblas_internal_strided_vector_copy_kernelILi128EfPfS0_EvT1_ilT2_ilill",
+     "rocBLAS"),
+    ("Cijk_Alik_Bljk_HHS_BH_MT32x64x32_MI16x16x16x1_SE_1LDSB0_APM1_AF0EM8_AF1EM1_AMAS3_ASE_"
+     "ASGT_ASAE01_ASCE01_ASEM1_BL1_BS1_DTL0_DTVA0_DVO0_ETSP_EPS1_FL0_GRVW4_GSU1_GSUAMB_GLS0_"
+     "ISA90a_IU1_K1_KLA_LBSPP128_LPA16_LPB16_LDL1_LRVW8_LWPMn1_LDW0_MAC_MIAV0_MDA2_NTA0_NTB0_"
+     "NTC0_NTD0_NEPBS0_NLCA1_NLCB1_ONLL1_OPLV0_PK0_PAP0_PGR1_PLR2_SIA3_SS0_SU0_SUM0_SUS0_"
+     "SCIUI1_SPO0_SRVW4_SSO0_SVW4_SNLL0_TT1_32_TLDS1_USFGROn1_VAW2_VSn1_VW2_WSGRA1_WSGRB1_WS64_"
+     "WG32_8_1_WGM1", "rocBLAS"),
+    # libhipblaslt1 7.1.1+dfsg-4: hipblaslt/library/Kernels.so-000-gfx90a.hsaco
+    ("Cijk_SB_BiasS_AuxB_HAS_ScaleAlphaVec_PostGSU2_VW4", "hipBLASLt"),
+    ("Cijk_II_HAI_ScaleAlphaVec_PostGSU2_VW4", "hipBLASLt"),
+    # librocrand1 5.7.1-6: librocrand.so.1.1
+    ("_ZN12rocrand_host6detailL15generate_kernelId20uniform_distributionIdjEEEvPN14rocrand_"
+     "device13xorwow_engineEjPT_mT0_", "rocRAND"),
+    # librocsparse0 5.7.1-6: librocsparse.so.0.1
+    ("_ZL18dotci_kernel_part1ILj256Ei21rocsparse_complex_numIfEEvT0_PKT1_PKS2_S5_PS3_21"
+     "rocsparse_index_base_", "rocSPARSE"),
+]
+
+
+@pytest.mark.parametrize("symbol,library", ROCM_KERNELS)
+def test_rocm_libraries_kernels_are_indexed_under_their_library(symbol, library):
+    """A kernel of each indexed ROCm package is found under its library, by its mangled
+    symbol (rocprof) and by its demangled name (Kineto's ROCm traces, rocprofv3), which key
+    alike: Tensile's extern "C" ``Cijk_`` names as they are, templates by their base name."""
+    index = shipped_index()
+    demangled = cxxfilt.demangle(symbol)
+    assert base_name(symbol) == base_name(demangled)
+    for name in (symbol, demangled):
+        found = index.lookup(name)
+        assert found is not None and found.name == library, name
+    assert found.kind == "library"
+    assert all(p["package"].startswith("lib") and p["version"] for p in found.packages)
+
+
+def test_rocm_names_of_users_and_header_only_libraries_are_not_claimed():
+    """A user's HIP kernel with a generic name (rocSPARSE ships an ``init_kernel``, rocRAND
+    and rocBLAS ship ``*_kernel`` names), the made-up kernels of the rocprof fixtures and
+    rocPRIM's kernels compiled into a user's program stay out of the index."""
+    index = shipped_index()
+    for name in ("init_kernel", "_ZL11init_kernelv", "void init_kernel()", "copy_kernel",
+                 "scale_kernel", "gemm_bf16_kernel(__hip_bfloat16 const*, __hip_bfloat16 "
+                 "const*, __hip_bfloat16*, int, int, int)", "softmax_warp(float*, float "
+                 "const*, int)", "stencil3d(float*, float const*)",
+                 "void (anonymous namespace)::resolve_future_token_ids_kernel<long>(long*, "
+                 "long const*, unsigned long)",
+                 "void rocprim::ROCPRIM_300000_NS::detail::trampoline_kernel<int>(int)"):
+        assert index.lookup(name) is None, name
+
+
+def test_rccls_kernels_are_not_claimed_for_rccl():
+    """RCCL 5.4.3's kernel (librccl1 5.4.3-3+b1, llvm-readelf --notes) carries NCCL's name:
+    the A100 ranks fixtures launch the same one from NCCL. The index does not say RCCL; the
+    package is listed as read without keys."""
+    index = shipped_index()
+    name = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+    assert base_name("_Z42ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_tP11ncclDevCommmP8ncclWork"
+                     ) == base_name(name)
+    assert index.lookup(name) is None
+    assert "RCCL" in [lib["name"] for lib in index.header["read_without_keys"]]
+    events = [e for e in trace_events(FIXTURES / "traces" / "ranks" / "rank-0.json.gz")
+              if e.get("cat") == "kernel"]
+    assert any(e["name"] == name for e in events)
+
+
+def _deb(tmp_path: Path, name: str, files: dict[str, Path]) -> Path:
+    import shutil
+    import subprocess
+
+    root = tmp_path / name.removesuffix(".deb")
+    (root / "DEBIAN").mkdir(parents=True)
+    package, version = name.split("_")[:2]
+    (root / "DEBIAN" / "control").write_text(
+        f"Package: {package}\nVersion: {version}\nArchitecture: amd64\n"
+        "Maintainer: t <t@example.org>\nDescription: t\n")
+    for member, source in files.items():
+        (root / member).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, root / member)
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-b", str(root), str(tmp_path / name)],
+                   check=True, capture_output=True)
+    return tmp_path / name
+
+
+@pytest.mark.skipif(not __import__("shutil").which("dpkg-deb"), reason="needs dpkg-deb")
+def test_the_builder_reads_debian_packages_of_rocm_libraries(tmp_path):
+    """Two .deb packages of real AMD code objects: a loose code object and a compressed
+    offload bundle (CCOB, as hipBLASLt ships its Tensile kernels) are read; each package is
+    named by its library with its version; the kernel both ship is left out; the keys are
+    those of the code objects' ``.symbol`` lines (llvm-readelf --notes, in the fixtures)."""
+    from benchmarks.build_owner_index import build
+
+    co, containers = FIXTURES / "amd" / "co", FIXTURES / "amd" / "containers"
+    lib = "usr/lib/x86_64-linux-gnu"
+    debs = [_deb(tmp_path, "librocblas0_5.5.1+dfsg-7_amd64.deb",
+                 {f"{lib}/rocblas/library/sweep.hsaco": co / "sweep.gfx1030.hsaco",
+                  f"{lib}/rocblas/library/gamma.hsaco": co / "gamma.gfx1030.cov5.hsaco"}),
+            _deb(tmp_path, "libhipblaslt1_7.1.1+dfsg-4_amd64.deb",
+                 {f"{lib}/hipblaslt/library/TensileLibrary_gfx1030.co":
+                  containers / "gamma.ccob2_zstd.hipfb"})]
+    header, keys, names = build(debs, scratch=tmp_path / "unpacked")
+
+    def bases(notes: Path) -> set[str]:
+        return {base_name(cxxfilt.demangle(line.split()[-1].removesuffix(".kd")))
+                for line in notes.read_text().splitlines() if ".symbol:" in line}
+
+    sweep = bases(co / "sweep.gfx1030.notes.txt")
+    assert sweep == {"vgpr_sweep", "lds_sweep"}
+    assert names == {"hipBLASLt": [], "rocBLAS": sorted(sweep)}
+    assert header["left_out"]["shipped_by_several"] == 1  # gamma_correction
+    assert [lib["name"] for lib in header["read_without_keys"]] == ["hipBLASLt"]
+    assert [(lib["name"], p["package"], p["version"], p["files"])
+            for lib in header["read_without_keys"] + header["libraries"]
+            for p in lib["packages"]] == [
+        ("hipBLASLt", "libhipblaslt1", "7.1.1+dfsg-4",
+         [f"{lib}/hipblaslt/library/TensileLibrary_gfx1030.co"]),
+        ("rocBLAS", "librocblas0", "5.5.1+dfsg-7",
+         [f"{lib}/rocblas/library/gamma.hsaco", f"{lib}/rocblas/library/sweep.hsaco"])]
+    index = decode(encode(header, keys))
+    assert index.lookup("void vgpr_sweep<4>(float*, float const*, int)").name == "rocBLAS"
+    assert index.lookup("gamma_correction(unsigned char*, unsigned long, float)") is None
+
+
+def test_a_static_rocblas_kernel_keys_alike_mangled_and_as_rocm_tools_print_it():
+    """rocBLAS's ``static`` kernels over ``_Float16`` (``_ZL...DF16_``), which c++filt's
+    library cannot demangle: the key is read from the mangling (``L``: internal linkage) and
+    matches the name as LLVM's demangler (llvm-cxxfilt 22; ROCm's tools) prints it."""
+    symbol = "_ZL18haxpy_mlt_8_kernelILi256EPKDF16_S1_PDF16_EviT0_lT1_llT2_ll"
+    printed = ("void haxpy_mlt_8_kernel<256, _Float16 const*, _Float16 const*, _Float16*>"
+               "(int, _Float16 const*, long, _Float16 const*, long, long, _Float16*, long, "
+               "long)")
+    assert base_name(symbol) == base_name(printed) == "haxpy_mlt_8_kernel"
+    assert shipped_index().lookup(printed).name == "rocBLAS"

@@ -37,9 +37,12 @@ INDEX_PATH = Path(__file__).with_name("owner_index.bin")
 SIZE_BUDGET = 1 << 20
 # libraries compiled into the library that uses them (header-only CUB, Thrust, CUTLASS,
 # CuTe, whatever namespace they are wrapped in: PyTorch's ``at_cuda_detail::cub::``), and
-# FlashAttention's kernels as PyTorch vendors them (``pytorch_flash::``): the name rules
+# FlashAttention's kernels as PyTorch vendors them (``pytorch_flash::``), and ROCm's
+# header-only rocPRIM, hipCUB, rocThrust (``thrust::``) and Composable Kernel (``ck::``,
+# ``ck_tile::``) that rocSPARSE, rocRAND or PyTorch compile into themselves: the name rules
 # label those by the library they come from
-EMBEDDED = re.compile(r"(?:^|::)(?:cub|thrust|cutlass|cute|pytorch_flash|flash)::")
+EMBEDDED = re.compile(r"(?:^|::)(?:cub|thrust|cutlass|cute|pytorch_flash|flash|rocprim|hipcub"
+                      r"|ck|ck_tile)::")
 _ANONYMOUS = "(anonymous namespace)"
 _RETURN_TYPE = re.compile(r"^(?:void|int|unsigned int|float)\s+(?=[A-Za-z_(])")
 
@@ -59,6 +62,8 @@ def _mangled_base(name: str) -> str | None:
         while pos < len(name) and name[pos] in "KVr":  # cv-qualifiers of a member
             pos += 1
     while pos < len(name):
+        if name[pos] == "L" and name[pos + 1:pos + 2].isdigit():
+            pos += 1  # internal linkage (``static``: _ZL18haxpy_mlt_8_kernel, rocBLAS)
         if name.startswith("St", pos) and not parts:
             parts.append("std")
             pos += 2
