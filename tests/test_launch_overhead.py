@@ -136,3 +136,13 @@ def test_code_scanning_puts_the_warning_on_that_line(tmp_path):
         assert r["level"] == "warning"
         assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
             truth["script"]
+
+
+@pytest.mark.parametrize("options", ["none", "shapes", "stack", "memory", "all"])
+def test_the_profilers_options_are_read_from_the_trace(options):
+    """Each recording's option set, as benchmarks/gpu/profiler_overhead.py passed it."""
+    from benchmarks.gpu.profiler_overhead import OPTIONS
+
+    doc = execute(Options(paths=[str(RUNS / "h100" / f"ops-{options}.pt.trace.json.gz")],
+                          isolated=True)).doc
+    assert set(doc["inputs"][0]["profiler_options"]) == set(OPTIONS[options])

@@ -130,6 +130,9 @@ class LaunchCollector:
         self.notes: list[str] = []  # facts about the trace worth reporting (info)
         self.replayed = 0  # graph-replayed launches the trace gives no dimensions for
         self.host: HostActivity | None = None  # with Python stacks (Kineto's with_stack)
+        # the PyTorch profiler's options the trace shows (None: not a Kineto trace, or not
+        # read): record_shapes, with_stack, with_modules, profile_memory
+        self.profiler_options: list[str] | None = None
 
     def device(self, device: TraceDevice) -> None:
         self.devices[device.key] = device

@@ -132,6 +132,8 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                            "launches": collector.launches,
                            "launch_groups": len(collector.group_list),
                            "notes": list(collector.notes),
+                           **({"profiler_options": collector.profiler_options}
+                              if collector.profiler_options is not None else {}),
                            "rank": trace_rank(Path(candidate.path), candidate.kind)
                            if candidate.member is None else None})
     return out

@@ -37,6 +37,7 @@ from occlint.model.launch import HostActivity, LaunchCollector, TraceDevice
 WORK_ITEM_APIS = frozenset({"hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel"})
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"})
 LINK_CATEGORIES = ("cpu_op", "cuda_runtime", "cuda_driver", "python_function")
+MEMORY_CATEGORY = "cpu_instant_event"  # profile_memory's "[memory]" events
 # kernel events read past the last group's first launch before the links still missing are
 # given up (an op outside the profiled window, a replayed graph's kernels)
 SLACK = 10_000
@@ -214,9 +215,13 @@ class Found:
         self.calls: dict[int, tuple] = {}  # correlation -> (name, pid, tid, ts)
         self.frames: dict[Any, list[tuple[float, float, str]]] = {}  # tid -> (ts, end, name)
         self.syncs: list[tuple[tuple[Any, Any], float]] = []
+        self.shapes = self.memory = False  # record_shapes, profile_memory: seen on
 
     def take(self, event: dict[str, Any], wanted: Wanted) -> None:
         cat, args = event.get("cat"), event.get("args")
+        if cat == MEMORY_CATEGORY:  # profile_memory's allocations
+            self.memory = True
+            return
         name = event.get("name")
         if not isinstance(name, str):
             return
@@ -234,6 +239,7 @@ class Found:
         if not isinstance(args, dict):
             return
         if cat == "cpu_op":
+            self.shapes = self.shapes or "Input Dims" in args
             ext = args.get("External id")
             if _id(ext) and ext in wanted.ops and ext not in self.ops:
                 self.ops[ext] = (name, *where, ts, dur)
@@ -274,6 +280,12 @@ def resolve_origins(events: Iterator[tuple[bool, dict[str, Any] | None]],
     if found.frames:
         collector.host = HostActivity(user_calls(found.frames), found.syncs,
                                       None if whole else kernels)
+    modules = any(f[2].startswith(MODULE_PREFIX) for frames in found.frames.values()
+                  for f in frames)
+    collector.profiler_options = [o for o, on in (
+        ("record_shapes", found.shapes), ("with_stack", bool(found.frames) and any(
+            FRAME.fullmatch(f[2]) for frames in found.frames.values() for f in frames)),
+        ("with_modules", modules), ("profile_memory", found.memory)) if on]
 
 
 def _describe(link: dict[str, Any], found: Found) -> None:
@@ -357,6 +369,7 @@ def user_calls(frames: dict[Any, list[tuple[float, float, str]]]
 EVENT_START = b"\n  {\n"
 _CATEGORY = re.compile(rb'"cat": "([A-Za-z_]+)"')
 _NEEDED = frozenset(c.encode() for c in LINK_CATEGORIES)
+_MEMORY = MEMORY_CATEGORY.encode()
 
 
 def layout_events(fh, first: bytes, chunk: int) -> Iterator[tuple[bool, dict[str, Any] | None]]:
@@ -389,6 +402,8 @@ def _event(text: bytes) -> Iterator[tuple[bool, dict[str, Any] | None]]:
     cat = m[1] if m else b""
     if cat in (b"kernel", b"Kernel"):
         yield True, None
+    elif cat == _MEMORY:
+        yield False, {"cat": MEMORY_CATEGORY}
     elif cat in _NEEDED:
         try:
             event = json.loads(text)
@@ -410,7 +425,7 @@ def generic_events(fh, prefix: str = "traceEvents.item"
             cat = event.get("cat")
             if cat in ("kernel", "Kernel"):
                 yield True, None
-            elif cat in LINK_CATEGORIES:
+            elif cat in LINK_CATEGORIES or cat == MEMORY_CATEGORY:
                 yield False, event
     except ijson.JSONError:
         return
