@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import run_in_process
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
 # bytecode where PYTHONDONTWRITEBYTECODE is set (see pytest_configure): shared by the workers
@@ -44,7 +46,17 @@ class Run:
 
 def run_occlint(*args: str, cwd: Path | None = None, stdin: str | None = None,
                 env: dict | None = None) -> Run:
-    """Run ``python -m occlint`` as users do (separate process, real exit code).
+    """Run occlint's command as ``python -m occlint`` would, in this process (tests/inprocess:
+    the same entry point, output and exit code; no interpreter to start and occlint to
+    import). For what only a new process shows, :func:`run_occlint_process`."""
+    return Run(*run_in_process(list(args), cwd=cwd, stdin=stdin, env=env))
+
+
+def run_occlint_process(*args: str, cwd: Path | None = None, stdin: str | None = None,
+                        env: dict | None = None) -> Run:
+    """Run ``python -m occlint`` as users do (separate process, real exit code): for what is
+    about the process itself (the entry point, an environment read at start-up, worker
+    processes, a terminal) and a representative set of runs end to end.
 
     The package under test is this checkout's, whatever the working directory (a stale
     ``pip install .`` elsewhere on sys.path must not answer instead)."""
@@ -58,6 +70,11 @@ def run_occlint(*args: str, cwd: Path | None = None, stdin: str | None = None,
 @pytest.fixture
 def occlint():
     return run_occlint
+
+
+@pytest.fixture
+def occlint_process():
+    return run_occlint_process
 
 
 def skip_or_fail(reason: str) -> None:
