@@ -25,11 +25,11 @@ PYCACHE = os.path.join(tempfile.gettempdir(),
 def pytest_configure(config):
     """With PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it), every process
     of the session compiled what it imports from source: the xdist workers occlint and the
-    rewritten test modules (3 CPU s each), and each of the suite's ~570 runs of
-    ``python -m occlint`` occlint's modules (0.09 CPU s a run, about a minute in all). The
-    variable is dropped for the workers and processes started from here (this runs before
-    xdist starts its workers) and their bytecode kept under the temp directory
-    (PYTHONPYCACHEPREFIX), never in the checkout."""
+    rewritten test modules (3 CPU s each), and each of the suite's ~100 runs of
+    ``python -m occlint`` (the others run in the test process: tests/inprocess.py) occlint's
+    modules (0.09 CPU s a run). The variable is dropped for the workers and processes
+    started from here (this runs before xdist starts its workers) and their bytecode kept
+    under the temp directory (PYTHONPYCACHEPREFIX), never in the checkout."""
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", PYCACHE)
 
