@@ -94,6 +94,25 @@ def test_a_file_rewritten_within_a_clock_tick_is_read_again(tmp_path):
     assert second == run_occlint_process(*args, cwd=tmp_path)
 
 
+def test_what_occlint_ships_is_kept_unchanged(tmp_path):
+    """The kept caches (KEPT) hold the shipped device database: runs that add devices and
+    overlay an architecture leave it as a new process loads it."""
+    from occlint.devices import db, launch_params
+
+    devices = tmp_path / "d.toml"
+    devices.write_text('[[device]]\nname = "My Box"\narch = "sm_89"\nsms = 7\n\n'
+                       "[nvidia_architectures.sm_120]\nmax_blocks_per_sm = 32\n")
+    calc = run_occlint("calc", "--device-file", str(devices), "--device", "my-box",
+                       "--registers", "32", "--block", "128", "--format", "json")
+    assert calc.code == 0 and calc.json()["sms"] == 7, calc.err
+    run = run_occlint(str(REPO / GAMMA), *LAUNCH, "--device-file", str(devices), "--device",
+                      "h100")
+    assert run.code == 1, run.err
+    assert run_occlint(str(REPO / SOURCE), "--device", "h100", "--isolated").code in (0, 1)
+    assert repr(vars(db.shipped_db())) == repr(vars(db._load_shipped()))
+    assert repr(launch_params._table()) == repr(launch_params._table.__wrapped__())
+
+
 def _module_dicts() -> set[tuple[str, str]]:
     """Every module-level ``NAME = {}`` or ``NAME: ... = {}`` of occlint's modules."""
     found = set()
