@@ -2,8 +2,8 @@
 entry point (``occlint.cli.main.main``), stdout and stderr captured as bytes and decoded as
 ``subprocess.run(..., text=True)`` decodes them, the exit status from ``SystemExit``.
 
-A run in a new process costs about 0.25 CPU s more (starting Python and importing occlint):
-two minutes of the suite's CPU over its ~550 runs (docs/performance.md, issue 31). What a
+A run in a new process costs about 0.2 CPU s more (starting Python and importing occlint):
+about 80 CPU s of the suite over its ~500 runs (docs/performance.md, issue 31). What a
 process would start afresh is set afresh here, and what a run changes is put back:
 
 - the working directory, ``os.environ`` (replaced by ``env`` when given), stdin (``stdin``,
