@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import run_in_process
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
 # bytecode where PYTHONDONTWRITEBYTECODE is set (see pytest_configure): shared by the workers
@@ -23,11 +25,11 @@ PYCACHE = os.path.join(tempfile.gettempdir(),
 def pytest_configure(config):
     """With PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it), every process
     of the session compiled what it imports from source: the xdist workers occlint and the
-    rewritten test modules (3 CPU s each), and each of the suite's ~570 runs of
-    ``python -m occlint`` occlint's modules (0.09 CPU s a run, about a minute in all). The
-    variable is dropped for the workers and processes started from here (this runs before
-    xdist starts its workers) and their bytecode kept under the temp directory
-    (PYTHONPYCACHEPREFIX), never in the checkout."""
+    rewritten test modules (3 CPU s each), and each of the suite's ~100 runs of
+    ``python -m occlint`` (the others run in the test process: tests/inprocess.py) occlint's
+    modules (0.09 CPU s a run). The variable is dropped for the workers and processes
+    started from here (this runs before xdist starts its workers) and their bytecode kept
+    under the temp directory (PYTHONPYCACHEPREFIX), never in the checkout."""
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         os.environ.setdefault("PYTHONPYCACHEPREFIX", PYCACHE)
 
@@ -44,7 +46,17 @@ class Run:
 
 def run_occlint(*args: str, cwd: Path | None = None, stdin: str | None = None,
                 env: dict | None = None) -> Run:
-    """Run ``python -m occlint`` as users do (separate process, real exit code).
+    """Run occlint's command as ``python -m occlint`` would, in this process (tests/inprocess:
+    the same entry point, output and exit code; no interpreter to start and occlint to
+    import). For what only a new process shows, :func:`run_occlint_process`."""
+    return Run(*run_in_process(list(args), cwd=cwd, stdin=stdin, env=env))
+
+
+def run_occlint_process(*args: str, cwd: Path | None = None, stdin: str | None = None,
+                        env: dict | None = None) -> Run:
+    """Run ``python -m occlint`` as users do (separate process, real exit code): for what is
+    about the process itself (the entry point, an environment read at start-up, worker
+    processes, a terminal) and a representative set of runs end to end.
 
     The package under test is this checkout's, whatever the working directory (a stale
     ``pip install .`` elsewhere on sys.path must not answer instead)."""
@@ -58,6 +70,11 @@ def run_occlint(*args: str, cwd: Path | None = None, stdin: str | None = None,
 @pytest.fixture
 def occlint():
     return run_occlint
+
+
+@pytest.fixture
+def occlint_process():
+    return run_occlint_process
 
 
 def skip_or_fail(reason: str) -> None:

@@ -215,6 +215,6 @@ def test_code_object_without_metadata_uses_descriptors(occlint, tmp_path):
     assert any("no metadata note" in n for n in k["notes"])
 
 
-def test_debug_shows_traceback_only_for_internal_errors(occlint, bad_dir):
-    run = occlint(str(bad_dir / "truncated.hsaco"), "--debug")
+def test_debug_shows_traceback_only_for_internal_errors(occlint_process, bad_dir):
+    run = occlint_process(str(bad_dir / "truncated.hsaco"), "--debug")
     assert run.code == 2 and "Traceback" not in run.err

@@ -98,8 +98,9 @@ def test_batch_in_order_and_errors_continue(occlint, tmp_path):
     assert out[6]["device"] == "AMD Instinct MI300X" and out[6]["arch"] == "gfx942"
 
 
-def test_batch_from_stdin(occlint):
-    run = occlint("calc", "--batch", "-", stdin='{"arch": "sm_80", "block": 96, "registers": 40}\n')
+def test_batch_from_stdin(occlint_process):
+    run = occlint_process("calc", "--batch", "-",
+                          stdin='{"arch": "sm_80", "block": 96, "registers": 40}\n')
     assert run.code == 0 and json.loads(run.out)["blocks_per_sm"] >= 1
 
 
@@ -154,10 +155,10 @@ def test_batch_results_equal_cuda_occupancy_h(occlint, tmp_path, driver):
         assert got["occupancy"] == round(want[1] * warps / (arch.max_threads_per_sm // 32), 6)
 
 
-def test_python_dash_m_and_version(occlint):
+def test_python_dash_m_and_version(occlint_process):
     from occlint import __version__
 
-    run = occlint("--version")
+    run = occlint_process("--version")
     assert run.code == 0 and run.out.strip() == f"occlint {__version__}"
-    help_run = occlint("--help")
+    help_run = occlint_process("--help")
     assert help_run.code == 0 and "calc" in help_run.out and "devices" in help_run.out

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from benchmarks.gpu.calibration.score import FAMILIES, _group, occlint_json, score, spearman
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_occlint
 
 HERE = FIXTURES / "traces/calibration"
 GPUS = ("h100", "h200")
@@ -103,13 +103,10 @@ def test_no_warning_where_the_fix_saves_under_two_percent(scored):
 def test_without_the_source_the_ranges_widen_and_do_not_warn():
     """Without kernels.cu occlint cannot tell memory- from compute-bound, nor a grid-stride
     loop from one element per thread: occupancy and tail ranges start at 0 (info)."""
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-m", "occlint", str(HERE / "h100.pt.trace.json.gz"),
-                          "--format", "json", "--isolated", "--exit-zero"],
-                         capture_output=True, check=True)
-    doc = json.loads(out.stdout)
+    out = run_occlint(str(HERE / "h100.pt.trace.json.gz"), "--format", "json", "--isolated",
+                      "--exit-zero")
+    assert out.code == 0, out.err
+    doc = json.loads(out.out)
     smem = next(g for g in doc["launches"] if g["kernel"] == "fma_chain"
                 and g["dynamic_shared_bytes"] == 50 * 1024)
     f = next(f for f in smem["findings"] if f["rule"] == "LCH003")

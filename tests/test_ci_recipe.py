@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import FIXTURES, REPO, run_occlint
+from tests.conftest import FIXTURES, REPO, run_occlint, run_occlint_process
 
 yaml = pytest.importorskip("yaml")
 
@@ -89,7 +89,7 @@ def test_the_jobs_commands_run_as_written(commands, tmp_path):
     the report steps write their files and exit 0, the gate passes."""
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     cwd = tmp_path / "examples"
-    runs = [(args, run_occlint(*args, cwd=cwd)) for args in _occlint_args(commands)]
+    runs = [(args, run_occlint_process(*args, cwd=cwd)) for args in _occlint_args(commands)]
     for args, run in runs:
         assert run.code == 0 and "error" not in run.err, (args, run.err)
         if "-o" in args:

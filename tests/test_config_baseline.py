@@ -206,11 +206,11 @@ def test_output_file_written_atomically(occlint, project):
     assert [p.name for p in (project / "out").iterdir()] == ["r.json"]
 
 
-def test_no_color_and_tty(occlint, project):
-    env_run = occlint("build/suite.hsaco", "--isolated", "--color", "always", cwd=project,
+def test_no_color_and_tty(occlint_process, project):
+    env_run = occlint_process("build/suite.hsaco", "--isolated", "--color", "always", cwd=project,
                       env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
     assert "\x1b[" not in env_run.out
-    forced = occlint("build/suite.hsaco", "--isolated", "--color", "always", cwd=project)
+    forced = occlint_process("build/suite.hsaco", "--isolated", "--color", "always", cwd=project)
     assert "\x1b[" in forced.out
-    plain = occlint("build/suite.hsaco", "--isolated", cwd=project)  # not a TTY
+    plain = occlint_process("build/suite.hsaco", "--isolated", cwd=project)  # not a TTY
     assert "\x1b[" not in plain.out

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
-from tests.conftest import FIXTURES, REPO
+from tests.conftest import FIXTURES, REPO, run_occlint
 
 CALIBRATION = FIXTURES / "traces/calibration/h100.pt.trace.json.gz"
 SOURCE = REPO / "benchmarks/gpu/calibration/kernels.cu"
 
 
 def _json(*args) -> dict:
-    out = subprocess.run([sys.executable, "-m", "occlint", *map(str, args), "--format", "json",
-                          "--isolated", "--exit-zero"], capture_output=True, check=True)
-    return json.loads(out.stdout)
+    out = run_occlint(*map(str, args), "--format", "json", "--isolated", "--exit-zero")
+    assert out.code == 0, out.err
+    return json.loads(out.out)
 
 
 def _group(doc, kernel, grid, block):

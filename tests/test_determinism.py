@@ -21,7 +21,7 @@ import pytest
 from occlint.pipeline import inputs as inputs_mod
 from occlint.pipeline.run import Options, execute
 from occlint.reporters import json_format
-from tests.conftest import REPO, run_occlint
+from tests.conftest import REPO, run_occlint_process
 
 TREES = ["fixtures/amd", "fixtures/nvidia"]
 # a listed file that is no GPU binary and a missing path: their errors are ordered too
@@ -33,7 +33,7 @@ FORMATS = ["json", "sarif", "html"]
 @cache
 def reference(fmt: str) -> str:
     """The output of a plain in-process run (--jobs 1, hash seed 0, paths as listed)."""
-    run = run_occlint(*TREES, *EXTRA, *DEVICES, "--format", fmt, "--jobs", "1", cwd=REPO,
+    run = run_occlint_process(*TREES, *EXTRA, *DEVICES, "--format", fmt, "--jobs", "1", cwd=REPO,
                       env={**os.environ, "PYTHONHASHSEED": "0"})
     assert run.code == 1, run.err  # findings and two unreadable inputs
     assert run.out
@@ -51,7 +51,7 @@ def test_reference_covers_both_vendors_and_errors():
 def test_parallel_reordered_other_hash_seed(fmt):
     """--jobs 2, the paths in the opposite order, another hash seed."""
     args = [*reversed(EXTRA), *reversed(TREES)]
-    run = run_occlint(*args, *DEVICES, "--format", fmt, "--jobs", "2", cwd=REPO,
+    run = run_occlint_process(*args, *DEVICES, "--format", fmt, "--jobs", "2", cwd=REPO,
                       env={**os.environ, "PYTHONHASHSEED": "12345"})
     assert run.code == 1, run.err
     assert run.out == reference(fmt)
@@ -65,13 +65,13 @@ def test_files_named_in_any_order(seed):
     names = [i["path"] for i in gpu_inputs]
     assert len(names) > 200
     random.Random(seed).shuffle(names)
-    run = run_occlint(*names, *DEVICES, "--format", "json", "--jobs", str(seed), cwd=REPO)
+    run = run_occlint_process(*names, *DEVICES, "--format", "json", "--jobs", str(seed), cwd=REPO)
     assert run.code == 1, run.err
     doc = json.loads(run.out)
     # the same document, less the two extra inputs (and their errors and IO101 findings)
     assert doc["kernels"] == ref["kernels"] and doc["inputs"] == gpu_inputs
     assert doc["artifacts"] == ref["artifacts"] and doc["errors"] == []
-    with_extra = run_occlint(*EXTRA[::-1], *names, *DEVICES, "--format", "json", "--jobs",
+    with_extra = run_occlint_process(*EXTRA[::-1], *names, *DEVICES, "--format", "json", "--jobs",
                              "2", cwd=REPO)
     # the host objects without GPU code that the walk skipped are not named here (archive
     # members without GPU code are skipped in both runs)
@@ -124,7 +124,7 @@ def test_copied_directory_listed_in_another_order(copy_dir):
     shutil.copy2(REPO / "benchmarks/gpu/triton_cache.py",
                  tmp_path / "benchmarks/gpu/triton_cache.py")
     for fmt in FORMATS:
-        run = run_occlint(*TREES, *EXTRA, *DEVICES, "--format", fmt, "--jobs", "2",
+        run = run_occlint_process(*TREES, *EXTRA, *DEVICES, "--format", fmt, "--jobs", "2",
                           cwd=tmp_path)
         assert run.code == 1, run.err
         assert run.out == reference(fmt), fmt

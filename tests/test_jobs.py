@@ -25,7 +25,7 @@ from occlint.pipeline.workers import auto_jobs, largest_first
 from occlint.processes import start_method
 from occlint.reporters import json_format
 from tests import parallel_helpers
-from tests.conftest import FIXTURES, REPO, run_occlint
+from tests.conftest import FIXTURES, REPO, run_occlint_process
 
 AMD_CO = FIXTURES / "amd/co"
 GAMMA = AMD_CO / "gamma.gfx1100.hsaco"
@@ -60,7 +60,7 @@ def test_large_files_go_out_first_and_come_back_in_order(tmp_path):
 
 
 def test_jobs_cli_text_and_exit_code_equal():
-    runs = [run_occlint(str(AMD_CO), "--device", "w7800", "-j", j, cwd=REPO)
+    runs = [run_occlint_process(str(AMD_CO), "--device", "w7800", "-j", j, cwd=REPO)
             for j in ("1", "2", "auto")]
     assert {r.code for r in runs} == {1}
     assert runs[0].out == runs[1].out == runs[2].out
@@ -69,7 +69,7 @@ def test_jobs_cli_text_and_exit_code_equal():
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "9999"])
 def test_jobs_flag_rejects_bad_values(value):
-    run = run_occlint(str(GAMMA), "--jobs", value, cwd=REPO)
+    run = run_occlint_process(str(GAMMA), "--jobs", value, cwd=REPO)
     assert run.code == 2
     lines = run.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("occlint: error: ") and "--jobs" in lines[0]
@@ -192,7 +192,7 @@ def mixed(tmp_path):
 
 
 def test_bad_inputs_with_workers_match_in_process(mixed):
-    runs = [run_occlint(str(mixed), "--device", "w7800", "-j", j, "--format", "json")
+    runs = [run_occlint_process(str(mixed), "--device", "w7800", "-j", j, "--format", "json")
             for j in ("1", "2")]
     assert runs[0].code == runs[1].code == 1
     assert runs[0].out == runs[1].out and runs[0].err == runs[1].err
@@ -202,7 +202,7 @@ def test_bad_inputs_with_workers_match_in_process(mixed):
 
 
 def test_nothing_readable_with_workers_exits_2(mixed):
-    run = run_occlint(str(mixed / "cut.hsaco"), str(mixed / "notes.hsaco"), "-j", "2")
+    run = run_occlint_process(str(mixed / "cut.hsaco"), str(mixed / "notes.hsaco"), "-j", "2")
     assert run.code == 2 and len(run.err.splitlines()) == 2
 
 
@@ -231,7 +231,7 @@ def _failing(tmp_path, mixed, how: str, *args: str):
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)]),
            "OCCLINT_TEST_FAIL_ON": "gamma.gfx90a.hsaco", "OCCLINT_TEST_FAIL_HOW": how}
-    return run_occlint(str(mixed), "--device", "w7800", "--format", "json", *args, env=env)
+    return run_occlint_process(str(mixed), "--device", "w7800", "--format", "json", *args, env=env)
 
 
 def test_exception_on_one_input_is_one_error(tmp_path, mixed):

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 
 import pytest
 
 from occlint.readers.nvidia.ptx import facts_by_entry
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_occlint
 
 RUN = FIXTURES / "traces/caches/h100"
 CUPY = next((RUN / "cupy-cache").glob("*.cubin"))
@@ -23,9 +21,9 @@ TIMES = json.loads((RUN / "times.json").read_text())
 
 
 def _occlint(*paths, args=("--format", "json", "--isolated", "--exit-zero")) -> dict:
-    out = subprocess.run([sys.executable, "-m", "occlint", *map(str, paths), *args],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    out = run_occlint(*map(str, paths), *args)
+    assert out.code == 0, out.err
+    return json.loads(out.out)
 
 
 def test_a_cupy_cache_file_is_its_hash_then_the_cubin():

@@ -27,7 +27,7 @@ from occlint.judgement.timing import Config, predict
 from occlint.model.facts import Facts
 from occlint.readers.source import read_source
 from occlint.readers.source.facts import defines, kernel_facts, pointer_sizes
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_occlint
 
 RUNS = FIXTURES / "traces/heldout"
 SUITE = json.loads((score.HERE / "suite.json").read_text())["kernels"]
@@ -374,14 +374,11 @@ def test_lch106_names_what_no_other_rule_sees():
 
 # -- the fix as data -------------------------------------------------------------------------
 def test_findings_carry_the_fix_in_json_and_sarif(tmp_path):
-    import subprocess
-    import sys
-
     trace = RUNS / "h100" / "heldout.pt.trace.json.gz"
     out = tmp_path / "r.sarif"
-    subprocess.run([sys.executable, "-m", "occlint", str(trace), str(score.SOURCE),
-                    "--format", "sarif", "-o", str(out), "--isolated", "--exit-zero"],
-                   check=True, capture_output=True)
+    run = run_occlint(str(trace), str(score.SOURCE), "--format", "sarif", "-o", str(out),
+                      "--isolated", "--exit-zero")
+    assert run.code == 0, run.err
     results = json.loads(out.read_text())["runs"][0]["results"]
     fixed = [r for r in results if (r.get("properties") or {}).get("fix")]
     assert fixed

@@ -20,7 +20,7 @@ import pytest
 from occlint.judgement.cost import PROFILED_IDLE_OVER_SAVING
 from occlint.pipeline.run import execute
 from occlint.pipeline.setup import Options
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_occlint
 
 RUNS = FIXTURES / "traces/profiler-overhead"
 
@@ -115,15 +115,11 @@ def test_the_burst_is_placed_on_the_users_function():
 
 
 def test_code_scanning_puts_the_warning_on_that_line(tmp_path):
-    import subprocess
-    import sys
-
     truth = json.loads((FIXTURES / "traces/fresh/h100/truth.json").read_text())
-    out = subprocess.run([sys.executable, "-m", "occlint",
-                          str(FIXTURES / "traces/fresh/h100/fresh.pt.trace.json.gz"),
-                          "--isolated", "--format", "sarif", "--exit-zero"],
-                         capture_output=True, text=True, check=True)
-    results = json.loads(out.stdout)["runs"][0]["results"]
+    out = run_occlint(str(FIXTURES / "traces/fresh/h100/fresh.pt.trace.json.gz"),
+                      "--isolated", "--format", "sarif", "--exit-zero")
+    assert out.code == 0, out.err
+    results = json.loads(out.out)["runs"][0]["results"]
     (burst,) = [r for r in results if r["ruleId"] == "LCH201"]
     where = burst["locations"][0]["physicalLocation"]
     assert burst["level"] == "note"  # its runs are inside the functions LCH202 names

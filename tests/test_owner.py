@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from occlint.config import parse
 from occlint.errors import ConfigError
 from occlint.judgement.owner import Owner, by_file, by_name, owner_of
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_occlint
 
 KINETO = FIXTURES / "traces/kineto"
 
@@ -106,9 +104,9 @@ def test_owners_configuration_is_checked():
 
 
 def _json(*args: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "occlint", *args, "--format", "json",
-                          "--exit-zero"], capture_output=True, check=True)
-    return json.loads(out.stdout)
+    out = run_occlint(*args, "--format", "json", "--exit-zero")
+    assert out.code == 0, out.err
+    return json.loads(out.out)
 
 
 def test_library_findings_are_info_and_launch_overhead_stays():
@@ -143,18 +141,15 @@ def test_binary_kernels_are_the_users():
 
 def test_text_report_leads_with_what_you_can_change():
     """One screen on a real 119-group trace: the caller's finding, one line per library."""
-    out = subprocess.run([sys.executable, "-m", "occlint",
-                          str(KINETO / "resnet18_train.pt.trace.json.gz"), "--isolated"],
-                         capture_output=True, text=True)
-    lines = out.stdout.splitlines()
+    out = run_occlint(str(KINETO / "resnet18_train.pt.trace.json.gz"), "--isolated")
+    lines = out.out.splitlines()
     assert len(lines) <= 40
     assert "LCH201 warning" in lines[0]
     assert any(line.strip().startswith("cuDNN (library): 84 launch groups") for line in lines)
     assert "yours to change" in lines[-2]
-    everything = subprocess.run([sys.executable, "-m", "occlint", "--show-all",
-                                 str(KINETO / "resnet18_train.pt.trace.json.gz"),
-                                 "--isolated"], capture_output=True, text=True)
-    assert len(everything.stdout.splitlines()) > 250
+    everything = run_occlint("--show-all", str(KINETO / "resnet18_train.pt.trace.json.gz"),
+                             "--isolated")
+    assert len(everything.out.splitlines()) > 250
 
 
 def test_a_fresh_run_warns_only_about_what_the_user_can_change():
@@ -163,8 +158,7 @@ def test_a_fresh_run_warns_only_about_what_the_user_can_change():
     fits one screen, and every warning is on the user's kernels or the launch overhead."""
     trace = KINETO / "mixed.pt.trace.json.gz"
     source = FIXTURES.parent / "benchmarks/gpu/calibration/kernels.cu"
-    text = subprocess.run([sys.executable, "-m", "occlint", str(trace), str(source),
-                           "--isolated"], capture_output=True, text=True).stdout
+    text = run_occlint(str(trace), str(source), "--isolated").out
     assert len(text.splitlines()) <= 40
     doc = _json(str(trace), str(source), "--isolated")
     warned = {(r["owner"]["kind"], f["rule"]) for r in doc["launches"] for f in r["findings"]

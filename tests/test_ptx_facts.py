@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks.gpu.heldout import score
 from occlint.readers.nvidia.ptx import facts_by_entry
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_occlint
 
 SUITE = json.loads((score.HERE / "suite.json").read_text())["kernels"]
 PTX = gzip.decompress(score.PTX.read_bytes()).decode()
@@ -130,11 +130,10 @@ $L__BB0_1:
 def test_a_trace_with_ptx_plans_every_kernel_from_its_facts(tmp_path):
     ptx = tmp_path / "kernels.sm_90.ptx"
     ptx.write_text(PTX)
-    out = subprocess.run([sys.executable, "-m", "occlint",
-                          str(FIXTURES / "traces/heldout/h100/heldout.pt.trace.json.gz"),
-                          str(ptx), "--format", "json", "--isolated", "--exit-zero"],
-                         capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout)
+    out = run_occlint(str(FIXTURES / "traces/heldout/h100/heldout.pt.trace.json.gz"), str(ptx),
+                      "--format", "json", "--isolated", "--exit-zero")
+    assert out.code == 0, out.err
+    doc = json.loads(out.out)
     planned = [g for g in doc["launches"] if g.get("model")]
     assert planned and all(g["model"]["facts"]["source"] == "ptx" for g in planned)
 

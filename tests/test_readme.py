@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from occlint.config import load_config
-from tests.conftest import REPO, run_occlint
+from tests.conftest import REPO, run_occlint, run_occlint_process
 
 README = (REPO / "README.md").read_text()
 
@@ -35,7 +35,8 @@ def test_setup_commands():
 
 def test_first_command_prints_what_the_readme_shows():
     shown = re.search(r"The first prints:\n\n```text\n(.*?)```", README, re.S).group(1)
-    run = run_occlint("fixtures/amd/co/gamma.gfx1100.hsaco", "--device", "w7800", cwd=REPO)
+    run = run_occlint_process("fixtures/amd/co/gamma.gfx1100.hsaco", "--device", "w7800",
+                              cwd=REPO)
     assert run.code == 0 and run.out == shown
 
 
@@ -144,5 +145,5 @@ def test_trace_example_prints_what_the_readme_shows():
     block = re.search(r"```console\n\$ (occlint fixtures/traces/kineto/\S+[^\n]*)\n(.*?)```",
                       README, re.S)
     args = block.group(1).split()[1:]
-    run = run_occlint(*args, cwd=REPO)
+    run = run_occlint_process(*args, cwd=REPO)
     assert run.code == 1 and run.out == block.group(2)

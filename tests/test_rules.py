@@ -382,14 +382,14 @@ def test_statistics(occlint):
     assert "LCH101" in run_.out and "LCH103" in run_.out and "2 findings" in run_.out
 
 
-def test_exit_codes(occlint):
+def test_exit_codes(occlint_process):
     args = [str(GAMMA_1100), "--device", "w7800", "--block", "256", "--grid", "1000",
             "--isolated"]
-    assert occlint(*args).code == 1
-    assert occlint(*args, "--exit-zero").code == 0
-    assert occlint(*args, "--fail-on", "error").code == 0
-    assert occlint(*args, "--fail-on", "never").code == 0
-    assert occlint(str(Path("/nonexistent/x.hsaco"))).code == 2
+    assert occlint_process(*args).code == 1
+    assert occlint_process(*args, "--exit-zero").code == 0
+    assert occlint_process(*args, "--fail-on", "error").code == 0
+    assert occlint_process(*args, "--fail-on", "never").code == 0
+    assert occlint_process(str(Path("/nonexistent/x.hsaco"))).code == 2
 
 
 # -- CUDA / HIP sources (more in test_sources.py) ----------------------------------------

@@ -455,14 +455,14 @@ def test_block_below_best_occupancy_joined_with_the_cubin(occlint, tmp_path):
     assert site[0]["file"] == "launch.cu" and "gamma.sm_90.cubin" in site[0]["message"]
 
 
-def test_large_mixed_run_same_output_with_and_without_workers(occlint, tmp_path):
+def test_large_mixed_run_same_output_with_and_without_workers(occlint_process, tmp_path):
     """256+ files: records go to files (in workers, or in this process with -j 1), which
     the join with the sources reads back."""
     gamma_program(tmp_path, 100, 1000)
     co = str(FIXTURES / "amd/co")
     outs = []
     for jobs in ("1", "2"):
-        run = occlint(co, "gamma.hip", "--device", "w7800", "-j", jobs, "--format", "json",
+        run = occlint_process(co, "gamma.hip", "--device", "w7800", "-j", jobs, "--format", "json",
                       cwd=tmp_path)
         assert run.code == 1 and "internal error" not in run.err, run.err
         outs.append(run.out)

@@ -22,6 +22,7 @@ from occlint.devices.db import shipped_db
 from occlint.model.launch import TraceDevice
 from occlint.pipeline.run import Options, execute
 from occlint.readers.traces import classify, trace_kind
+from tests.conftest import run_occlint
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "traces" / "kineto"
 RAW = FIXTURES / "raw_odd.pt.trace.json.gz"
@@ -167,12 +168,10 @@ def test_untrusted_names_are_escaped(tmp_path):
     trace = tmp_path / "t.json"
     evil = "k\x1b[31m\n<script>alert(1)</script>"
     trace.write_text(kineto([kernel(name=evil, block=(100, 1, 1))]))
-    proc = subprocess.run([sys.executable, "-m", "occlint", str(trace)], capture_output=True,
-                          text=True)
-    assert "\x1b" not in proc.stdout and "<script>" in proc.stdout
-    assert all("k\\x1b" in line for line in proc.stdout.splitlines() if "LCH001" in line)
-    html = subprocess.run([sys.executable, "-m", "occlint", str(trace), "--format", "html"],
-                          capture_output=True, text=True).stdout
+    run = run_occlint(str(trace))
+    assert "\x1b" not in run.out and "<script>" in run.out
+    assert all("k\\x1b" in line for line in run.out.splitlines() if "LCH001" in line)
+    html = run_occlint(str(trace), "--format", "html").out
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
 
 
@@ -196,10 +195,9 @@ def test_odd_documents_give_one_line(tmp_path, content):
 def test_not_a_trace_named_on_the_command_line(tmp_path):
     other = tmp_path / "config.json"
     other.write_text('{"a": 1}')
-    proc = subprocess.run([sys.executable, "-m", "occlint", str(other), str(RAW)],
-                          capture_output=True, text=True)
-    assert proc.returncode == 1  # the trace was analysed and has findings
-    assert f"occlint: error: {other}:" in proc.stderr
+    run = run_occlint(str(other), str(RAW))
+    assert run.code == 1  # the trace was analysed and has findings
+    assert f"occlint: error: {other}:" in run.err
 
 
 def test_huge_counts_do_not_grow_memory(tmp_path):
@@ -228,10 +226,9 @@ def test_traces_inside_a_zip(tmp_path):
 # -- formats -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("fmt", ["sarif", "github", "gitlab", "junit"])
 def test_launch_findings_in_every_format(fmt):
-    proc = subprocess.run([sys.executable, "-m", "occlint", str(RAW), "--format", fmt],
-                          capture_output=True, text=True)
-    assert proc.returncode == 1
-    out = proc.stdout
+    run = run_occlint(str(RAW), "--format", fmt)
+    assert run.code == 1
+    out = run.out
     assert "LCH001" in out and "raw_odd.pt.trace.json.gz" in out and "&lt;&lt;&lt;133, 100" \
         in out.replace("<<<", "&lt;&lt;&lt;")
     if fmt == "sarif":
@@ -253,9 +250,8 @@ def test_baseline_and_ignores_apply_to_launch_findings(tmp_path):
 
 
 def test_text_lists_top_groups_by_saving():
-    proc = subprocess.run([sys.executable, "-m", "occlint", str(RAW)], capture_output=True,
-                          text=True)
-    lines = proc.stdout.splitlines()
+    run = run_occlint(str(RAW))
+    lines = run.out.splitlines()
     head = next(i for i, line in enumerate(lines) if line.strip().startswith("saving"))
     first = lines[head + 1] if "launch overhead" not in lines[head + 1] else lines[head + 2]
     assert "gamma_gridstride" in first and "133 x 100" in first
