@@ -75,17 +75,18 @@ def host_regions(host: HostActivity | None, timelines: list[StreamTimeline]) -> 
     """The regions of one trace, the one idling the GPU longest first."""
     if host is None:
         return []
-    calls = _user_calls(host)
+    syncs = _syncs(host)
+    # the functions none of whose calls waits for the GPU (a program's main() usually does:
+    # the kernels are then measured only over the calls that may be regions)
+    calls = {key: cs for key, cs in _user_calls(host).items()
+             if not any(_waits(c, syncs) for c in cs)}
     if not calls:
         return []
-    syncs = _syncs(host)
     lo = min(c.start_ns for cs in calls.values() for c in cs)
     hi = max(c.end_ns for cs in calls.values() for c in cs)
     busy = _Busy(timelines, lo, hi)
     found = []
     for (function, file, line), cs in calls.items():
-        if any(_waits(c, syncs) for c in cs):
-            continue
         for c in cs:
             busy.measure(c)
         typical = sorted(cs, key=lambda c: c.duration_ns)[len(cs) // 2]
