@@ -40,6 +40,7 @@ from occlint.model.launch import (
     LaunchGroup,
     NvLaunchResources,
     TraceDevice,
+    in_start_order,
 )
 from occlint.occupancy import amd
 
@@ -456,11 +457,7 @@ def overhead_bursts(starts, durations, groups) -> list[dict[str, Any]]:
     n = len(starts)
     if n < OVERHEAD_MIN_LAUNCHES:
         return []
-    if not all(map(operator.le, starts, itertools.islice(starts, 1, None))):
-        order = sorted(range(n), key=starts.__getitem__)
-        starts = [starts[i] for i in order]
-        durations = [durations[i] for i in order]
-        groups = [groups[i] for i in order]
+    starts, durations, groups = in_start_order(starts, durations, groups)
     ends = array("d", map(operator.add, starts, durations))
     # a launch ends the run before it when it is long, or starts long after the last end
     # (the running max of the ends: the previous end itself when no launch outlasts the next)

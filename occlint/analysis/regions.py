@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from statistics import median_low
 from typing import Any
 
-from occlint.model.launch import HostActivity, StreamTimeline
+from occlint.analysis.launches import OVERHEAD_MIN_LAUNCHES
+from occlint.model.launch import HostActivity, StreamTimeline, in_start_order
 
-MIN_LAUNCHES = 20  # kernels a typical call starts (LCH201's bursts: the same)
+MIN_LAUNCHES = OVERHEAD_MIN_LAUNCHES  # kernels a typical call starts: as LCH201's bursts
 MIN_IDLE_SHARE = 0.5  # of a typical call's duration, the GPU idle
 
 
@@ -142,12 +143,7 @@ class _Busy:
         self.starts: list[tuple[Any, Any]] = []  # per stream: (starts, groups), sorted
         intervals: list[tuple[float, float]] = []
         for t in timelines:
-            starts, durations, groups = t.starts, t.durations, t.groups
-            if not all(map(operator.le, starts, itertools.islice(starts, 1, None))):
-                order = sorted(range(len(starts)), key=starts.__getitem__)
-                starts = [starts[i] for i in order]
-                durations = [durations[i] for i in order]
-                groups = [groups[i] for i in order]
+            starts, durations, groups = in_start_order(t.starts, t.durations, t.groups)
             longest = max(durations, default=0.0)
             a = bisect.bisect_left(starts, lo - longest)
             b = bisect.bisect_right(starts, hi)
