@@ -241,13 +241,13 @@ class _Space:
         # the registers a thread's elements hold: its loads and stores, 4 bytes each
         per_element = ((self.facts.load_bytes or 0) + (self.facts.store_bytes or 0)) / 4 / now
         model = self.report.input_model
+        regs = getattr(model, "registers", None)  # NVIDIA's; AMD's kept as they are
         out = []
         for warps in TILE_WARPS:
             threads = warps * self.wave
             if threads > self.max_block:
                 continue
             for k in TILE_PER_THREAD:
-                regs = getattr(model, "registers", None)
                 m = model if regs is None else replace(model, registers=min(
                     255, math.ceil(regs + (k - now) * per_element)))
                 r = _resident(self.report.arch, m, threads, self.dynamic, self.wgp)

@@ -170,43 +170,35 @@ def _locate(lr: LaunchReport, index: int) -> None:
     key = lr.group.key
     stakes = []
     for f in lr.findings:
-        if f.rule == "LCH202":  # a function's calls: the host's time, not kernel time
-            f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
-                        "block": list(key.block), "count": lr.group.count,
-                        "lost_fraction": f.data["idle_fraction"],
-                        "time_at_stake_ns": round(f.data["idle_ns"])}
-            f.file, f.entry = lr.trace, None
-            f.source = {"file": f.data["file"], "line": f.data["line"],
-                        "path": f.data["path"]}
-            continue
-        if f.rule == "LCH201":  # the idle time between the kernels: not kernel time
+        f.file, f.entry = lr.trace, None
+        if f.rule in OVERHEAD_RULES:  # the GPU's idle time, not the group's kernel time
             fraction, stake = f.data["idle_fraction"], round(f.data["idle_ns"])
-            f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
-                        "block": list(key.block), "count": lr.group.count,
-                        "lost_fraction": fraction, "time_at_stake_ns": stake}
-            f.file, f.entry = lr.trace, None
-            issuers = f.data.get("issued_by")
-            if issuers and f.source is None:  # the user's function that issued the bursts
-                top = issuers[0]
-                f.source = {"file": top["file"], "line": top["line"], "path": top["path"]}
-            lr.idle_ns += stake
-            continue
+            if f.rule == "LCH202":  # the function's first line
+                f.source = {"file": f.data["file"], "line": f.data["line"],
+                            "path": f.data["path"]}
+            else:  # the user's function that issued the bursts; their idle is the group's
+                issuers = f.data.get("issued_by")
+                if issuers and f.source is None:
+                    top = issuers[0]
+                    f.source = {"file": top["file"], "line": top["line"],
+                                "path": top["path"]}
+                lr.idle_ns += stake
         else:
             fraction = lost_fraction(f, lr.report)
             stake = None if fraction is None else round(fraction * lr.group.total_ns)
-        if stake is not None:
-            stakes.append(stake)
-        f.file, f.entry = lr.trace, None
-        frame = (lr.group.launched_by or {}).get("python")
-        if frame and f.source is None:  # the user's function that launched it (with_stack)
-            f.source = {"file": frame["file"], "line": frame["line"],
-                        "path": find_under(frame["file"])}
-        if lr.device is not None:
-            f.device = lr.device.name
+            if fraction is not None:
+                fraction = round(fraction, 4)
+            if stake is not None:
+                stakes.append(stake)
+            frame = (lr.group.launched_by or {}).get("python")
+            if frame and f.source is None:  # the user's function that launched it
+                f.source = {"file": frame["file"], "line": frame["line"],
+                            "path": find_under(frame["file"])}
+            if lr.device is not None:
+                f.device = lr.device.name
         f.launch = {"trace": lr.trace, "group": index, "grid": list(key.grid),
                     "block": list(key.block), "count": lr.group.count,
-                    "lost_fraction": None if fraction is None else round(fraction, 4),
-                    "time_at_stake_ns": stake}
+                    "lost_fraction": fraction, "time_at_stake_ns": stake}
     lr.stake_ns = max(stakes, default=0)
 
 
