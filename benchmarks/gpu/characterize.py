@@ -12,7 +12,8 @@ L2 is what is measured):
 * memory latency: a one-thread pointer chase (DRAM, 1 GiB; L2, 8 MiB), and under load
   from the bandwidth points (Little's law);
 * FMA throughput against warps per SM with 1 and 4 independent chains per thread;
-* atomicAdd throughput: one address, one address per block, one per thread;
+* atomicAdd throughput: one address, one address per block, one per thread; and to each
+  block's own address by threads per block (``block_atomics``, 32 to 1,024);
 * launch cost: back-to-back launches in a stream, nodes of a CUDA graph;
 * one element per thread (``element_bandwidth``): a copy of one float or float4 per thread,
   blocks of 32-1024 threads, resident blocks capped by dynamic shared memory; and a
@@ -304,6 +305,22 @@ def atomics(b: Bench) -> list[dict]:
     return rows
 
 
+def block_atomics(b: Bench) -> list[dict]:
+    """atomicAdd to each block's own address (adjacent words), by threads per block: 2^23
+    atomics in many waves of blocks, so that the cost per atomic is the steady one."""
+    cp = b.cp
+    out = cp.zeros(1 << 24, dtype=cp.float32)
+    fn = b.f("atomic_block")
+    rows = []
+    for block in (32, 64, 128, 256, 512, 1024):
+        grid = (1 << 23) // block
+        ms = b.time(lambda grid=grid, block=block: fn((grid,), (block,), (out,)), reps=5)
+        rows.append({"kernel": "atomic_block", "grid": grid, "block": block,
+                     "atomics": grid * block, "ms": ms,
+                     "ns_per_atomic": ms * 1e6 / (grid * block)})
+    return rows
+
+
 def launches(b: Bench) -> dict:
     cp = b.cp
     out = cp.zeros(4, dtype=cp.float32)
@@ -374,6 +391,7 @@ def main(argv: list[str]) -> int:
     torch.zeros(1, device="cuda")  # one primary context for torch, CuPy and the profiler
     for key, fn in (("floor", floor), ("launch", launches), ("block_starts", block_starts),
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
+                    ("block_atomics", block_atomics),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth)):
         if only and key not in only:
             continue
@@ -383,6 +401,8 @@ def main(argv: list[str]) -> int:
     doc["env"]["seconds"] = round(time.time() - t0, 1)
     with open(out_path, "w") as f:
         json.dump(doc, f, indent=1)
+    for r in doc.get("block_atomics", ()):
+        print("block atomics", r["block"], r["grid"], f"{r['ns_per_atomic']:.4f} ns")
     for r in doc.get("element_bandwidth", ()):
         print("element", r["kernel"], r["block"], r.get("smem"), r.get("grid"),
               f"{r['gbps']:.0f}")

@@ -102,6 +102,9 @@ def params(doc: dict) -> dict:
         "element_curve": element_curve(element, statistics.median(starts)) if element
         else None,
         "wave_gain": wave_gain(element) if element else None,
+        "atomic_block_curve": [[r["block"], round(r["ns_per_atomic"], 4)]
+                               for r in doc["block_atomics"]] if doc.get("block_atomics")
+        else None,
         "latency_ns": round(next(r["ns_per_load"] for r in doc["latency"]
                                  if r["level"] == "dram"), 1),
         "sm_bandwidth_gbs": round(max(partial), 1),

@@ -64,6 +64,9 @@ class DeviceModel:
     # per SM; () where not measured (the copy curve stands in)
     element_curve: Curve = ()
     wave_gain: float = 1.0  # a grid-stride copy's bandwidth in many waves over one wave
+    # atomicAdd to each block's own address: ns per atomic against threads per block (more
+    # threads, more atomics on each address); () where not measured (atomic_spread_ns)
+    atomic_block_curve: Curve = ()
 
 
 @cache
@@ -73,7 +76,8 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
     out = {}
     for entry in data.get("device", []):
         e = dict(entry)
-        for key in ("read_curve", "copy_curve", "l2_curve", "element_curve"):
+        for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
+                    "atomic_block_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
@@ -131,6 +135,7 @@ def _derived(device: Device) -> DeviceModel | None:
         half_rate_warps=ref.half_rate_warps,
         atomic_one_ns=ref.atomic_one_ns / clock_ratio,
         atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
+        atomic_block_curve=tuple((x, y / clock_ratio) for x, y in ref.atomic_block_curve),
         floor_us=ref.floor_us, stream_launch_us=ref.stream_launch_us,
         graph_node_us=ref.graph_node_us, spread=DERIVED_SPREAD)
 

@@ -58,7 +58,7 @@ def candidate(report, plan, config: dict):
 def errors(run: Path, split: str | None) -> list[dict]:
     from occlint.judgement.fastest import _price
 
-    suite = {k["name"]: k for k in score.load(score.HERE / "suite.json")["kernels"]}
+    suite = {k["name"]: k for k in score.load(score.suite_of(run)[0])["kernels"]}
     measured = score.load(run / "heldout.json")
     seen = plans(run)
     out = []

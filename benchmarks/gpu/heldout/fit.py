@@ -41,7 +41,7 @@ def occlint_doc(run: Path) -> dict:
 
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-            main([str(run / "heldout.pt.trace.json.gz"), str(score.SOURCE), "--format",
+            main([str(run / "heldout.pt.trace.json.gz"), str(score.suite_of(run)[1]), "--format",
                   "json", "--isolated", "--exit-zero", "-o", f.name])
         return json.loads(Path(f.name).read_text())
 

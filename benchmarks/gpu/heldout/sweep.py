@@ -124,6 +124,9 @@ class Runner:
     def launches(self, k: dict, c: dict) -> bool:
         """Whether the configuration can launch at all (a block of 1024 threads of a kernel
         past 64 registers cannot)."""
+        block = c["block"][0] * c["block"][1] * c["block"][2]
+        if block > self.function(k, c["smem"]).max_threads_per_block:
+            return False  # asked of the function, not launched (a failed launch ends ncu)
         try:
             with self.stream:
                 self.launch(k, c)
@@ -175,7 +178,7 @@ def ncu_launches() -> int:
     suite = json.loads(SUITE.read_text())
     r = Runner(suite)
     for k in suite["kernels"]:
-        r.launches(k, configs(k, suite, sms)[0])
+        r.launches(k, configs(k, suite, sms)[0])  # a defect that cannot launch: not tried
     return 0
 
 
