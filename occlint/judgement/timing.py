@@ -43,7 +43,7 @@ OVERLAP_P = 4.0
 # of STRAGGLERS x a load's latency x ln(warps per block)
 STRAGGLERS = 0.7
 # ... and with a ramp of RAMP x that latency whatever its blocks (they start together)
-RAMP = 1.0
+RAMP = 2.0
 # a 2-D block's row of b bytes costs as b + ROW_BYTES would (one more request per row)
 ROW_BYTES = 8.0
 

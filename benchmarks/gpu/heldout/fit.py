@@ -1,9 +1,10 @@
 """Fit the launch model's free constants on the held-out suite's "fit" half (issue 28).
 
-    python -m benchmarks.gpu.heldout.fit [RUN_DIR]
+    python -m benchmarks.gpu.heldout.fit [RUN_DIR ...]
 
 The device's parameters are measured (benchmarks/gpu/characterize.py); what is left free
-is fitted here on the kernels whose ``split`` is "fit", and only on them:
+is fitted here on the kernels whose ``split`` is "fit", and only on them (several runs:
+their fit halves pooled, each seed's suite its own):
 
 * timing.Constants (the instructions an element costs besides its arithmetic, the p of
   the overlap, the straggler tail): a grid, scored by the advised configuration's time
@@ -46,8 +47,9 @@ def occlint_doc(run: Path) -> dict:
         return json.loads(Path(f.name).read_text())
 
 
-def fit_rows(run: Path) -> list[dict]:
-    return [r for r in score.rows(run, doc=occlint_doc(run)) if r["split"] == "fit"]
+def fit_rows(runs: list[Path]) -> list[dict]:
+    return [r for run in runs for r in score.rows(run, doc=occlint_doc(run))
+            if r["split"] == "fit"]
 
 
 def objective(rows: list[dict]) -> float:
@@ -75,14 +77,14 @@ def residuals(rows: list[dict]) -> list[float]:
 def main(argv: list[str]) -> int:
     from occlint.judgement import fastest, timing
 
-    run = Path(argv[0]) if argv else REPO / "fixtures/traces/heldout/h100"
+    runs = [Path(a) for a in argv] or [REPO / "fixtures/traces/heldout/h100"]
     fastest.BAND = (0.0, 0.0)
     best = None
     fastest.MIN_GAIN = 0.05
     for p, stragglers, ramp, row in itertools.product((4.0, 6.0), (0.5, 0.7, 1.0, 1.4),
                                                       (0.5, 1.0, 2.0, 3.0), (0.0, 8.0)):
         timing.CONSTANTS = timing.Constants(12.0, p, stragglers, ramp, row)
-        value = objective(fit_rows(run))
+        value = objective(fit_rows(runs))
         print(f"p {p:3.1f} stragglers {stragglers:3.1f} ramp {ramp:3.1f} row {row:4.1f}: "
               f"{value:.4f}", flush=True)
         if best is None or value > best[0]:
@@ -92,17 +94,17 @@ def main(argv: list[str]) -> int:
     gains = {}
     for gain in (0.03, 0.05, 0.08, 0.10):
         fastest.MIN_GAIN = gain
-        gains[gain] = objective(fit_rows(run))
+        gains[gain] = objective(fit_rows(runs))
         print(f"min gain {gain:.2f}: {gains[gain]:.4f}", flush=True)
     fastest.MIN_GAIN = max(gains, key=lambda g: (round(gains[g], 4), -g))
-    res = residuals(fit_rows(run))
+    res = residuals(fit_rows(runs))
     q = statistics.quantiles(res, n=20)
     band = (round(q[0], 3), round(q[-1], 3))
     out = {"constants": {"overhead": best[1].overhead, "p": best[1].p,
                          "stragglers": best[1].stragglers, "ramp": best[1].ramp,
                          "row_bytes": best[1].row_bytes},
            "min_gain": fastest.MIN_GAIN, "band": band, "fixes": len(res),
-           "objective": round(best[0], 4), "run": str(run)}
+           "objective": round(best[0], 4), "runs": [str(r) for r in runs]}
     print(json.dumps(out, indent=1))
     return 0
 
