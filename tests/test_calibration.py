@@ -61,8 +61,10 @@ def test_every_defect_is_a_launch_group_of_the_trace(gpu):
 # per-rule shares it replaced were fitted on these pairs and met 90 % / 15 points / 0.8;
 # the model, fitted on other kernels, holds what follows (and the old targets are kept as
 # strict expected failures, so that meeting them again shows).
+# The H200 is measured since seed 31 (device_db/launch_model.toml); as a derived device its
+# ranges were a third wider (the spread of a derived device) and held for 89 %.
 NOW = {"h100": {"inside": 0.7, "width": 0.25, "spearman": 0.75, "warned": 0.55},
-       "h200": {"inside": 0.85, "width": 0.35, "spearman": 0.75, "warned": 0.4}}
+       "h200": {"inside": 0.65, "width": 0.26, "spearman": 0.72, "warned": 0.6}}
 
 
 def test_measured_savings_lie_in_the_ranges(scored):
@@ -92,10 +94,18 @@ def test_the_per_rule_targets_of_issue_18(scored):
     assert sum(r["severity"] == "warning" for r in worth) >= len(worth) * 0.6
 
 
-def test_no_warning_where_the_fix_saves_under_two_percent(scored):
+def test_no_warning_where_the_fix_saves_under_two_percent(request, scored):
     gpu, result = scored
+    if gpu == "h200":
+        request.applymarker(pytest.mark.xfail(
+            strict=True, reason="issue 28: on the measured H200, occupancy-block-2 warns "
+                                "(claims 4.9-30 %, its fix saves 1.6 %)"))
     assert result["false_warnings"] == []
-    # and the pairs worth fixing do warn: not everything was demoted
+
+
+def test_the_pairs_worth_fixing_warn(scored):
+    """Not everything was demoted: the pairs whose fix saves 10 % or more mostly warn."""
+    gpu, result = scored
     worth = [r for r in result["rows"] if r["measured"] >= 0.1]
     assert sum(r["severity"] == "warning" for r in worth) >= len(worth) * NOW[gpu]["warned"]
 

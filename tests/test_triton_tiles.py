@@ -50,9 +50,10 @@ def test_advice_is_never_slower_and_its_claim_holds(groups, name):
     traced = ms[TIMES["traced"][name]]
     best = min(ms.values())
     f = next((f for f in groups[name]["findings"] if f.get("fix")), None)
-    assert (f is None) is (name in UNWARNED)
-    if f is None:
-        assert 1 - best / traced > 0.10  # the miss is real: a saving of more than 10 %
+    assert f is None or name not in UNWARNED
+    if f is None:  # no advice: a miss named above (it saves more than 10 %), or sum3,
+        # whose best saves 7 %, under what the model moves for (fastest.MIN_GAIN)
+        assert (1 - best / traced > 0.10) is (name in UNWARNED)
         return
     advised = ms[_key(f["fix"])]
     assert advised <= 1.03 * traced  # never more than 3 % slower than the launch as it is
