@@ -256,7 +256,8 @@ def test_launches_section_renders(chromium, tmp_path):
 
     out = tmp_path / "launches.html"
     trace = REPO / "fixtures" / "traces" / "kineto" / "raw_odd.pt.trace.json.gz"
-    run = run_occlint(str(trace), "--format", "html", "-o", str(out))
+    source = REPO / "benchmarks" / "traces" / "kernels" / "odd_launches.cu"  # its kernels'
+    run = run_occlint(str(trace), str(source), "--format", "html", "-o", str(out))
     assert run.code == 1, run.err
     png = tmp_path / "launches.png"
     _, console = browse(chromium, out, tmp_path, f"--screenshot={png}",

@@ -89,8 +89,9 @@ def test_a_launch_of_block_100_grid_133(tmp_path):
     trace.write_text(kineto([kernel(grid=(133, 1, 1), block=(100, 1, 1), regs=16,
                                     dur=1000.0)]))
     doc, code = run(trace)
-    assert code == 1
+    assert code == 0  # the kernel's source is not in the run: its findings are info
     (r,) = doc["launches"]
+    assert r["kernel_facts"] is None and doc["summary"]["launches"]["unread_user_groups"] == 1
     assert r["occupancy"]["blocks_per_sm"] == 16 and r["occupancy"]["warps_per_sm"] == 64
     assert r["waves"] == round(133 / (16 * 132), 4)
     f = {f["rule"]: f for f in r["findings"]}
@@ -99,6 +100,30 @@ def test_a_launch_of_block_100_grid_133(tmp_path):
     assert f["LCH101"]["data"]["cost"] == round(2 * 132 / 133 - 1, 4)
     assert f["LCH001"]["launch"]["grid"] == [133, 1, 1]
     assert f["LCH001"]["file"] == str(trace)
+    assert f["LCH001"]["severity"] == "info" and f["LCH001"]["saving"]["low"] == 0
+    assert "not in the run" in f["LCH001"]["saving"]["basis"]
+
+
+def test_the_report_says_what_it_lacks_to_price_the_users_launches(tmp_path):
+    """A trace alone: the user's kernel gets no warning from a rule's own share of the time
+    (a guess), and the text and HTML say what to pass to price it; with the kernel's source
+    beside the trace the launch-time model prices it and the line goes."""
+    trace = tmp_path / "t.json"
+    trace.write_text(kineto([kernel(name="scale", grid=(133, 1, 1), block=(100, 1, 1),
+                                    regs=16, dur=1000.0)]))
+    alone = run_occlint(str(trace), "--isolated")
+    assert alone.code == 0, alone.err
+    assert ("1 launch group of your kernels (1.00 ms) has no source, PTX or cache in the "
+            "run: its savings start at none") in alone.out
+    html = tmp_path / "r.html"
+    assert run_occlint(str(trace), "--isolated", "--format", "html", "-o", str(html)).code == 0
+    assert "has no source, PTX or cache in the run" in html.read_text()
+    source = tmp_path / "scale.cu"
+    source.write_text("__global__ void scale(const float* x, float* y, float a, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) y[i] = a * x[i];\n}\n")
+    both = run_occlint(str(trace), str(source), "--isolated")
+    assert "no source, PTX or cache" not in both.out
 
 
 def test_device_override_and_unknown_device(tmp_path):

@@ -15,7 +15,9 @@ reader cannot act on, or should not, is info, not a warning:
 * deliberate designs: the findings against the design are not raised at all
   (:data:`~occlint.judgement.design.BY_DESIGN`);
 * launch groups (their time is known): a finding whose fix may save under
-  :data:`~occlint.judgement.cost.WARN_MIN_SAVING` of the time (the low end of its range).
+  :data:`~occlint.judgement.cost.WARN_MIN_SAVING` of the time (the low end of its range);
+  the user's own launch whose kernel the run says nothing of (no source, PTX or cache):
+  its rules' savings are guesses, from no saving up (:data:`UNKNOWN_FACTS`).
 
 And the other way: a launch group's info finding (``LCH103``, oversubscription) whose fix
 the launch-time model prices at :data:`~occlint.judgement.cost.WARN_MIN_SAVING` or more,
@@ -95,6 +97,15 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
 # shapes follow the caller's, which no rule prices yet)
 NOT_THE_CALLERS = ("library", "framework")
 
+UNKNOWN_FACTS = ("what each thread loads and computes is not in the run (its source, PTX or "
+                 "cache would tell): from no saving up")
+
+
+def _facts_known(report: Any) -> bool:
+    facts = getattr(getattr(report, "launch", None), "facts", None)
+    return facts is not None and facts.known
+
+
 # the rules whose fix is a launch configuration: with a plan, the plan's fastest is theirs
 LAUNCH_RULES = ("LCH001", "LCH003", "LCH101", "LCH102", "LCH103", "LCH105", "LCH106")
 
@@ -159,6 +170,10 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     if launch is not None and any(f.rule in LAUNCH_RULES and f.rule != "LCH106"
                                   for f in findings):
         findings = [f for f in findings if f.rule != "LCH106"]  # another names the fix
+    # the user's own launch whose kernel the run says nothing of (no source, PTX or cache):
+    # what a rule's own share of the time says a fix saves is a guess, from no saving up
+    # (as the launch-time model's claims without the kernel's facts are)
+    guessed = total_ns is not None and owner.kind == "user" and not _facts_known(report)
     for f in findings:
         modelled = launch is not None and not waits
         if modelled and (f.rule in LAUNCH_RULES or f.rule.startswith("OCC")):
@@ -167,6 +182,9 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
             s = Saving(f.saving["low"], f.saving["high"], "") if f.saving else None
         else:
             s = None if waits else saving(f, report, advice)
+            if s is not None and guessed and (f.rule in LAUNCH_RULES
+                                              or f.rule.startswith("OCC")):
+                s = Saving(0.0, s.high, f"{s.basis}; {UNKNOWN_FACTS}")
             if s is not None:
                 f.saving = s.to_dict(total_ns)
         if owner.kind in NOT_THE_CALLERS and f.saving is not None:
@@ -181,7 +199,7 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
             f.severity = "warning"  # an info rule (LCH103) whose fix the model prices
         if f.severity != "warning":
             continue
-        if (owner.kind != "user"
+        if (owner.kind != "user" or (guessed and f.rule in LAUNCH_RULES)
                 or (total_ns is not None and s is not None and s.low < WARN_MIN_SAVING)):
             f.severity = "info"
     return Appraisal(owner, design), findings

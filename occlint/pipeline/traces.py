@@ -392,6 +392,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "owner": lr.owner.to_dict() if lr.owner is not None else None,
         "design": lr.design,
         "model": lr.plan.to_dict() if lr.plan is not None else None,
+        "kernel_facts": _facts_source(report),
         "saving": group_saving(lr.findings),
         "launch_overhead_idle_ns": round(lr.idle_ns),
         "findings": [f.to_dict() for f in lr.findings],
@@ -417,6 +418,13 @@ def placed(frame: dict[str, Any]) -> dict[str, Any]:
     """A Python frame (file, line, function) with its file under the working directory
     (``path``; None when it is not there)."""
     return {**frame, "path": find_under(frame["file"])}
+
+
+def _facts_source(report: Any) -> str | None:
+    """Where what the kernel's threads load and compute was read (its source, PTX, a
+    cache's IR), or None: the run does not say, and its launch is not priced."""
+    facts = getattr(getattr(report, "launch", None), "facts", None)
+    return facts.source if facts is not None and facts.known else None
 
 
 def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
@@ -445,6 +453,8 @@ def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None 
     yours = [r["saving"] for r in launches
              if r["saving"] and (r["owner"] or {}).get("kind", "user") == "user"]
     yours += overhead_savings(launches)
+    unread = [r for r in launches if (r["owner"] or {}).get("kind") == "user"
+              and r["status"] != "not-analysed" and r.get("kernel_facts") is None]
     grouped = sum(r["count"] for r in launches)
     # every launch the traces hold, grouped or not (graph replays, launches whose runtime
     # call is not in the trace: no grid or block, so in no group)
@@ -462,5 +472,9 @@ def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None 
             "saving_high_ns": sum(s["high_ns"] for s in saved),
             "user_saving_low_ns": sum(s["low_ns"] for s in yours),
             "user_saving_high_ns": sum(s["high_ns"] for s in yours),
+            # the user's own kernels the run says nothing of (no source, PTX or cache):
+            # their launches are priced from no saving up
+            "unread_user_groups": len(unread),
+            "unread_user_ns": sum(r["total_ns"] for r in unread),
             **({"ranks": ranks} if (ranks := rank_summary(launches, inputs or [])) else {})}
 

@@ -308,6 +308,8 @@ def launch_views(doc: dict[str, Any]) -> dict[str, Any] | None:
             "with_findings": _us(summary.get("time_with_findings_ns", 0)),
             "idle": _us(summary.get("launch_overhead_idle_ns", 0)),
             "capturable": _us(summary.get("capturable_idle_ns", 0)),
+            "unread": text_mod.unread_line(summary) if summary.get("unread_user_groups")
+            else None,
             "colors": SEVERITY_COLOR}
 
 

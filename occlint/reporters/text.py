@@ -418,11 +418,23 @@ def render(doc: dict[str, Any], color: bool = False, statistics_only: bool = Fal
             + "".join(f", {t}" for t in idle if t) + "), of which "
             f"{saving_span(traced['user_saving_low_ns'], traced['user_saving_high_ns'])} "
             "yours to change (your kernels, launch overhead)")
+        if traced.get("unread_user_groups"):
+            lines.append(unread_line(traced))
     lines.append(_summary_line(doc, found))
     skipped = s.get("skipped", 0)
     if skipped:
         lines.append(f"skipped: {skipped} file{'s' if skipped != 1 else ''} without GPU code")
     return "\n".join(lines) + "\n"
+
+
+def unread_line(traced: dict[str, Any]) -> str:
+    """What the run lacks to price the user's own launches (their kernels' facts)."""
+    n = traced["unread_user_groups"]
+    return (f"{_count(n, 'launch group')} of your kernels ({_us(traced['unread_user_ns'])}) "
+            f"{'has' if n == 1 else 'have'} no source, PTX or cache in the run: "
+            f"{'its' if n == 1 else 'their'} savings start at none; pass the kernels' source "
+            "(.cu/.hip files or folders), their PTX or the CuPy/Triton cache with the trace "
+            "to price a launch change")
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
