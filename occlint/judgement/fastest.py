@@ -32,8 +32,16 @@ from typing import Any
 
 from occlint.devices.launch_params import launch_model
 from occlint.devices.models import AmdArch
+from occlint.judgement import timing
 from occlint.judgement.cost import Saving
-from occlint.judgement.timing import Breakdown, Config, DeviceModel, elements_for, predict
+from occlint.judgement.timing import (
+    Breakdown,
+    Config,
+    Constants,
+    DeviceModel,
+    elements_for,
+    predict,
+)
 from occlint.model.facts import Facts
 from occlint.occupancy import amd, nvidia
 
@@ -54,6 +62,9 @@ ROW_THREADS = (8, 16, 32, 64, 128, 256)
 # past 16 a thread's elements would hold more registers than the register file spares
 TILE_WARPS = (1, 2, 4, 8, 16)
 TILE_PER_THREAD = (1, 2, 4, 8, 16)
+# atomics holding this share of a launch's predicted time make how they overlap the work
+# matter: its range spans both readings (a round share, not fitted)
+ATOMICS_SHARE = 0.5
 # what a kernel may do per element when its source is not in the run
 SCENARIOS = (
     Facts("per-element", 4.0, 4.0, 2.0, source="assumed"),
@@ -259,7 +270,7 @@ class _Space:
 
 
 def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Candidate,
-          seconds: float | None) -> tuple[float, str | None]:
+          seconds: float | None, k: Constants | None = None) -> tuple[float, str | None]:
     """The launch's elements, and what was assumed to get them (None: nothing)."""
     launch = report.launch
     if not facts.loops:
@@ -267,7 +278,7 @@ def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Ca
             return float(launch.problem_size), None
         return float(current.threads * current.blocks), None
     if seconds:
-        n = elements_for(dm, facts, current.config(space.wave), seconds)
+        n = elements_for(dm, facts, current.config(space.wave), seconds, k)
         if n:
             return n, None
     if launch.problem_size:
@@ -292,12 +303,13 @@ class Scenario:
     wave: int
     elements: float
     now: Breakdown
+    k: Constants | None = None  # the model's reading (None: its constants as they are)
 
 
 def _price(dm: DeviceModel, scenarios: tuple[Scenario, ...], cand: Candidate
            ) -> tuple[list[float], list[Breakdown]]:
     times = [predict(dm, _scaled(sc.facts, cand.per_thread), cand.config(sc.wave),
-                     sc.elements / cand.per_thread) for sc in scenarios]
+                     sc.elements / cand.per_thread, sc.k) for sc in scenarios]
     return [1 - t.total / sc.now.total for t, sc in zip(times, scenarios, strict=True)], times
 
 
@@ -389,6 +401,13 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
             best, best_gains, best_times = cand, gains, times
     saving = None
     if best != current and min(best_gains) >= (MIN_GAIN if known else MIN_GAIN_UNKNOWN):
+        beside = _atomics_beside(report, facts, first, dm, current, seconds) if known else None
+        if beside is not None:  # prices the advice; does not choose it
+            fixed += (beside,)
+            gains, _ = _price(dm, (beside,), best)
+            best_gains = [*best_gains, *gains]
+            unknown.append("whether the atomics wait for the work or drain beside it (the "
+                           "trace cannot tell): the range spans both")
         lo, _ = _range(min(best_gains), dm.spread)
         _, hi = _range(max(best_gains), dm.spread)
         # without the source its arithmetic's chains, its loop and its bytes are guesses:
@@ -398,8 +417,26 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     else:
         best, best_times = current, [sc.now for sc in fixed]
     return Plan(dm, facts if known else None,
-                fixed[0].elements if len(fixed) == 1 else None, current, best, fixed[0].now,
+                fixed[0].elements if known else None, current, best, fixed[0].now,
                 best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed)
+
+
+def _atomics_beside(report: Any, facts: Facts, space: _Space, dm: DeviceModel,
+                    current: Candidate, seconds: float | None) -> Scenario | None:
+    """A kernel's other reading where its atomics hold a large share of its traced time: the
+    atomics drain beside the work rather than after it, so the work the trace implies is
+    more (a loop's is solved from its time: where the atomics alone nearly fill it, what
+    is left for the work is the least certain part). None: no atomics, or they hold under
+    ATOMICS_SHARE of the time as it is."""
+    if not (facts.atomics_one or facts.atomics_one_thread or facts.atomics_block
+            or facts.atomics_one_block):
+        return None
+    k = replace(timing.CONSTANTS, atomics_beside=True)
+    elements, _ = _work(report, facts, space, dm, current, seconds, k)
+    now = predict(dm, facts, current.config(space.wave), elements, k)
+    if now.atomics < ATOMICS_SHARE * now.total:
+        return None
+    return Scenario(facts, space.wave, elements, now, k)
 
 
 def _basis(now: Breakdown, fast: Breakdown, readings: int) -> str:
