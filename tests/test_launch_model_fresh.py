@@ -2,9 +2,11 @@
 "Fresh suites"). Each is a seed of the held-out generator (fixtures/traces/heldout-S:
 suite.json, kernels.cu) swept on a GPU (h100/, h200/: benchmarks/gpu/heldout/sweep.py
 --suite). The model's constants are fitted on the pooled fit halves of seeds 28, 29 and 30
-(benchmarks/gpu/heldout/fit.py); the score halves of 29 and 30 and all of seed 31, on an
-H100 and on an H200, were never fitted on. Seed 31 was drawn and timed after the last
-constant was fixed: every split of it is a test set.
+(benchmarks/gpu/heldout/fit.py); the score halves of 29 and 30 and all of seeds 31 (on an
+H100 and on an H200) and 32 were never fitted on. Seed 31 was drawn and timed after the
+last constant was fixed; the two readings of atomics-bound launches were added after
+seed 31 was scored, and seed 32 drawn and timed after that: every split of it is a test
+set for the model as it is.
 
 The issue's targets are checked on every run: what holds is asserted, what does not is a
 strict xfail naming the run, so that meeting it shows."""
@@ -22,17 +24,20 @@ from tests.conftest import FIXTURES
 TRACES = FIXTURES / "traces"
 # run -> (its seed, the splits no constant was fitted on)
 RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",)),
-        "heldout-31/h100": (31, ("fit", "score")), "heldout-31/h200": (31, ("fit", "score"))}
+        "heldout-31/h100": (31, ("fit", "score")), "heldout-31/h200": (31, ("fit", "score")),
+        "heldout-32/h100": (32, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
+ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
-    "advised 0.97": {"heldout-29/h100:score", "heldout-30/h100:score", "heldout-31/h100:fit",
-                     "heldout-31/h100:score", "heldout-31/h200:fit", "heldout-31/h200:score"},
-    "inside 90 %": {c for c in (f"{r}:{s}" for r, s in CASES)},
-    "width 15 points": {c for c in (f"{r}:{s}" for r, s in CASES)},
-    "every 10 % warned": {c for c in (f"{r}:{s}" for r, s in CASES)},
-    "spearman 0.9": {"heldout-30/h100:score"},
+    "advised 0.97": ALL,
+    "inside 90 %": {"heldout-30/h100:score", "heldout-31/h100:fit", "heldout-31/h200:score",
+                    "heldout-32/h100:score"},
+    "width 15 points": ALL,
+    "every 10 % warned": ALL,
+    "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit"},
     "trace alone never slower": {"heldout-31/h100:fit"},
+    "never slower": {"heldout-32/h100:fit"},  # tile_10: 3.6 % slower, claimed 1.4-20 %
 }
 
 
@@ -64,10 +69,16 @@ def test_each_suite_is_the_generators(tmp_path, seed):
 
 
 @pytest.mark.parametrize(("run", "split"), CASES)
-def test_advice_beats_the_habit_and_is_never_slower(run, split):
+def test_advice_beats_the_habit(run, split):
     t = _targets(run, split)
-    assert t["unmeasured"] == [] and t["slower"] == []
+    assert t["unmeasured"] == []
     assert t["advised_vs_best"] >= 0.92 and t["advised_vs_best"] > t["habit_vs_best"] + 0.02
+
+
+@pytest.mark.parametrize(("run", "split"), CASES)
+def test_no_advice_is_more_than_three_percent_slower(request, run, split):
+    _unmet(request, "never slower", run, split)
+    assert _targets(run, split)["slower"] == []
 
 
 @pytest.mark.parametrize(("run", "split"), CASES)
