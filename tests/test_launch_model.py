@@ -14,6 +14,7 @@ import gzip
 import json
 import re
 import statistics
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -240,6 +241,21 @@ def test_block_address_atomics_take_what_the_device_measured():
         t = predict(H100, f, cfg, float(row["atomics"])).total
         rel = 0.1 if row["block"] == 1024 else 0.2
         assert t * 1e3 == pytest.approx(row["ms"], rel=rel), row
+
+
+def test_the_work_is_solved_where_atomics_hide_it():
+    """A block per row whose atomics to its row's address take nearly all of its launch's
+    time (as seed 29's block_per_row_12's: 4.08 of 4.09 ms): the work solved from that
+    time reproduces it (the secant alone returned an unsolved bracket, 3.6x the time)."""
+    from occlint.judgement.timing import CONSTANTS, elements_for
+
+    f = Facts("block-stride", 16.0, 0.0, 129.0, atomics_block=1.0)
+    cfg = Config(512, 65536, 4)
+    for k in (CONSTANTS, replace(CONSTANTS, atomics_beside=True)):  # both readings
+        seconds = predict(H100, f, cfg, 1.0, k).total * 1.003  # the atomics: 99.7 % of it
+        n = elements_for(H100, f, cfg, seconds, k)
+        assert n is not None
+        assert predict(H100, f, cfg, n, k).total == pytest.approx(seconds, rel=1e-3), k
 
 
 def test_tiny_blocks_are_bound_by_the_measured_block_start_rate():
