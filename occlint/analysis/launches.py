@@ -19,6 +19,7 @@ import math
 import operator
 import re
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -368,9 +369,12 @@ def _join(binary: Kernel, res: Any, arch) -> tuple[int, list[dict[str, Any]]]:
 
 def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device | None,
                   device_source: str, index: BinaryIndex | None, db: DeviceDb,
-                  facts: dict[str, Any] | None = None) -> LaunchReport:
+                  facts: dict[str, Any] | None = None,
+                  embedded: Callable[[Kernel], Any] | None = None) -> LaunchReport:
     """One launch group on its device; ``facts``: its kernel's body and work kind from the
-    run's sources (occlint.analysis.sites.launch_index), when they define it."""
+    run's sources (occlint.analysis.sites.launch_index), when they define it; ``embedded``:
+    a binary's kernel -> the facts of the PTX that binary embeds (or None), asked when the
+    launches join a binary of the run and the sources say nothing of the kernel."""
     key = group.key
     td = collector.devices.get(key.device)
     out = LaunchReport(collector.source, collector.format, group, td, device, device_source,
@@ -387,6 +391,10 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
         out.kernel_record, kernel = joined
         out.resource_source = "binary"
         dynamic, out.mismatches = _join(kernel, res, arch)
+        if embedded is not None and not (facts or {}).get("facts"):
+            found = embedded(kernel)
+            if found is not None:
+                facts = {**(facts or {}), "facts": found}
     elif isinstance(arch, NvArch) and isinstance(res, NvLaunchResources):
         kernel, dynamic = _nv_kernel(group, collector.source, arch, res)
         if res.registers is None:

@@ -178,3 +178,4 @@ class ReadResult:
     # devices of the run its code cannot run on, by device name: the code's targets; ""
     # the targets no device of the run can run (set by the analysis; rule DEV105)
     unfit: dict[str, list[str]] = field(default_factory=dict)
+    ptx: list[str] = field(default_factory=list)  # PTX texts (ReadOptions.ptx_only)

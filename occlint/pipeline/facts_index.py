@@ -59,3 +59,27 @@ def indexed_facts(entry: dict[str, Any]) -> Any:
         return entry.get("facts")
     told = {_ptx_file_facts(path).get(name) for path, name in entry["ptx"]}
     return next(iter(told)) if len(told) == 1 else None
+
+
+def embedded_facts(file: str, name: str) -> Any:
+    """A traced kernel's facts from the PTX its binary embeds beside the SASS (nvcc's
+    default ``-arch=sm_XX`` keeps both), when the binary the trace's launches were joined
+    to is a file of the run; None where it holds no PTX of ``name`` (its mangled name)."""
+    if "!" in file or not Path(file).is_file():
+        return None  # an archive's member: its PTX is not read again
+    return _binary_ptx_facts(file).get(name)
+
+
+@lru_cache(maxsize=16)
+def _binary_ptx_facts(file: str) -> dict[str, Any]:
+    """Every PTX entry's facts of one binary, read once: its fatbins' PTX only (no SASS)."""
+    from occlint.readers.formats import ReadOptions
+    from occlint.readers.loader import read_path
+    from occlint.readers.nvidia.ptx import facts_by_entry
+
+    result = read_path(Path(file), file, ReadOptions(ptx_only=True))
+    out: dict[str, Any] = {}
+    for text in result.ptx:
+        for name, facts in facts_by_entry(text).items():
+            out.setdefault(name, facts)
+    return out

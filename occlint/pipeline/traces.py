@@ -37,7 +37,7 @@ from occlint.model.finding import OVERHEAD_RULES, find_under
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, TraceDevice
 from occlint.pipeline.document import occupancy_record, overhead_savings
-from occlint.pipeline.facts_index import indexed_facts
+from occlint.pipeline.facts_index import embedded_facts, indexed_facts
 from occlint.pipeline.ranks import rank_summary, trace_rank
 from occlint.readers.traces import TraceError
 from occlint.rules.engine import checks, finish_findings, judge
@@ -105,7 +105,7 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
             if facts and "ptx" in facts:  # its facts from the run's PTX, read now
                 facts = {**facts, "facts": indexed_facts(facts)}
             reports.append(analyse_group(group, collector, device, source, index, setup.db,
-                                         facts))
+                                         facts, lambda k: _embedded(k, settings.owners)))
         if any(lr.report is not None for lr in reports):
             out.analysed = True
         elif reports:  # launches, none of them analysable: say why, once (exit 2 if alone)
@@ -418,6 +418,16 @@ def placed(frame: dict[str, Any]) -> dict[str, Any]:
     """A Python frame (file, line, function) with its file under the working directory
     (``path``; None when it is not there)."""
     return {**frame, "path": find_under(frame["file"])}
+
+
+def _embedded(kernel: Any, owners: dict[str, str]) -> Any:
+    """The facts of the PTX a user's binary embeds for ``kernel`` (a library's binary is
+    not read again: its launches are not the caller's to price)."""
+    from occlint.judgement.owner import owner_of
+
+    if owner_of(kernel.name, kernel.demangled, owners, binary=kernel.file).kind != "user":
+        return None
+    return embedded_facts(kernel.file, kernel.name)
 
 
 def _facts_source(report: Any) -> str | None:

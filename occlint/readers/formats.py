@@ -45,6 +45,9 @@ class ReadOptions:
     # only the matching entries when there are any
     hash_inputs: bool = False
     extra: dict = field(default_factory=dict)
+    # NVIDIA fatbins: keep the text of their PTX entries (ReadResult.ptx) and read no SASS
+    # (the launch-time model's facts of a traced kernel from the binary it came from)
+    ptx_only: bool = False
 
 
 def needs_whole(head: Span) -> bool:

@@ -433,8 +433,8 @@ def unread_line(traced: dict[str, Any]) -> str:
     return (f"{_count(n, 'launch group')} of your kernels ({_us(traced['unread_user_ns'])}) "
             f"{'has' if n == 1 else 'have'} no source, PTX or cache in the run: "
             f"{'its' if n == 1 else 'their'} savings start at none; pass the kernels' source "
-            "(.cu/.hip files or folders), their PTX or the CuPy/Triton cache with the trace "
-            "to price a launch change")
+            "(.cu/.hip files or folders), their PTX, the binary that launched them (when it "
+            "embeds PTX) or the CuPy/Triton cache with the trace to price a launch change")
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:

@@ -1,6 +1,6 @@
 """Score occlint's launch advice on the held-out kernels against the GPU's times (issue 28).
 
-    python -m benchmarks.gpu.heldout.score [RUN_DIR] [--no-source | --ptx] [-v]
+    python -m benchmarks.gpu.heldout.score [RUN_DIR] [--no-source | --ptx | --fatbin] [-v]
 
 RUN_DIR holds heldout.json and heldout.pt.trace.json.gz (sweep.py; committed under
 fixtures/traces/heldout/). occlint reads the trace with kernels.cu, the kernels' source
@@ -80,8 +80,9 @@ def suite_of(run: Path) -> tuple[Path, Path]:
 
 
 def occlint_json(trace: Path, facts: str | None = "source") -> dict:
-    """occlint's JSON on ``trace`` with the kernels' source ("source"), their PTX ("ptx")
-    or nothing (None)."""
+    """occlint's JSON on ``trace`` with the kernels' source ("source"), their PTX ("ptx"),
+    the nvcc fatbin of SASS and PTX beside the suite ("fatbin": kernels.sm_90.fatbin,
+    benchmarks/gpu/build_fatbins.sh) or nothing (None)."""
     with tempfile.TemporaryDirectory() as tmp:
         extra = []
         if facts == "source":
@@ -90,6 +91,8 @@ def occlint_json(trace: Path, facts: str | None = "source") -> dict:
             ptx = Path(tmp) / "kernels.sm_90.ptx"
             ptx.write_bytes(gzip.decompress(PTX.read_bytes()))
             extra = [str(ptx)]
+        elif facts == "fatbin":
+            extra = [str(suite_of(trace.parent)[1].with_name("kernels.sm_90.fatbin"))]
         cmd = [sys.executable, "-m", "occlint", str(trace), *extra, "--format", "json",
                "--isolated", "--exit-zero"]
         out = subprocess.run(cmd, capture_output=True, check=True, cwd=REPO)
@@ -201,7 +204,7 @@ def main(argv: list[str]) -> int:
     args = [a for a in argv if not a.startswith("--")]
     run = Path(args[0]) if args else REPO / "fixtures/traces/heldout/h100"
     result = rows(run, None if "--no-source" in argv else "ptx" if "--ptx" in argv
-                  else "source")
+                  else "fatbin" if "--fatbin" in argv else "source")
     if "-v" in argv:
         for r in result:
             print(f"{r['name']:18s} {r['split']:14s} best {r['best_saving']:6.1%} "

@@ -40,7 +40,7 @@ from occlint.devices.models import cubin_runs_on
 from occlint.errors import FormatError
 from occlint.model.kernel import Artifact, Kernel
 from occlint.readers.debuginfo import locate
-from occlint.readers.formats import ELF_MAGIC, MAX_DEPTH, join_entry
+from occlint.readers.formats import ELF_MAGIC, MAX_DEPTH, MAX_PTX_BYTES, join_entry
 from occlint.readers.nvidia.cubin import NvCubin
 from occlint.readers.nvidia.fatbin import (
     FATBIN_MAGIC_BYTES,
@@ -234,6 +234,9 @@ def _read_container(reader, container: FatbinContainer, label: str | None) -> No
     names = _entry_names(entries)
     elf = [e for e in entries if e.kind == KIND_ELF]
     options = reader.options
+    if options.ptx_only:
+        _keep_ptx(reader, container, entries)
+        return
     ptx_policy = _PtxPolicy(elf, options)
     for item in select_elf(elf, options):
         name = join_entry(label, names[item.offset])
@@ -270,6 +273,23 @@ def _read_container(reader, container: FatbinContainer, label: str | None) -> No
     if error is not None:
         where = len(entries)
         reader.error(f"fatbin entry {where}: {error}" if where else str(error), label)
+
+
+def _keep_ptx(reader, container: FatbinContainer, entries: list[FatbinEntry]) -> None:
+    """The PTX entries' text, up to MAX_PTX_BYTES in all (ReadOptions.ptx_only)."""
+    left = MAX_PTX_BYTES - sum(len(t) for t in reader.result.ptx)
+    for item in entries:
+        if item.kind != KIND_PTX:
+            continue
+        try:
+            data = _decompress(reader, item, container)
+        except FormatError:
+            continue  # the facts are a bonus: an entry that cannot be read gives none
+        if len(data) > left:
+            return
+        left -= len(data)
+        reader.result.ptx.append(data.bytes(0, len(data), "PTX text").decode(
+            "utf-8", "replace"))
 
 
 def _decompress(reader, item: FatbinEntry, container: FatbinContainer) -> Span:
