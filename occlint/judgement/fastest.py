@@ -283,8 +283,10 @@ def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Ca
             return n, None
     if launch.problem_size:
         return float(launch.problem_size), None
-    return ASSUMED_ELEMENTS, "the work per launch (no traced time, no problem size): assumed " \
-                            f"{ASSUMED_ELEMENTS:,.0f} elements"
+    why = ("what the model predicts besides the work (atomics, block starts) already takes "
+           "the traced time" if seconds else "no traced time, no problem size")
+    return ASSUMED_ELEMENTS, f"the work per launch ({why}): assumed " \
+                             f"{ASSUMED_ELEMENTS:,.0f} elements"
 
 
 def _range(gain: float, spread: float) -> tuple[float, float]:
