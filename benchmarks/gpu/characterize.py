@@ -11,7 +11,8 @@ L2 is what is measured):
 * the block start rate: near-empty kernels of 2^22 blocks at 32 to 1024 threads;
 * memory latency: a one-thread pointer chase (DRAM, 1 GiB; L2, 8 MiB), and under load
   from the bandwidth points (Little's law);
-* FMA throughput against warps per SM with 1 and 4 independent chains per thread;
+* FMA throughput against warps per SM with 1 and 4 independent chains per thread; and at a
+  known count of resident warps in 16 waves of blocks (``fma_steady``);
 * atomicAdd throughput: one address, one address per block, one per thread; and to each
   block's own address by threads per block (``block_atomics``, 32 to 1,024);
 * launch cost: back-to-back launches in a stream, nodes of a CUDA graph;
@@ -305,6 +306,33 @@ def atomics(b: Bench) -> list[dict]:
     return rows
 
 
+def fma_steady(b: Bench) -> list[dict]:
+    """FMA throughput at a known count of resident warps per SM, in 16 waves of blocks (the
+    ``fma`` rows run one to eight waves: their start and tail weigh on the few-warp rows):
+    blocks of up to 32 warps, dynamic shared memory leaving room for one block per SM (two
+    of 32 warps for 64)."""
+    cp, S = b.cp, b.sms
+    out = cp.zeros(4, dtype=cp.float32)
+    rows = []
+    iters = 2048
+    for chains, name in ((1, "fma1"), (4, "fma4")):
+        fn = b.f(name)
+        fn.max_dynamic_shared_size_bytes = 227 * 1024
+        for warps in (1, 2, 4, 8, 16, 24, 32, 48, 64):
+            per_block = min(warps, 32)
+            blocks = warps // per_block
+            smem = (227 * 1024) // blocks - 2048  # room for ``blocks`` a SM, no more
+            grid = S * blocks * 16
+            block = per_block * 32
+            ms = b.time(lambda fn=fn, grid=grid, block=block, smem=smem:
+                        fn((grid,), (block,), (out, cp.float32(0.9999), cp.int32(iters)),
+                           shared_mem=smem))
+            rows.append({"chains": chains, "resident_warps_per_sm": warps, "block": block,
+                         "smem": smem, "grid": grid, "waves": 16, "ms": ms,
+                         "fma_per_s": grid * block * iters * chains / ms * 1e3})
+    return rows
+
+
 def block_atomics(b: Bench) -> list[dict]:
     """atomicAdd to each block's own address (adjacent words), by threads per block: 2^23
     atomics in many waves of blocks, so that the cost per atomic is the steady one."""
@@ -391,7 +419,7 @@ def main(argv: list[str]) -> int:
     torch.zeros(1, device="cuda")  # one primary context for torch, CuPy and the profiler
     for key, fn in (("floor", floor), ("launch", launches), ("block_starts", block_starts),
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
-                    ("block_atomics", block_atomics),
+                    ("block_atomics", block_atomics), ("fma_steady", fma_steady),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth)):
         if only and key not in only:
             continue
@@ -401,6 +429,8 @@ def main(argv: list[str]) -> int:
     doc["env"]["seconds"] = round(time.time() - t0, 1)
     with open(out_path, "w") as f:
         json.dump(doc, f, indent=1)
+    for r in doc.get("fma_steady", ()):
+        print("fma steady", r["chains"], r["resident_warps_per_sm"], f"{r['fma_per_s']:.4e}")
     for r in doc.get("block_atomics", ()):
         print("block atomics", r["block"], r["grid"], f"{r['ns_per_atomic']:.4f} ns")
     for r in doc.get("element_bandwidth", ()):
