@@ -228,6 +228,18 @@ def test_block_address_atomics_are_the_characterisation_reduced():
     assert 7 < H100.atomic_block_curve[-1][1] / H100.atomic_block_curve[0][1] < 11
 
 
+def test_the_steady_issue_curve_is_the_characterisation_reduced():
+    """issue_curve (measured, not used by the model yet) is device_params.py's reduction of
+    the fma_steady rows; in steady waves an SM issues far more at few warps than the
+    single-wave fma rows' half_rate_warps curve says (40 % of its peak at 8 warps, not 25)."""
+    from benchmarks.gpu.device_params import issue_curve
+
+    doc = _doc(FIXTURES / "traces/heldout-33/h100/fma.characterization.json")
+    assert [list(x) for x in H100.issue_curve] == issue_curve(doc["fma_steady"])
+    at8 = dict(H100.issue_curve)[8]
+    assert at8 > 1.5 * 8 / (8 + H100.half_rate_warps)
+
+
 def test_block_address_atomics_take_what_the_device_measured():
     """The atomic_block kernel's rows of the first characterisation (not those the curve
     was made of): 8,448 blocks of 1,024 threads, one atomic each to its block's address,

@@ -61,6 +61,23 @@ def element_curve(rows: list[dict], block_rate: float) -> list[list[float]]:
     return out
 
 
+def issue_curve(rows: list[dict]) -> list[list[float]]:
+    """(resident warps per SM x independent chains each, share of the peak FMA rate) of the
+    ``fma_steady`` rows (16 waves): the median at each X over the 1- and 4-chain rows, then
+    the running maximum (more in flight never issues less); the peak is the largest rate
+    measured."""
+    peak = max(r["fma_per_s"] for r in rows)
+    by_x: dict[int, list[float]] = {}
+    for r in rows:
+        by_x.setdefault(r["resident_warps_per_sm"] * r["chains"], []).append(
+            r["fma_per_s"] / peak)
+    out, top = [], 0.0
+    for x, v in sorted(by_x.items()):
+        top = max(top, statistics.median(v))
+        out.append([x, round(top, 4)])
+    return out
+
+
 def wave_gain(rows: list[dict]) -> float:
     """What a grid-stride copy of many waves of blocks (512 per SM) draws over one wave (8
     per SM, all resident): the bandwidth curves are one wave's."""
@@ -102,6 +119,7 @@ def params(doc: dict) -> dict:
         "element_curve": element_curve(element, statistics.median(starts)) if element
         else None,
         "wave_gain": wave_gain(element) if element else None,
+        "issue_curve": issue_curve(doc["fma_steady"]) if doc.get("fma_steady") else None,
         "atomic_block_curve": [[r["block"], round(r["ns_per_atomic"], 4)]
                                for r in doc["block_atomics"]] if doc.get("block_atomics")
         else None,

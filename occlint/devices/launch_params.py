@@ -64,6 +64,10 @@ class DeviceModel:
     # per SM; () where not measured (the copy curve stands in)
     element_curve: Curve = ()
     wave_gain: float = 1.0  # a grid-stride copy's bandwidth in many waves over one wave
+    # FP32 FMA issue: share of the peak against resident warps per SM x independent chains
+    # each, in steady waves; measured, not used by the model (docs/validation.md: tried in
+    # place of half_rate_warps' curve, it advised worse on the fit halves)
+    issue_curve: Curve = ()
     # atomicAdd to each block's own address: ns per atomic against threads per block (more
     # threads, more atomics on each address); () where not measured (atomic_spread_ns)
     atomic_block_curve: Curve = ()
@@ -77,7 +81,7 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
     for entry in data.get("device", []):
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
-                    "atomic_block_curve"):
+                    "atomic_block_curve", "issue_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
@@ -132,7 +136,7 @@ def _derived(device: Device) -> DeviceModel | None:
         block_rate=ref.block_rate / ref.sms * units * clock_ratio,
         block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,
         fma_per_s=ref.fma_per_s / ref_peak * units * lane * clock * 1e6,
-        half_rate_warps=ref.half_rate_warps,
+        half_rate_warps=ref.half_rate_warps, issue_curve=ref.issue_curve,
         atomic_one_ns=ref.atomic_one_ns / clock_ratio,
         atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
         atomic_block_curve=tuple((x, y / clock_ratio) for x, y in ref.atomic_block_curve),
