@@ -76,12 +76,6 @@ def test_advice_beats_the_habit(run, split):
 
 
 @pytest.mark.parametrize(("run", "split"), CASES)
-def test_no_advice_is_more_than_three_percent_slower(request, run, split):
-    _unmet(request, "never slower", run, split)
-    assert _targets(run, split)["slower"] == []
-
-
-@pytest.mark.parametrize(("run", "split"), CASES)
 def test_claims_rank_like_the_best_and_never_warn_for_nothing(run, split):
     t = _targets(run, split)
     assert t["spearman"] >= 0.85 and t["false_warnings"] == []
@@ -96,41 +90,25 @@ def test_claims_beat_nsight_computes_estimates_on_the_same_launches(run, split):
     assert t["spearman"] > t["nsight_spearman"]
 
 
+# the issue's targets, each a test per run and split (a strict xfail where UNMET names it)
+TARGETS = {
+    "never slower": lambda run, split: _targets(run, split)["slower"] == [],
+    "advised 0.97": lambda run, split: _targets(run, split)["advised_vs_best"] >= 0.97,
+    "inside 90 %": lambda run, split: _targets(run, split)["inside"] >= 0.9,
+    "width 15 points": lambda run, split: _targets(run, split)["median_width"] <= 0.15,
+    "every 10 % warned": lambda run, split: _targets(run, split)["missed"] == [],
+    "spearman 0.9": lambda run, split: _targets(run, split)["spearman"] >= 0.9,
+    "trace alone never slower": lambda run, split: (
+        _targets(run, split, None)["slower"] == []
+        and _targets(run, split, None)["inside"] >= 0.8),
+}
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
 @pytest.mark.parametrize(("run", "split"), CASES)
-def test_advice_reaches_097_of_the_best(request, run, split):
-    _unmet(request, "advised 0.97", run, split)
-    assert _targets(run, split)["advised_vs_best"] >= 0.97
-
-
-@pytest.mark.parametrize(("run", "split"), CASES)
-def test_nine_claims_in_ten_hold(request, run, split):
-    _unmet(request, "inside 90 %", run, split)
-    assert _targets(run, split)["inside"] >= 0.9
-
-
-@pytest.mark.parametrize(("run", "split"), CASES)
-def test_ranges_fifteen_points_wide(request, run, split):
-    _unmet(request, "width 15 points", run, split)
-    assert _targets(run, split)["median_width"] <= 0.15
-
-
-@pytest.mark.parametrize(("run", "split"), CASES)
-def test_every_launch_worth_ten_percent_warns(request, run, split):
-    _unmet(request, "every 10 % warned", run, split)
-    assert _targets(run, split)["missed"] == []
-
-
-@pytest.mark.parametrize(("run", "split"), CASES)
-def test_midpoints_rank_at_090(request, run, split):
-    _unmet(request, "spearman 0.9", run, split)
-    assert _targets(run, split)["spearman"] >= 0.9
-
-
-@pytest.mark.parametrize(("run", "split"), CASES)
-def test_from_the_trace_alone_never_slower_and_mostly_inside(request, run, split):
-    _unmet(request, "trace alone never slower", run, split)
-    t = _targets(run, split, None)
-    assert t["slower"] == [] and t["inside"] >= 0.8
+def test_the_issues_target(request, target, run, split):
+    _unmet(request, target, run, split)
+    assert TARGETS[target](run, split)
 
 
 @pytest.mark.parametrize("run", list(RUNS))
