@@ -170,7 +170,8 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
 
 
 def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread: float,
-          iterations: float, k: Constants) -> tuple[float, float, float]:
+          iterations: float, k: Constants, busy: float | None = None
+          ) -> tuple[float, float, float]:
     """(time, memory, compute) of ``blocks`` resident blocks, their threads doing
     ``per_thread`` elements on average in ``iterations`` passes of the body.
 
@@ -179,7 +180,8 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     time spent waiting (latency over latency plus the dependent chain of its arithmetic)."""
     active = min(blocks, dm.sms)
     per_sm = blocks / active
-    threads = cfg.block
+    threads = cfg.block if busy is None else busy  # a block's threads that have elements
+    warps = -(-threads // cfg.wave)
     load, store = facts.load_bytes or 0.0, facts.store_bytes or 0.0
     instructions = (facts.fma or 0.0) + k.overhead
     mem = latency = 0.0
@@ -191,8 +193,8 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         mem = blocks * threads * per_thread * (load + store) / bw / cfg.row_efficiency(
             element, k.row_bytes)
     busiest = math.ceil(per_sm - 1e-9)
-    instr = busiest * cfg.warps * iterations * instructions
-    cmp = instr / _issue_rate(dm, busiest * cfg.warps * facts.chains, cfg.wave)
+    instr = busiest * warps * iterations * instructions
+    cmp = instr / _issue_rate(dm, busiest * warps * facts.chains, cfg.wave)
     # short blocks of one element per thread start together and end with their slowest
     # warp: each wave has a tail, a share of a load's latency that grows with the warps
     # that must all finish
@@ -222,14 +224,22 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     threads = B * b
     per_thread = elements / threads
     if facts.loops:
+        # fewer elements than threads: a grid-stride loop's blocks past the last element
+        # exit at once (they only start); a block-stride loop's rows leave threads idle
+        working, busy = B, None
+        if per_thread < 1 and facts.loop == "grid-stride":
+            working = max(1, math.ceil(elements / b))
+            per_thread = elements / (working * b)
+        elif per_thread < 1:
+            busy, per_thread = max(per_thread * b, 1.0), 1.0
         capacity = S * r
-        full, rest = divmod(B, capacity)
+        full, rest = divmod(working, capacity)
         work = mem = cmp = 0.0
         if full:
-            t, m, c = _wave(dm, facts, cfg, capacity, per_thread, per_thread, k)
+            t, m, c = _wave(dm, facts, cfg, capacity, per_thread, per_thread, k, busy)
             work, mem, cmp = full * t, full * m, full * c
         if rest:
-            t, m, c = _wave(dm, facts, cfg, rest, per_thread, per_thread, k)
+            t, m, c = _wave(dm, facts, cfg, rest, per_thread, per_thread, k, busy)
             work, mem, cmp = work + t, mem + m, cmp + c
     else:  # one element per thread: short blocks, dispatched as others finish
         resident = min(r, B / S)
