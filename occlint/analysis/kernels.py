@@ -32,6 +32,11 @@ class LaunchConfig:
     work: str | None = None  # "memory" or "compute" when its source tells (else None)
     facts: Facts | None = None  # what a thread does per element, when its source tells
 
+    @property
+    def known_facts(self) -> Facts | None:
+        """``facts`` when they tell what a thread loads and computes (else None)."""
+        return self.facts if self.facts is not None and self.facts.known else None
+
 
 @dataclass
 class KernelReport:

@@ -85,10 +85,9 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
             return None
         g = subject.group
         return plan(report, g.total_ns / g.count * 1e-9 if g.count else None)
-    facts = report.launch.facts
     if report.block_source not in ("launch", "source") or not (
-            report.launch.grid or report.launch.problem_size) or facts is None \
-            or not facts.known:
+            report.launch.grid or report.launch.problem_size) \
+            or report.launch.known_facts is None:
         return None  # a launch with no time and no facts: the rules' own estimates
     return plan(report)
 
@@ -99,11 +98,6 @@ NOT_THE_CALLERS = ("library", "framework")
 
 UNKNOWN_FACTS = ("what each thread loads and computes is not in the run (its source, PTX or "
                  "cache would tell): from no saving up")
-
-
-def _facts_known(report: Any) -> bool:
-    facts = getattr(getattr(report, "launch", None), "facts", None)
-    return facts is not None and facts.known
 
 
 # the rules whose fix is a launch configuration: with a plan, the plan's fastest is theirs
@@ -173,7 +167,8 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     # the user's own launch whose kernel the run says nothing of (no source, PTX or cache):
     # what a rule's own share of the time says a fix saves is a guess, from no saving up
     # (as the launch-time model's claims without the kernel's facts are)
-    guessed = total_ns is not None and owner.kind == "user" and not _facts_known(report)
+    guessed = (total_ns is not None and owner.kind == "user"
+               and report.launch.known_facts is None)
     for f in findings:
         modelled = launch is not None and not waits
         if modelled and (f.rule in LAUNCH_RULES or f.rule.startswith("OCC")):

@@ -362,8 +362,8 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     block, grid = _dims(report)
     if dm is None or not units or (grid is None and not report.launch.problem_size):
         return None
-    facts = report.launch.facts
-    known = facts is not None and facts.known
+    facts = report.launch.known_facts
+    known = facts is not None
     readings = (facts,) if known else SCENARIOS
     unknown: list[str] = []
     if not known:
@@ -418,7 +418,7 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                         _basis(fixed[0].now, best_times[0], 1 if known else len(readings)))
     else:
         best, best_times = current, [sc.now for sc in fixed]
-    return Plan(dm, facts if known else None,
+    return Plan(dm, facts,
                 fixed[0].elements if known else None, current, best, fixed[0].now,
                 best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed)
 

@@ -268,10 +268,12 @@ def _block_atomics(dm: DeviceModel, facts: Facts, cfg: Config, threads: int) -> 
     H100), log-log between the measured block sizes."""
     if not facts.atomics_block:
         return 0.0
-    return threads * facts.atomics_block * per_block_atomic_ns(dm, cfg.block) * 1e-9
+    return threads * facts.atomics_block * _per_block_atomic_ns(dm, cfg.block) * 1e-9
 
 
-def per_block_atomic_ns(dm: DeviceModel, block: int) -> float:
+def _per_block_atomic_ns(dm: DeviceModel, block: int) -> float:
+    """ns per atomic to a block's own address at ``block`` threads (the measured curve,
+    clamped to its ends; the one figure where none was measured)."""
     curve = dm.atomic_block_curve
     if not curve:
         return dm.atomic_spread_ns

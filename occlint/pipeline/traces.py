@@ -80,6 +80,10 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
 def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) -> TraceOutcome:
     out = TraceOutcome()
     index = binary_index(records) if len(records) else None
+
+    def embedded(kernel: Any) -> Any:
+        return _embedded(kernel, settings.owners)
+
     for candidate in _inputs(candidates):
         try:
             read, size = _read(candidate, jobs)
@@ -105,7 +109,7 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
             if facts and "ptx" in facts:  # its facts from the run's PTX, read now
                 facts = {**facts, "facts": indexed_facts(facts)}
             reports.append(analyse_group(group, collector, device, source, index, setup.db,
-                                         facts, lambda k: _embedded(k, settings.owners)))
+                                         facts, embedded))
         if any(lr.report is not None for lr in reports):
             out.analysed = True
         elif reports:  # launches, none of them analysable: say why, once (exit 2 if alone)
@@ -356,6 +360,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
     report = lr.report
     occupancy = occupancy_record(report) if report is not None else None
     kernel = report.kernel if report is not None else None
+    facts = report.launch.known_facts if report is not None else None
     return {
         "trace": lr.trace,
         "format": lr.format,
@@ -392,7 +397,7 @@ def launch_record(lr: LaunchReport) -> dict[str, Any]:
         "owner": lr.owner.to_dict() if lr.owner is not None else None,
         "design": lr.design,
         "model": lr.plan.to_dict() if lr.plan is not None else None,
-        "kernel_facts": _facts_source(report),
+        "kernel_facts": facts.source if facts is not None else None,
         "saving": group_saving(lr.findings),
         "launch_overhead_idle_ns": round(lr.idle_ns),
         "findings": [f.to_dict() for f in lr.findings],
@@ -428,13 +433,6 @@ def _embedded(kernel: Any, owners: dict[str, str]) -> Any:
     if owner_of(kernel.name, kernel.demangled, owners, binary=kernel.file).kind != "user":
         return None
     return embedded_facts(kernel.file, kernel.name)
-
-
-def _facts_source(report: Any) -> str | None:
-    """Where what the kernel's threads load and compute was read (its source, PTX, a
-    cache's IR), or None: the run does not say, and its launch is not priced."""
-    facts = getattr(getattr(report, "launch", None), "facts", None)
-    return facts.source if facts is not None and facts.known else None
 
 
 def group_saving(findings: list[Finding]) -> dict[str, Any] | None:
