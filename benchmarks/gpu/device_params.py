@@ -39,6 +39,15 @@ def _resident(row: dict, arch: str = "sm_90") -> int:
                                 row["smem"]).blocks_per_sm
 
 
+def _rising(by_x: dict[int, list[float]], digits: int) -> list[list[float]]:
+    """The median at each X, then the running maximum (more in flight never does less)."""
+    out, top = [], 0.0
+    for x, v in sorted(by_x.items()):
+        top = max(top, statistics.median(v))
+        out.append([x, round(top, digits)])
+    return out
+
+
 def element_curve(rows: list[dict], block_rate: float) -> list[list[float]]:
     """(bytes of loads in flight per SM, GB/s of copy traffic) of one element per thread:
     resident threads per SM x the bytes each loads, against what the copy drew. Rows whose
@@ -54,11 +63,7 @@ def element_curve(rows: list[dict], block_rate: float) -> list[list[float]]:
             continue
         x = _resident(r) * r["block"] * r["vector"] * 4
         by_x.setdefault(x, []).append(r["gbps"])
-    out, top = [], 0.0
-    for x, v in sorted(by_x.items()):
-        top = max(top, statistics.median(v))
-        out.append([x, round(top, 1)])
-    return out
+    return _rising(by_x, 1)
 
 
 def issue_curve(rows: list[dict]) -> list[list[float]]:
@@ -71,11 +76,7 @@ def issue_curve(rows: list[dict]) -> list[list[float]]:
     for r in rows:
         by_x.setdefault(r["resident_warps_per_sm"] * r["chains"], []).append(
             r["fma_per_s"] / peak)
-    out, top = [], 0.0
-    for x, v in sorted(by_x.items()):
-        top = max(top, statistics.median(v))
-        out.append([x, round(top, 4)])
-    return out
+    return _rising(by_x, 4)
 
 
 def wave_gain(rows: list[dict]) -> float:
