@@ -195,6 +195,37 @@ def test_one_element_per_thread_is_measured_apart():
     assert 1.0 < H100.wave_gain < 1.15
 
 
+def test_the_characterisation_loops_hold_four_loads_in_flight():
+    """The compiler unrolls the characterisation's one-load loops four times (the PTX NVRTC
+    made of its source, benchmarks/gpu/characterize.sm_90.ptx.gz): the curves' X is the
+    bytes the source writes, a quarter of those in flight. So a one-load row draws what
+    the four-load row of the same threads draws (X four times apart in the curves'
+    terms), and one element per thread (no loop, nothing unrolled) draws what the copy
+    curve draws at four times its X."""
+    from benchmarks.gpu.device_params import loads_per_pass
+
+    passes = loads_per_pass()
+    for t in ("float", "float2", "float4"):
+        assert passes[f"read_{t}_1"] == 4 and passes[f"read_{t}_2"] == 2
+        assert passes[f"read_{t}_4"] == 4
+    assert passes["copy_float_1"] == passes["copy_float4_4"] == 4
+    rows = [r for r in _characterization("h100")["bandwidth"]
+            if r["level"] == "dram" and r["kind"] == "read" and r["sms"] == H100.sms]
+    by = {(r["vector"], r["unroll"], r["block"], r["blocks_per_sm"]): r["gbps"] for r in rows}
+    compared = 0
+    for (vector, unroll, block, per_sm), gbps in by.items():
+        # a one-load loop and a four-load one: X four times apart, the same in flight
+        same = by.get((vector, 4, block, per_sm)) if unroll == 1 else None
+        if same is not None:
+            assert gbps == pytest.approx(same, rel=0.05)
+            compared += 1
+    assert compared >= 6
+    copy = dict(H100.copy_curve)
+    for x, gbps in H100.element_curve:
+        if x in (4096, 8192, 16384):
+            assert gbps == pytest.approx(copy[x // 4], rel=0.15)
+
+
 def _doc(path) -> dict:
     raw = path.read_bytes()
     return json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)

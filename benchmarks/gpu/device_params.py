@@ -15,10 +15,33 @@ import statistics
 import sys
 from pathlib import Path
 
+PTX = Path(__file__).with_name("characterize.sm_90.ptx.gz")
+
+
+def loads_per_pass(ptx: Path = PTX) -> dict[str, int]:
+    """Loads each characterisation kernel's loop issues in one pass, as the compiler built
+    it (the PTX NVRTC makes of characterize.SOURCE, benchmarks/gpu/nvrtc_ptx.py): a kernel
+    written with one load a pass (``U`` = 1) is unrolled four times by the compiler, so
+    its loads in flight are four times what its source says."""
+    from occlint.readers.nvidia import ptx as reader
+
+    out = {}
+    for entry in reader._split(gzip.decompress(ptx.read_bytes()).decode()):
+        lengths = [(lp.tail - lp.head, lp) for lp in reader._loops(
+            entry, reader._origins(entry), reader._Defs(entry)) if lp.stride]
+        if lengths:
+            body = max(lengths, key=lambda t: t[0])[1]
+            out[entry.name] = sum(op.opcode.startswith("ld.global")
+                                  for op in entry.ops[body.head:body.tail + 1])
+    return out
+
 
 def _curve(rows: list[dict], kind: str, sms: int, level: str = "dram") -> list[list[float]]:
-    """(bytes in flight per SM, GB/s): one load per thread in flight (unroll 1), every SM
-    busy; the median over vector widths and block shapes at each X."""
+    """(bytes in flight per SM as the source writes them, GB/s): one load per thread a pass
+    of the loop (``unroll`` 1), every SM busy; the median over vector widths and block
+    shapes at each X. The compiler unrolls those loops four times (``loads_per_pass``), so
+    the loads truly in flight are four times X: the model's facts count loads the same
+    way, as a kernel's source writes them (docs/validation.md, "Loads in flight")."""
     by_x: dict[int, list[float]] = {}
     for r in rows:
         if (r["level"] == level and r["kind"] == kind and r["unroll"] == 1
