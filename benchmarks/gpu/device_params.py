@@ -112,6 +112,19 @@ def wave_gain(rows: list[dict]) -> float:
     return round(statistics.median(gains), 3)
 
 
+def wave_curve(rows: list[dict]) -> list[list[float]]:
+    """(waves of blocks, bandwidth over one wave's) of a grid-stride copy in 256-thread
+    blocks, 8 resident per SM (one wave) to 512 per SM: the median over the float and
+    float4 copies at each number of waves, then the running maximum."""
+    by_x: dict[int, list[float]] = {}
+    for kernel in {r["kernel"] for r in rows if "grid" in r}:
+        by = {r["blocks_per_sm"]: r["gbps"] for r in rows if r.get("kernel") == kernel
+              and "grid" in r}
+        for per_sm, gbps in by.items():
+            by_x.setdefault(per_sm // 8, []).append(gbps / by[8])
+    return _rising(by_x, 3)
+
+
 def params(doc: dict) -> dict:
     env, sms = doc["env"], doc["env"]["sms"]
     bw = doc["bandwidth"]
@@ -143,6 +156,7 @@ def params(doc: dict) -> dict:
         "element_curve": element_curve(element, statistics.median(starts)) if element
         else None,
         "wave_gain": wave_gain(element) if element else None,
+        "wave_curve": wave_curve(element) if element else None,
         "issue_curve": issue_curve(doc["fma_steady"]) if doc.get("fma_steady") else None,
         "atomic_block_curve": [[r["block"], round(r["ns_per_atomic"], 4)]
                                for r in doc["block_atomics"]] if doc.get("block_atomics")

@@ -170,7 +170,7 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
 
 
 def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread: float,
-          iterations: float, k: Constants, busy: float | None = None
+          iterations: float, k: Constants, busy: float | None = None, gain: float = 1.0
           ) -> tuple[float, float, float]:
     """(time, memory, compute) of ``blocks`` resident blocks, their threads doing
     ``per_thread`` elements on average in ``iterations`` passes of the body.
@@ -190,7 +190,7 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         chain = instructions * dm.half_rate_warps / _peak_issue(dm, cfg.wave) / facts.chains
         bw, latency = _drawn(dm, store > 0, active, loads, chain)
         element = store or load
-        mem = blocks * threads * per_thread * (load + store) / bw / cfg.row_efficiency(
+        mem = blocks * threads * per_thread * (load + store) / bw / gain / cfg.row_efficiency(
             element, k.row_bytes)
     busiest = math.ceil(per_sm - 1e-9)
     instr = busiest * warps * iterations * instructions
@@ -203,6 +203,21 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         tail = min(latency, _knee_latency(dm, facts)) * (
             k.ramp + k.stragglers * math.log(cfg.warps))
     return _pnorm((mem, cmp), k.p) + tail, mem, cmp
+
+
+def wave_gain(dm: DeviceModel, waves: float) -> float:
+    """What a loop's memory draws in ``waves`` waves of blocks over one wave: the device's
+    measured curve (a grid-stride copy, 1 to 64 waves), log-linear in the waves, 1 up to
+    one wave, flat past the last point; 1 where none was measured."""
+    curve = dm.wave_curve
+    if not curve or waves <= curve[0][0]:
+        return 1.0
+    xs = _xs(curve)
+    i = bisect.bisect_left(xs, waves)
+    if i >= len(curve):
+        return curve[-1][1]
+    (x0, y0), (x1, y1) = curve[i - 1], curve[i]
+    return y0 + math.log(waves / x0) / math.log(x1 / x0) * (y1 - y0)
 
 
 def _pnorm(xs: tuple[float, ...], p: float) -> float:
@@ -234,12 +249,13 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
             busy, per_thread = max(per_thread * b, 1.0), 1.0
         capacity = S * r
         full, rest = divmod(working, capacity)
+        gain = wave_gain(dm, working / capacity)
         work = mem = cmp = 0.0
         if full:
-            t, m, c = _wave(dm, facts, cfg, capacity, per_thread, per_thread, k, busy)
+            t, m, c = _wave(dm, facts, cfg, capacity, per_thread, per_thread, k, busy, gain)
             work, mem, cmp = full * t, full * m, full * c
         if rest:
-            t, m, c = _wave(dm, facts, cfg, rest, per_thread, per_thread, k, busy)
+            t, m, c = _wave(dm, facts, cfg, rest, per_thread, per_thread, k, busy, gain)
             work, mem, cmp = work + t, mem + m, cmp + c
     else:  # one element per thread: short blocks, dispatched as others finish
         resident = min(r, B / S)
