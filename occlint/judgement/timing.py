@@ -10,7 +10,8 @@ elements takes
   bandwidth the SMs' bytes in flight draw: the measured curve of bandwidth against bytes
   in flight per SM) and its arithmetic (FMAs and the per-element instructions over the
   rate the resident warps issue at); a grid-stride or block-stride loop runs whole waves
-  of equal blocks, so its last, partial wave runs with what it has in flight;
+  of equal blocks, so its last, partial wave runs with what it has in flight, and its
+  memory draws the device's measured gain of many waves over one;
 * ``T_starts``: blocks start at a fixed rate (measured: the same for 32- and 512-thread
   blocks);
 * ``T_atomics``: atomics to one address serialise (measured ns per atomic), after the
