@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from occlint.analysis.kernels import KernelReport, potential_block_size
-from occlint.analysis.sites import SiteReport, Target
 from occlint.devices.models import AmdArch, NvArch
 from occlint.model.kernel import AmdResources
-from occlint.model.source import LaunchSite, SourceKernel
 from occlint.occupancy import amd, nvidia
+
+if TYPE_CHECKING:  # a binary's run never reads sources: their modules load with them
+    from occlint.analysis.sites import SiteReport, Target
+    from occlint.model.source import LaunchSite, SourceKernel
 
 
 @dataclass(frozen=True)

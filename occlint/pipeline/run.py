@@ -148,7 +148,7 @@ def collect(opts: Options, cfg: Config, setup: Setup
             ) -> tuple[list[Candidate], list[InputError], Options, int]:
     """The inputs (paths walked, excluded, sorted), the errors of paths that are not there,
     the options with the sources' launch facts, and the worker processes to use."""
-    from occlint.pipeline.sources import source_index
+    from occlint.readers.formats import is_ptx, is_source
 
     paths = opts.paths or cfg.paths
     if not paths:
@@ -158,7 +158,10 @@ def collect(opts: Options, cfg: Config, setup: Setup
         list(paths), [*(opts.exclude or cfg.exclude), *cfg.extend_exclude,
                       *opts.extend_exclude],
         opts.include or cfg.include)
-    opts = source_index(opts, candidates)
+    if any(is_source(c.path) or is_ptx(c.path) for c in candidates):
+        from occlint.pipeline.sources import source_index  # (a binary's run needs none)
+
+        opts = source_index(opts, candidates)
     if opts.source_index:
         setup.resolve = launch_resolver(cfg, opts)
         setup.source_index = opts.source_index

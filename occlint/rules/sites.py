@@ -13,13 +13,15 @@ the line or the line above) move findings to the site's suppressed ones
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from occlint.analysis.sites import MAX_BLOCK_Z, SiteReport, Target
 from occlint.judgement.advice import balanced_block, grid_stride, site_oversubscription, tail
-from occlint.model.source import Param, SourceFile
 from occlint.rules import launch as _launch  # noqa: F401  (registers the LCH rules first)
 from occlint.rules.registry import RULES, Context, Finding, plural, rule, site_rule
+
+if TYPE_CHECKING:  # a run without sources never loads their model
+    from occlint.analysis.sites import SiteReport, Target
+    from occlint.model.source import Param, SourceFile
 
 
 def _pct(x: float) -> str:
@@ -30,6 +32,8 @@ def site_finding(code: str, s: SiteReport, param: Param | Any, message: str,
                  advice: str | None = None, target: Target | None = None,
                  **data: Any) -> Finding:
     r, site = RULES[code], s.site
+    from occlint.model.source import Param
+
     span = param.span if isinstance(param, Param) else site.span
     return Finding(rule=r.code, name=r.name, severity=r.severity, message=message,
                    file=s.source.path, kernel=site.kernel, demangled=site.kernel_text,
@@ -69,6 +73,8 @@ def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Findin
 
 @site_rule("LCH002")
 def site_block_exceeds_limit(s: SiteReport, ctx: Context) -> Iterator[Finding]:
+    from occlint.analysis.sites import MAX_BLOCK_Z
+
     if s.site.block is None:
         return
     block, dims = s.site.block.total, s.site.block.dims
