@@ -82,18 +82,22 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
     none: their launch is not the caller's to change."""
     if report is None or report.occupancy is None:
         return None
-    from occlint.judgement.fastest import plan
-
     if subject.kind == "launch":
         if subject_owner(subject, owners).kind != "user":
             return None
         g = subject.group
-        return plan(report, g.total_ns / g.count * 1e-9 if g.count else None)
+        return _plan(report, g.total_ns / g.count * 1e-9 if g.count else None)
     if report.block_source not in ("launch", "source") or not (
             report.launch.grid or report.launch.problem_size) \
             or report.launch.known_facts is None:
         return None  # a launch with no time and no facts: the rules' own estimates
-    return plan(report)
+    return _plan(report)
+
+
+def _plan(report: Any, seconds: float | None = None) -> Plan | None:
+    from occlint.judgement.fastest import plan  # loaded with the first launch it prices
+
+    return plan(report, seconds)
 
 
 # owners whose findings carry no saving: nothing the caller changes fixes them (their
