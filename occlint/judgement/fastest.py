@@ -397,7 +397,15 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     # the configuration whose worst ratio to the launch as it is, over the scenarios, is
     # least (with the source: the fastest)
     best, best_gains, best_times = current, [0.0] * len(fixed), [sc.now for sc in fixed]
+    # without the source, dynamic shared memory may be a tile that follows the block: a
+    # block of other threads with the traced bytes could run slower or past its tile
+    keep_block = not known and bool(first.dynamic)
+    if keep_block:
+        unknown.append("whether its dynamic shared memory follows the block (a tile; the "
+                       "trace cannot tell): the block stays as it is")
     for cand in first.all(scenarios[0].elements):
+        if keep_block and cand.block != current.block:
+            continue
         gains, times = _price(dm, fixed, cand)
         if min(gains) > min(best_gains) + 1e-12:
             best, best_gains, best_times = cand, gains, times
