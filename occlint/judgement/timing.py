@@ -113,14 +113,19 @@ def bandwidth(curve: Curve, x: float) -> float:
     the origin below the first (Little's law), flat past the last."""
     if x <= 0:
         return 0.0
-    i = bisect.bisect_left(_xs(curve), x)
-    if i == 0:
+    if x <= curve[0][0]:
         return curve[0][1] * x / curve[0][0]
+    return _along(curve, x)
+
+
+def _along(curve: Curve, x: float) -> float:
+    """A measured curve's value at ``x`` past its first point: linear in log x between its
+    points, flat past the last."""
+    i = bisect.bisect_left(_xs(curve), x)
     if i >= len(curve):
         return curve[-1][1]
     (x0, y0), (x1, y1) = curve[i - 1], curve[i]
-    t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
-    return y0 + t * (y1 - y0)
+    return y0 + math.log(x / x0) / math.log(x1 / x0) * (y1 - y0)
 
 
 def _peak_issue(dm: DeviceModel, wave: int) -> float:
@@ -213,12 +218,7 @@ def wave_gain(dm: DeviceModel, waves: float) -> float:
     curve = dm.wave_curve
     if not curve or waves <= curve[0][0]:
         return 1.0
-    xs = _xs(curve)
-    i = bisect.bisect_left(xs, waves)
-    if i >= len(curve):
-        return curve[-1][1]
-    (x0, y0), (x1, y1) = curve[i - 1], curve[i]
-    return y0 + math.log(waves / x0) / math.log(x1 / x0) * (y1 - y0)
+    return _along(curve, waves)
 
 
 def _pnorm(xs: tuple[float, ...], p: float) -> float:
