@@ -88,3 +88,18 @@ def test_a_binary_loads_neither_the_source_reader_nor_the_launch_time_model(tmp_
                                "json", "-o", str(out), "--exit-zero", script=script)
     assert json.loads(out.read_text())["summary"]["kernels"] >= 1
     assert sorted(set(seen["modules"]).intersection(SOURCE_AND_LAUNCH_MODEL)) == []
+
+
+def test_a_pytorch_trace_loads_no_rocprof_reader(tmp_path):
+    """A Kineto trace alone: the rocprof reader (and sqlite3, csv) load only with a rocprof
+    trace, whose agent_info.csv beside it is looked for (about 7 ms of a 300 ms run)."""
+    out = tmp_path / "report.json"
+    trace = REPO / "fixtures/traces/kineto/links.pt.trace.json.gz"
+    script = _RUN.split("from occlint.readers.source")[0] + (
+        'print(json.dumps({"modules": sorted(sys.modules)}), file=sys.stderr)')
+    seen = _cli_in_one_process(str(trace), "--isolated", "--format", "json", "-o", str(out),
+                               "--exit-zero", script=script)
+    assert json.loads(out.read_text())["launches"]
+    loaded = set(seen["modules"])
+    assert "occlint.readers.traces.kineto" in loaded
+    assert not loaded & {"occlint.readers.traces.rocprof", "sqlite3"}

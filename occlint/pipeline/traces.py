@@ -146,10 +146,13 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
 def _inputs(candidates: list) -> list:
     """The traces to read: an agent_info.csv that a kernel trace of the run reads beside it
     is part of that trace, not an input of its own."""
+    kernel_csvs = [Path(c.path) for c in candidates
+                   if c.kind == "rocprofv3-csv" and c.member is None]
+    if not kernel_csvs:
+        return candidates  # (the rocprof reader loads with a rocprof trace)
     from occlint.readers.traces.rocprof import used_agent_info
 
-    used = used_agent_info([Path(c.path) for c in candidates
-                            if c.kind == "rocprofv3-csv" and c.member is None])
+    used = used_agent_info(kernel_csvs)
     return [c for c in candidates if not (c.kind == "rocprofv3-agent-info" and c.member is None
                                           and Path(c.path).resolve() in used)]
 
