@@ -102,16 +102,6 @@ def issue_curve(rows: list[dict]) -> list[list[float]]:
     return _rising(by_x, 4)
 
 
-def wave_gain(rows: list[dict]) -> float:
-    """What a grid-stride copy of many waves of blocks (512 per SM) draws over one wave (8
-    per SM, all resident): the bandwidth curves are one wave's."""
-    gains = []
-    for kernel in {r["kernel"] for r in rows if "grid" in r}:
-        by = {r["blocks_per_sm"]: r["gbps"] for r in rows if r["kernel"] == kernel}
-        gains.append(by[512] / by[8])
-    return round(statistics.median(gains), 3)
-
-
 def wave_curve(rows: list[dict]) -> list[list[float]]:
     """(waves of blocks, bandwidth over one wave's) of a grid-stride copy in 256-thread
     blocks, 8 resident per SM (one wave) to 512 per SM: the median over the float and
@@ -155,7 +145,6 @@ def params(doc: dict) -> dict:
         "l2_curve": _curve(bw, "read", sms, "l2") if doc.get("floor") else None,
         "element_curve": element_curve(element, statistics.median(starts)) if element
         else None,
-        "wave_gain": wave_gain(element) if element else None,
         "wave_curve": wave_curve(element) if element else None,
         "issue_curve": issue_curve(doc["fma_steady"]) if doc.get("fma_steady") else None,
         "atomic_block_curve": [[r["block"], round(r["ns_per_atomic"], 4)]

@@ -63,8 +63,8 @@ class DeviceModel:
     # one element per thread (a copy): GB/s against the resident threads' bytes of loads
     # per SM; () where not measured (the copy curve stands in)
     element_curve: Curve = ()
-    wave_gain: float = 1.0  # a grid-stride copy's bandwidth in many waves over one wave
-    # ... against the waves of blocks (1 wave: 1.0); () where not measured
+    # a grid-stride copy's bandwidth in many waves of blocks over one wave, against the
+    # waves (1 wave: 1.0); () where not measured
     wave_curve: Curve = ()
     # FP32 FMA issue: share of the peak against resident warps per SM x independent chains
     # each, in steady waves; measured, not used by the model (docs/validation.md: tried in
@@ -133,8 +133,7 @@ def _derived(device: Device) -> DeviceModel | None:
         source=f"derived from {device.name}'s specifications and the {ref.name} measured "
                f"(device_db/launch_model.toml)",
         sms=units, read_curve=curve(ref.read_curve), copy_curve=curve(ref.copy_curve),
-        element_curve=curve(ref.element_curve), wave_gain=ref.wave_gain,
-        wave_curve=ref.wave_curve,
+        element_curve=curve(ref.element_curve), wave_curve=ref.wave_curve,
         sm_bandwidth_gbs=ref.sm_bandwidth_gbs * scale_x,
         block_rate=ref.block_rate / ref.sms * units * clock_ratio,
         block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,
