@@ -28,6 +28,10 @@ print(json.dumps({"modules": sorted(sys.modules),
                   "queries": parse.query.cache_info().currsize}), file=sys.stderr)
 """
 
+# ... the modules alone (asking for the parse cache would load the source reader)
+_RUN_MODULES = _RUN.split("from occlint.readers.source")[0] + (
+    'print(json.dumps({"modules": sorted(sys.modules)}), file=sys.stderr)')
+
 BINARY_AND_TRACE_READERS = (
     "occlint.readers.loader", "occlint.readers.walker", "occlint.readers.elf",
     "occlint.readers.dwarf", "occlint.readers.debuginfo", "occlint.readers.archive",
@@ -82,10 +86,8 @@ def test_a_binary_loads_neither_the_source_reader_nor_the_launch_time_model(tmp_
     load only with a source or a launch; the report is what it was."""
     out = tmp_path / "report.json"
     cubin = REPO / "fixtures/nvidia/cubin/bigparam.sm_100a.cubin"
-    script = _RUN.split("from occlint.readers.source")[0] + (
-        'print(json.dumps({"modules": sorted(sys.modules)}), file=sys.stderr)')
     seen = _cli_in_one_process(str(cubin), "--device", "h100", "--isolated", "--format",
-                               "json", "-o", str(out), "--exit-zero", script=script)
+                               "json", "-o", str(out), "--exit-zero", script=_RUN_MODULES)
     assert json.loads(out.read_text())["summary"]["kernels"] >= 1
     assert sorted(set(seen["modules"]).intersection(SOURCE_AND_LAUNCH_MODEL)) == []
 
@@ -95,10 +97,8 @@ def test_a_pytorch_trace_loads_no_rocprof_reader(tmp_path):
     trace, whose agent_info.csv beside it is looked for (about 7 ms of a 300 ms run)."""
     out = tmp_path / "report.json"
     trace = REPO / "fixtures/traces/kineto/links.pt.trace.json.gz"
-    script = _RUN.split("from occlint.readers.source")[0] + (
-        'print(json.dumps({"modules": sorted(sys.modules)}), file=sys.stderr)')
     seen = _cli_in_one_process(str(trace), "--isolated", "--format", "json", "-o", str(out),
-                               "--exit-zero", script=script)
+                               "--exit-zero", script=_RUN_MODULES)
     assert json.loads(out.read_text())["launches"]
     loaded = set(seen["modules"])
     assert "occlint.readers.traces.kineto" in loaded
