@@ -126,6 +126,29 @@ def test_defined_trip_counts_and_independent_chains_multiply_the_arithmetic():
     assert (f.load_bytes, f.store_bytes, f.fma, f.chains) == (4, 4, 1024 + 1, 2)
 
 
+def test_a_constant_loop_costs_its_passes_control():
+    """Each pass of a constant loop as compiled is an add, a compare and a branch: the
+    passes are the trips over ``#pragma unroll N`` (none when unrolled whole, or when one
+    pass holds every trip); without a pragma, whole up to LLVM's threshold."""
+    def control(loop: str, consts: dict[str, int] | None = None) -> float:
+        body = ("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; float t = x[i];\n"
+                f"{loop}\n y[i] = t; }}")
+        return kernel_facts("(const float* x, float* y, float s)", body, "per-element",
+                            consts or {}).control
+
+    one = "for (int k = 0; k < 128; ++k) { t = fmaf(t, s, 0.5f); }"
+    assert control("#pragma unroll 4\n" + one) == 32 * 3
+    assert control("  #pragma unroll U\n" + one, {"U": 8}) == 16 * 3
+    assert control("#pragma unroll 1\n" + one) == 128 * 3
+    assert control("#pragma unroll\n" + one) == 0  # whole
+    assert control("#pragma unroll 4\nfor (int k = 0; k < 4; ++k) t = fmaf(t, s, 1.f);") == 0
+    assert control(one) == 0  # 128 instructions: under the full-unroll threshold
+    sixteen = "t = fmaf(t, s, 1.f); " * 16
+    assert control(f"for (int k = 0; k < 512; k += 16) {{ {sixteen} }}") == 4 * 3
+    nested = "for (int j = 0; j < 8; ++j) {\n#pragma unroll 2\n" + one.replace("}", "}}")
+    assert control(nested) == 8 * 64 * 3 + 8 * 3  # a loop holding a loop is not unrolled
+
+
 def test_atomic_addresses_are_told_apart():
     def facts(stmt: str, shape: str = "per-element") -> Facts:
         body = ("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; float t = x[i];"

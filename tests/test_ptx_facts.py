@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from benchmarks.gpu.heldout import score
+from occlint.model.facts import LOOP_CONTROL
 from occlint.readers.nvidia.ptx import facts_by_entry
 from tests.conftest import FIXTURES, run_occlint
 
@@ -105,6 +106,23 @@ $L__BB0_1:
     f = facts_by_entry(text)["k"]
     assert (f.loop, f.load_bytes, f.store_bytes, f.fma, f.chains) == \
         ("per-element", 4, 4, 30, 1)
+    assert f.control == 10 * LOOP_CONTROL  # ten passes: add, setp, bra each
+
+
+def test_the_source_counts_the_loop_control_the_compiler_emitted(facts):
+    """The source reader's passes of each constant loop (its pragma, or LLVM's threshold
+    without one) against the back edges nvcc's PTX holds: the same for nearly every kernel,
+    one pass apart where nvcc unrolled a pragma-less loop by another count."""
+    from occlint.readers.source import read_source
+
+    source = {k.name: k.facts for k in read_source(score.PTX.parent / "kernels.cu", "k.cu").kernels}
+    apart = {name for name, f in facts.items() if source[name].control != f.control}
+    assert len(apart) <= len(facts) // 30, apart
+    assert all(abs(source[n].control - facts[n].control) <= LOOP_CONTROL for n in apart)
+    # the PTX itself: elementwise_02's `#pragma unroll 4` loop of 128 FMAs steps by 4 to 128
+    body = _body("elementwise_02")
+    assert "add.s32 \t%r7, %r7, 4;" in body and "setp.ne.s32 \t%p2, %r7, 128;" in body
+    assert facts["elementwise_02"].control == source["elementwise_02"].control == 32 * 3
 
 
 def test_a_loop_counted_from_memory_leaves_the_arithmetic_unknown():

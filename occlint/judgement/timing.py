@@ -9,9 +9,10 @@ elements takes
 * ``T_work``: the blocks' waves, each the slower of its memory time (bytes over the
   bandwidth the SMs' bytes in flight draw: the measured curve of bandwidth against bytes
   in flight per SM) and its arithmetic (FMAs and the per-element instructions over the
-  rate the resident warps issue at); a grid-stride or block-stride loop runs whole waves
-  of equal blocks, so its last, partial wave runs with what it has in flight, and its
-  memory draws the device's measured gain of many waves over one;
+  rate the resident warps issue at; its loops' control takes issue slots, not the
+  chain); a grid-stride or block-stride loop runs whole waves of equal blocks, so its
+  last, partial wave runs with what it has in flight, and its memory draws the device's
+  measured gain of many waves over one;
 * ``T_starts``: blocks start at a fixed rate (measured: the same for 32- and 512-thread
   blocks);
 * ``T_atomics``: atomics to one address serialise (measured ns per atomic), after the
@@ -133,12 +134,6 @@ def _peak_issue(dm: DeviceModel, wave: int) -> float:
     return dm.fma_per_s / dm.sms / wave
 
 
-def _issue_rate(dm: DeviceModel, warps_per_sm: float, wave: int) -> float:
-    """Warp instructions per second one SM issues with ``warps_per_sm`` resident warps, each
-    a dependent chain."""
-    return _peak_issue(dm, wave) * warps_per_sm / (warps_per_sm + dm.half_rate_warps)
-
-
 def _knee_latency(dm: DeviceModel, facts: Facts) -> float:
     """A load's latency where the bandwidth curve first reaches 90 % of its plateau (past
     it, what more in flight adds is queueing, not work)."""
@@ -199,8 +194,12 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         mem = blocks * threads * per_thread * (load + store) / bw / gain / cfg.row_efficiency(
             element, k.row_bytes)
     busiest = math.ceil(per_sm - 1e-9)
-    instr = busiest * warps * iterations * instructions
-    cmp = instr / _issue_rate(dm, busiest * warps * facts.chains, cfg.wave)
+    # warp instructions over the rate ``resident`` warps of one chain each issue at, peak x
+    # w / (w + half_rate_warps), split in its two terms: every instruction's issue slot,
+    # and the arithmetic's dependent chain (a loop's control issues beside the chain)
+    issued = busiest * warps * iterations * (instructions + facts.control)
+    chain_bound = iterations * instructions * dm.half_rate_warps / facts.chains
+    cmp = (issued + chain_bound) / _peak_issue(dm, cfg.wave)
     # short blocks of one element per thread start together and end with their slowest
     # warp: each wave has a tail, a share of a load's latency that grows with the warps
     # that must all finish

@@ -15,6 +15,9 @@ from occlint.model.pickling import by_fields
 # the loop structure: one element per thread; a loop over the grid (``i += blockDim.x *
 # gridDim.x``); a loop over the block (``j += blockDim.x``: a block per row or tile)
 LOOPS = ("per-element", "grid-stride", "block-stride")
+# instructions a pass of a constant loop costs besides its body: the counter's add, its
+# compare and the branch (NVRTC's PTX per back edge)
+LOOP_CONTROL = 3.0
 
 
 @by_fields
@@ -25,6 +28,7 @@ class Facts:
     store_bytes: float | None = None  # ... writes
     fma: float | None = None  # arithmetic per element (multiply-adds)
     chains: int = 1  # independent dependency chains the arithmetic runs in (its ILP)
+    control: float = 0.0  # loop-control instructions per element (inner loops' passes)
     atomics_one: float = 0.0  # atomics to one address per element (in the element's work)
     atomics_one_thread: float = 0.0  # ... per thread, after its loop
     atomics_block: float = 0.0  # atomics per thread to an address of its block
@@ -47,6 +51,7 @@ class Facts:
     def to_dict(self) -> dict[str, Any]:
         return {"loop": self.loop, "load_bytes": self.load_bytes,
                 "store_bytes": self.store_bytes, "fma": self.fma, "chains": self.chains,
+                "loop_control": self.control,
                 "atomics_one_address": self.atomics_one + self.atomics_one_thread,
                 "atomics_one_address_per": ("element" if self.atomics_one else "thread"
                                             if self.atomics_one_thread else None),

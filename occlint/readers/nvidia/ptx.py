@@ -13,6 +13,8 @@ binaries. Read here, per entry:
   constant, compared with a constant); code behind a branch on the thread index alone
   (``if (threadIdx.x < 2)``: a tile's halo) is not the element's;
 * independent chains: the FMAs of the element over its longest dependent path of FMAs;
+* loop control: the back edges of those constant loops an element runs (the counter's
+  add, its compare and the branch each: ``LOOP_CONTROL``);
 * atomics (``atom``/``red`` on global memory) by address: one address (from parameters
   only), a block's address (from ``%ctaid``), the thread's own (anything with ``%tid``);
   after the element loop once per thread, behind a thread-index branch once per block;
@@ -29,7 +31,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from occlint.model.facts import Facts
+from occlint.model.facts import LOOP_CONTROL, Facts
 
 _ENTRY = re.compile(r"\.entry\s+([\w$.]+)\s*\(", re.M)
 _BRANCH = re.compile(r"^\s*(@!?%\w+\s+)?bra(?:\.uni)?\s+(\$?[\w$.]+)\s*;?$")
@@ -397,10 +399,13 @@ def _facts(entry: _Entry) -> Facts:
             elif fma is not None:
                 fma += n
             inner_fmas.append(op)
+    control = sum(times[lp.tail] or 0.0 for lp in loops
+                  if lp is not outer and lp.trip is not None and lp.tail in region
+                  and not guarded[lp.tail]) * LOOP_CONTROL
     per = outer.unroll if outer else 1
-    load, store = load / per, store / per
+    load, store, control = load / per, store / per, control / per
     fma = fma / per if fma is not None else None
-    return Facts(loop=loop, load_bytes=load, store_bytes=store, fma=fma,
+    return Facts(loop=loop, load_bytes=load, store_bytes=store, fma=fma, control=control,
                  chains=_chains(inner_fmas), atomics_one=atomics["one"],
                  atomics_one_thread=atomics["one_thread"], atomics_block=atomics["block"],
                  atomics_one_block=atomics["one_block"],
