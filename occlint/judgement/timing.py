@@ -8,11 +8,12 @@ elements takes
 
 * ``T_work``: the blocks' waves, each the slower of its memory time (bytes over the
   bandwidth the SMs' bytes in flight draw: the measured curve of bandwidth against bytes
-  in flight per SM) and its arithmetic (FMAs and the per-element instructions over the
-  rate the resident warps issue at; its loops' control takes issue slots, not the
-  chain); a grid-stride or block-stride loop runs whole waves of equal blocks, so its
-  last, partial wave runs with what it has in flight, and its memory draws the device's
-  measured gain of many waves over one;
+  in flight per SM, one element per thread's own curve for short blocks) and its
+  arithmetic (FMAs and the per-element instructions over the rate the resident warps
+  issue at; its loops' control takes issue slots, not the chain); a grid-stride or
+  block-stride loop runs whole waves of equal blocks, so its last, partial wave runs with
+  what it has in flight, and its memory draws the device's measured gain of many waves
+  over one;
 * ``T_starts``: blocks start at a fixed rate (measured: the same for 32- and 512-thread
   blocks);
 * ``T_atomics``: atomics to one address serialise (measured ns per atomic), after the
@@ -41,11 +42,12 @@ from occlint.model.facts import Facts
 # (benchmarks/gpu/heldout/fit.py), never on the half they are scored on.
 OVERHEAD_INSTRUCTIONS = 12.0
 OVERLAP_P = 4.0
-# a block keeps its slots until its last warp ends: each wave of blocks ends with a tail
-# of STRAGGLERS x a load's latency x ln(warps per block)
+# a block keeps its slots until its last warp ends: each wave of short blocks (one
+# element per thread) ends with a tail of STRAGGLERS x a load's latency x ln(warps per
+# block / ELEMENT_WARPS): the element curve is the characterisation's median over its
+# blocks at each X, whose middle is 256 threads (8 warps); bigger blocks straggle more
 STRAGGLERS = 0.7
-# ... and with a ramp of RAMP x that latency whatever its blocks (they start together)
-RAMP = 2.0
+ELEMENT_WARPS = 8
 # a 2-D block's row of b bytes costs as b + ROW_BYTES would (one more request per row)
 ROW_BYTES = 8.0
 
@@ -59,7 +61,6 @@ class Constants:
     overhead: float = OVERHEAD_INSTRUCTIONS
     p: float = OVERLAP_P
     stragglers: float = STRAGGLERS
-    ramp: float = RAMP
     row_bytes: float = ROW_BYTES
     atomics_beside: bool = False
 
@@ -149,13 +150,16 @@ def _knee(dm: DeviceModel, stores: bool) -> float:
 
 
 @lru_cache(maxsize=16384)
-def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: float
-           ) -> tuple[float, float]:
+def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: float,
+           short: bool = False) -> tuple[float, float]:
     """(bytes per second, a load's latency) of ``active`` SMs whose resident threads load
     ``loads`` bytes per element and then compute for ``chain`` seconds: their loads are in
     flight while they wait, latency / (latency + chain) of the time; the latency grows
-    with what is in flight (three steps of the fixed point)."""
-    curve = dm.copy_curve if stores else dm.read_curve
+    with what is in flight (three steps of the fixed point). ``short``: blocks of one
+    element per thread, which draw what the device's element curve measured (their
+    ramps and tails in it) where it was measured; loops draw the read or copy curve."""
+    curve = dm.element_curve if short and dm.element_curve else \
+        dm.copy_curve if stores else dm.read_curve
 
     def latency_at(x: float) -> float:
         x = max(x, curve[0][0])
@@ -189,7 +193,7 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     if load + store > 0:
         loads = per_sm * threads * max(load, 4.0)
         chain = instructions * dm.half_rate_warps / _peak_issue(dm, cfg.wave) / facts.chains
-        bw, latency = _drawn(dm, store > 0, active, loads, chain)
+        bw, latency = _drawn(dm, store > 0, active, loads, chain, iterations <= 1)
         element = store or load
         mem = blocks * threads * per_thread * (load + store) / bw / gain / cfg.row_efficiency(
             element, k.row_bytes)
@@ -200,13 +204,13 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     issued = busiest * warps * iterations * (instructions + facts.control)
     chain_bound = iterations * instructions * dm.half_rate_warps / facts.chains
     cmp = (issued + chain_bound) / _peak_issue(dm, cfg.wave)
-    # short blocks of one element per thread start together and end with their slowest
-    # warp: each wave has a tail, a share of a load's latency that grows with the warps
-    # that must all finish
+    # short blocks of one element per thread end with their slowest warp: a block of more
+    # warps than the element curve's holds its slots longer, a share of a load's latency
+    # each wave (a loop's long blocks drift apart)
     tail = 0.0
-    if mem and iterations <= 1:  # short blocks in lockstep; a loop's long blocks drift apart
-        tail = min(latency, _knee_latency(dm, facts)) * (
-            k.ramp + k.stragglers * math.log(cfg.warps))
+    if mem and iterations <= 1 and cfg.warps > ELEMENT_WARPS:
+        tail = min(latency, _knee_latency(dm, facts)) * k.stragglers * math.log(
+            cfg.warps / ELEMENT_WARPS)
     return _pnorm((mem, cmp), k.p) + tail, mem, cmp
 
 
