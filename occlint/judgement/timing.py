@@ -194,6 +194,12 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         loads = per_sm * threads * max(load, 4.0)
         chain = instructions * dm.half_rate_warps / _peak_issue(dm, cfg.wave) / facts.chains
         bw, latency = _drawn(dm, store > 0, active, loads, chain, iterations <= 1)
+        if iterations > 1 and dm.element_curve:
+            # a thread's first element is a short block's (the element curve: the block's
+            # ramp in it), the rest the loop's: a few elements per thread, a block per
+            # short row, are mostly the first
+            first, _ = _drawn(dm, store > 0, active, loads, chain, True)
+            bw = 1 / (1 / (iterations * first) + (1 - 1 / iterations) / bw)
         element = store or load
         mem = blocks * threads * per_thread * (load + store) / bw / gain / cfg.row_efficiency(
             element, k.row_bytes)
