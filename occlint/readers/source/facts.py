@@ -134,21 +134,20 @@ def pointer_sizes(params: str) -> dict[str, int | None]:
 
 
 class _Region:
-    """The spans of a body's constant-trip loops (start, end, trips) and guarded blocks."""
+    """The spans of a body's constant-trip loops and of its guarded blocks."""
 
     def __init__(self, body: str, heads: list[tuple[int, int]], consts: dict[str, int]):
-        self.loops: list[tuple[int, int, float]] = []
-        # (where the loop starts, its body's span, trips, unroll: 0 whole, None no pragma)
-        self.constant: list[tuple[int, int, int, float, int | None]] = []
+        # the constant loops: where each starts, its body's span, its trips and its
+        # pragma's unroll (0: whole; None: no pragma)
+        self.loops: list[tuple[int, int, int, float, int | None]] = []
         self.guards: list[tuple[int, int]] = []
         for head_start, head_end in heads:
             head = body[head_start:head_end]
             end = self._statement_end(body, head_end + 1)
             trips = self._trips(head, consts)
             if trips is not None:  # a loop of unknown trips weighs its body once
-                self.loops.append((head_end + 1, end, trips))
-                self.constant.append((head_start, head_end + 1, end, trips,
-                                      self._unroll(body, head_start, consts)))
+                self.loops.append((head_start, head_end + 1, end, trips,
+                                   self._unroll(body, head_start, consts)))
         for m in _words(_IF, body):
             cond_end = _matching(body, m.end() - 1, "(", ")")
             cond = body[m.end():cond_end]
@@ -202,10 +201,10 @@ class _Region:
         """Loop-control instructions per element of the constant loops in ``lo..hi``,
         whose arithmetic is at ``arithmetic`` (each place an instruction)."""
         total = 0.0
-        for at, start, end, trips, unroll in self.constant:
+        for at, start, end, trips, unroll in self.loops:
             if not lo <= at <= hi or not trips:
                 continue
-            if unroll is None and any(start <= a <= end for a, *_ in self.constant):
+            if unroll is None and any(start <= a <= end for a, *_ in self.loops):
                 passes = trips  # LLVM unrolls innermost loops: one holding a loop stays
             elif unroll is None:
                 pass_ = sum(self.weight(a) for a in arithmetic
@@ -220,7 +219,7 @@ class _Region:
 
     def weight(self, at: int) -> float:
         w = 1.0
-        for start, end, trips in self.loops:
+        for _, start, end, trips, _ in self.loops:
             if start <= at <= end:
                 w *= trips
         return w
@@ -291,9 +290,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 store += size * w
             if not written or compound:
                 load += size * w
+    # the literal every match of a pattern holds, tested first: most bodies have none
     arithmetic = [m.start() for pattern in ((_FMA, _MUL) if "fma" in body else (_MUL,))
                   for m in pattern.finditer(body, lo, hi)]
-    # the literal every match of a pattern holds, tested first: most bodies have none
     fma = sum(region.weight(at) for at in arithmetic)
     one = one_thread = per_block = one_block = 0.0
     index_names: set[str] | None = None
@@ -319,7 +318,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     for m in _EXTERN_SHARED.finditer(body) if "extern" in body else ():
         if re.search(rf"\b{re.escape(m[1])}\s*\[[^\]]*threadIdx", body):
             shared = True
-    control = region.control(lo, hi, arithmetic) if region.constant else 0.0
+    control = region.control(lo, hi, arithmetic) if region.loops else 0.0
     chains = (len(set(_CHAIN.findall(body, lo, hi))) if "fma" in body else 0) or 1
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
