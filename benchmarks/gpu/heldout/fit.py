@@ -86,9 +86,7 @@ def main(argv: list[str]) -> int:
     gain_in_use = fastest.MIN_GAIN
     fastest.BAND = (0.0, 0.0)
     fastest.MIN_GAIN = 0.05
-    # the constants in use stay unless another set beats them by more than TIE (the grid's
-    # values differ by less on the fit halves: noise, not a better model)
-    incumbent = timing.CONSTANTS
+    incumbent = timing.CONSTANTS  # stays unless another set beats it by more than TIE
     best = (objective(fit_rows(runs)), incumbent)
     print(f"in use {incumbent}: {best[0]:.4f}", flush=True)
     for overhead, p, stragglers, row in itertools.product(
