@@ -12,7 +12,9 @@ was drawn and timed on an H200 after the loops' control instructions were counte
 before the model with them was scored on it; seed 41 on an H200 after one element per
 thread drew the element curve and before that model was scored on it; seed 42 on an H200
 after a loop's first element per thread drew it too, before that model was scored; seed
-43 on an H200 after the last change of the session, to score the model as it stands.
+43 on an H200 after that, to score the model as it stood; seed 44 on an H200 after a
+thread's atomic after its loop was let drain beside other threads' work, before that
+model was scored.
 
 The issue's targets are checked on every run: what holds is asserted, what does not is a
 strict xfail naming the run, so that meeting it shows."""
@@ -37,32 +39,29 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-38/h100": (38, ("fit", "score")), "heldout-38/h200": (38, ("fit", "score")),
         "heldout-39/h100": (39, ("fit", "score")), "heldout-40/h200": (40, ("fit", "score")),
         "heldout-41/h200": (41, ("fit", "score")), "heldout-42/h200": (42, ("fit", "score")),
-        "heldout-43/h200": (43, ("fit", "score"))}
+        "heldout-43/h200": (43, ("fit", "score")), "heldout-44/h200": (44, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
-    "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:fit", "heldout-31/h100:score",
-                     "heldout-31/h200:fit", "heldout-31/h200:score", "heldout-33/h100:score",
-                     "heldout-34/h100:score", "heldout-35/h100:score", "heldout-37/h100:score",
-                     "heldout-38/h100:fit", "heldout-38/h100:score", "heldout-38/h200:fit",
-                     "heldout-38/h200:score", "heldout-39/h100:fit", "heldout-39/h100:score",
-                     "heldout-40/h200:fit", "heldout-40/h200:score", "heldout-41/h200:fit",
-                     "heldout-41/h200:score"},  # 0.935-0.969
-    "inside 90 %": {"heldout-31/h100:fit", "heldout-31/h200:fit", "heldout-32/h100:score",
-                    "heldout-35/h100:score", "heldout-37/h100:fit", "heldout-38/h100:score",
-                    "heldout-39/h100:score", "heldout-40/h200:fit", "heldout-40/h200:score",
-                    "heldout-42/h200:fit", "heldout-42/h200:score"},
+    "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-31/h200:score",
+                     "heldout-33/h100:score", "heldout-34/h100:score", "heldout-37/h100:score",
+                     "heldout-38/h100:fit", "heldout-39/h100:fit", "heldout-39/h100:score",
+                     "heldout-40/h200:fit", "heldout-41/h200:fit", "heldout-41/h200:score",
+                     "heldout-44/h200:score"},  # 0.940-0.969
+    "inside 90 %": {"heldout-31/h200:fit", "heldout-32/h100:score", "heldout-35/h100:score",
+                    "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-40/h200:fit",
+                    "heldout-41/h200:score", "heldout-42/h200:score", "heldout-44/h200:score"},
     "width 15 points": ALL,
     "every 10 % warned": ALL,
-    "spearman 0.9": {"heldout-30/h100:score", "heldout-31/h200:score", "heldout-33/h100:fit",
-                     "heldout-33/h100:score", "heldout-39/h100:score", "heldout-40/h200:score",
-                     "heldout-41/h200:fit"},
+    "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit", "heldout-33/h100:fit",
+                     "heldout-33/h100:score", "heldout-39/h100:score", "heldout-41/h200:fit",
+                     "heldout-44/h200:score"},
     "trace alone never slower": {"heldout-31/h100:fit"},  # image_08
     "never slower": {"heldout-29/h100:score",  # tile_01, tile_13: 4-5 % slower, claimed 0-20 %
                      "heldout-30/h100:score",  # image_01: 3.5 % slower, claimed 0-12 %
                      "heldout-32/h100:fit",  # tile_10
-                     "heldout-37/h100:fit",  # grid_stride_32
+                     "heldout-32/h100:score",  # grid_stride_33
                      "heldout-38/h100:fit",  # grid_stride_14
                      "heldout-42/h200:score"},  # elementwise_19
     "no false warning": {"heldout-39/h100:score"},  # image_07
@@ -151,6 +150,7 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
         "heldout-37/h100": "block_per_row_09 (rows of 1,000 in 64-thread blocks, nothing "
                            "saves) advised more than 3 % slower",
         "heldout-43/h200": "block_per_row_12 warned where nothing saves 2 %",
+        "heldout-44/h200": "block_per_row_12 advised more than 3 % slower",
     }
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))

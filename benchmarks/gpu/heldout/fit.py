@@ -14,7 +14,11 @@ their fit halves pooled, each seed's suite its own):
 * both keep the values in use unless others beat them by more than ``TIE`` (on the fit
   halves the grid's neighbours differ by less: noise, not a better model);
 * fastest.BAND: the 5th and 95th percentiles of the measured minus the predicted saving s
-  of the advised fixes, over s (1 - s) + fastest.BAND_FLOOR.
+  of the advised fixes, over s (1 - s) + fastest.BAND_FLOOR;
+* timing.ATOMICS_OVERLAP_P, first and apart (``atomics_overlap``): the p that predicts the
+  measured time of every timed configuration of the grid-stride kernels ending in an
+  atomic with the least error, given their true work (the suite's ``n``): how the
+  atomics overlap the work, not what a trace lets the model solve.
 
 Prints the result; the constants are copied into occlint/judgement/timing.py and
 fastest.py by hand, with this script's output in docs/validation.md. The "score" half, the
@@ -79,10 +83,46 @@ def residuals(rows: list[dict]) -> list[float]:
     return sorted(out)
 
 
+def atomics_overlap(runs: list[Path], ps: tuple[float, ...] = (1.0, 1.25, 1.5, 1.75, 2.0, 3.0)
+                    ) -> float:
+    """The atomics' p with the least error (``atomics_errors``)."""
+    error = atomics_errors(runs, ps)
+    for p, e in error.items():
+        print(f"atomics p {p:4.2f}: error {e:.3f}", flush=True)
+    return min(error, key=lambda p: error[p])
+
+
+def atomics_errors(runs: list[Path], ps: tuple[float, ...]) -> dict[float, float]:
+    """Per atomics' p, the mean |log(predicted / measured)| over every timed configuration
+    of the fit halves' grid-stride kernels whose threads end in an atomic, the model given
+    their true work."""
+    from benchmarks.gpu.heldout import errors
+    from occlint.judgement.timing import CONSTANTS, predict
+
+    cases = []
+    for run in runs:
+        suite = {k["name"]: k for k in score.load(score.suite_of(run)[0])["kernels"]}
+        measured = {k["name"]: k for k in score.load(run / "heldout.json")["kernels"]}
+        for name, (report, plan) in errors.plans(run).items():
+            spec = suite[name]
+            if spec["split"] != "fit" or spec["family"] != "grid-stride" or \
+                    spec["facts"].get("atomic") != "thread":
+                continue
+            for c in measured[name]["configs"]:
+                cand = errors.candidate(report, plan, c)
+                if cand is not None:
+                    cases.append((plan, cand.config(32), spec["n"], score._time(c) * 1e-3))
+    return {p: statistics.fmean(abs(math.log(predict(
+        plan.device, plan.facts, cfg, n, replace(CONSTANTS, atomics_p=p)).total / t))
+        for plan, cfg, n, t in cases) for p in ps}
+
+
 def main(argv: list[str]) -> int:
     from occlint.judgement import fastest, timing
 
     runs = [Path(a) for a in argv] or [REPO / "fixtures/traces/heldout/h100"]
+    atomics_p = atomics_overlap(runs)
+    timing.CONSTANTS = replace(timing.CONSTANTS, atomics_p=atomics_p)
     gain_in_use = fastest.MIN_GAIN
     fastest.BAND = (0.0, 0.0)
     fastest.MIN_GAIN = 0.05
@@ -110,6 +150,7 @@ def main(argv: list[str]) -> int:
     q = statistics.quantiles(res, n=20)
     band = (round(q[0], 3), round(q[-1], 3))
     out = {"constants": {"overhead": best[1].overhead, "p": best[1].p,
+                         "atomics_p": best[1].atomics_p,
                          "stragglers": best[1].stragglers,
                          "row_bytes": best[1].row_bytes},
            "min_gain": fastest.MIN_GAIN, "band": band, "fixes": len(res),
