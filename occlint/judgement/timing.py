@@ -199,10 +199,13 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     warps = -(-threads // cfg.wave)
     load, store = facts.load_bytes or 0.0, facts.store_bytes or 0.0
     instructions = (facts.fma or 0.0) + k.overhead
+    peak = _peak_issue(dm, cfg.wave)
+    # seconds an element's dependent chain takes: the issue rate's hyperbola, peak x w /
+    # (w + half_rate_warps), read at one warp of one chain
+    chain = instructions * dm.half_rate_warps / peak / facts.chains
     mem = latency = 0.0
     if load + store > 0:
         loads = per_sm * threads * max(load, 4.0)
-        chain = instructions * dm.half_rate_warps / _peak_issue(dm, cfg.wave) / facts.chains
         bw, latency = _drawn(dm, store > 0, active, loads, chain, iterations <= 1)
         if iterations > 1 and dm.element_curve:
             # a thread's first element is a short block's (the element curve: the block's
@@ -214,12 +217,11 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         mem = blocks * threads * per_thread * (load + store) / bw / gain / cfg.row_efficiency(
             element, k.row_bytes)
     busiest = math.ceil(per_sm - 1e-9)
-    # warp instructions over the rate ``resident`` warps of one chain each issue at, peak x
-    # w / (w + half_rate_warps), split in its two terms: every instruction's issue slot,
-    # and the arithmetic's dependent chain (a loop's control issues beside the chain)
+    # warp instructions over that hyperbola, split in its two terms: every instruction's
+    # issue slot, and each thread's chains one after another (a loop's control issues
+    # beside the chain)
     issued = busiest * warps * iterations * (instructions + facts.control)
-    chain_bound = iterations * instructions * dm.half_rate_warps / facts.chains
-    cmp = (issued + chain_bound) / _peak_issue(dm, cfg.wave)
+    cmp = issued / peak + iterations * chain
     # short blocks of one element per thread end with their slowest warp: a block of more
     # warps than the element curve's holds its slots longer, a share of a load's latency
     # each wave (a loop's long blocks drift apart)
