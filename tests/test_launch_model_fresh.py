@@ -14,7 +14,9 @@ thread drew the element curve and before that model was scored on it; seed 42 on
 after a loop's first element per thread drew it too, before that model was scored; seed
 43 on an H200 after that, to score the model as it stood; seed 44 on an H200 after a
 thread's atomic after its loop was let drain beside other threads' work, before that
-model was scored.
+model was scored; seed 45 on an H200 after a launch whose predicted time misses its
+traced one was planned with the traced time too (with its source), before that model was
+scored.
 
 The issue's targets are checked on every run: what holds is asserted, what does not is a
 strict xfail naming the run, so that meeting it shows."""
@@ -39,24 +41,23 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-38/h100": (38, ("fit", "score")), "heldout-38/h200": (38, ("fit", "score")),
         "heldout-39/h100": (39, ("fit", "score")), "heldout-40/h200": (40, ("fit", "score")),
         "heldout-41/h200": (41, ("fit", "score")), "heldout-42/h200": (42, ("fit", "score")),
-        "heldout-43/h200": (43, ("fit", "score")), "heldout-44/h200": (44, ("fit", "score"))}
+        "heldout-43/h200": (43, ("fit", "score")), "heldout-44/h200": (44, ("fit", "score")),
+        "heldout-45/h200": (45, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
-    "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-31/h200:score",
-                     "heldout-33/h100:score", "heldout-34/h100:score", "heldout-37/h100:score",
-                     "heldout-38/h100:fit", "heldout-39/h100:fit", "heldout-39/h100:score",
-                     "heldout-40/h200:fit", "heldout-41/h200:fit", "heldout-41/h200:score",
-                     "heldout-44/h200:score"},  # 0.940-0.969
+    "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-33/h100:score",
+                     "heldout-34/h100:score", "heldout-38/h100:fit", "heldout-39/h100:fit",
+                     "heldout-40/h200:fit", "heldout-41/h200:fit",
+                     "heldout-41/h200:score"},  # 0.940-0.969
     "inside 90 %": {"heldout-31/h200:fit", "heldout-32/h100:score", "heldout-35/h100:score",
                     "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-40/h200:fit",
                     "heldout-41/h200:score", "heldout-42/h200:score", "heldout-44/h200:score"},
     "width 15 points": ALL,
     "every 10 % warned": ALL,
     "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit", "heldout-33/h100:fit",
-                     "heldout-33/h100:score", "heldout-39/h100:score", "heldout-41/h200:fit",
-                     "heldout-44/h200:score"},
+                     "heldout-41/h200:fit"},
     "trace alone never slower": {"heldout-31/h100:fit"},  # image_08
     "never slower": {"heldout-29/h100:score",  # tile_01, tile_13: 4-5 % slower, claimed 0-20 %
                      "heldout-30/h100:score",  # image_01: 3.5 % slower, claimed 0-12 %
@@ -157,3 +158,18 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
     t = _targets(run, "heldout-family")
     assert t["slower"] == [] and t["false_warnings"] == []
     assert t["advised_vs_best"] > t["habit_vs_best"] + 0.02
+
+
+@pytest.mark.parametrize(("run", "kernel"), [
+    ("heldout-44/h200", "elementwise_29"), ("heldout-39/h100", "elementwise_07"),
+    ("heldout-37/h100", "elementwise_35"), ("heldout-33/h100", "image_11")])
+def test_a_launch_the_model_misses_is_still_advised_from_its_source(run, kernel):
+    """One element per thread whose predicted time is more than twice its traced one (the
+    model was left out of these before: each saves 59-84 % measured): with the kernel's
+    source the advice stands, its range spanning the model's saving and the saving over
+    the traced time, and the measured saving of the advice lies in it."""
+    row = next(r for r in json.loads(_rows_json(run, "source")) if r["name"] == kernel)
+    assert row["best_saving"] >= 0.5  # the sweep's: what was at stake
+    assert row["fix"] is not None and row["inside"], row
+    assert row["ratio"] >= 0.94  # the advised configuration's measured time against the best
+    assert any("traced" in u for u in row["model"]["unknown"])
