@@ -377,6 +377,27 @@ def test_the_steady_issue_curve_is_the_characterisation_reduced():
     assert at8 > 1.5 * 8 / (8 + H100.half_rate_warps)
 
 
+def test_a_blocks_reduction_tree_is_the_characterisation_reduced():
+    """reduce_curve (measured on an H200, not used by the model yet): what a block's
+    reduction tree adds to its lifetime at two blocks per SM, device_params.py's reduction
+    of the block_reduce rows; it grows with the block (a barrier per halving, each slower
+    with more warps): five-fold from 32 to 1,024 threads. Its atomic on one address after
+    the tree queues beside the trees: with two blocks per SM the launch takes about the
+    larger of the trees' time and the queue's (1.79 ns an atomic), not their sum."""
+    from benchmarks.gpu.device_params import reduce_curve
+
+    doc = _doc(FIXTURES / "traces/heldout-46/h200/block-reduce.characterization.json")
+    h200 = launch_model(shipped_db().get("h200"))
+    assert [list(x) for x in h200.reduce_curve] == reduce_curve(doc["block_reduce"], 132)
+    assert 4 < h200.reduce_curve[-1][1] / h200.reduce_curve[0][1] < 6
+    rows = {(r["kernel"], r["block"]): r["ms"] for r in doc["block_reduce"] if r["smem"]}
+    queue = (1 << 16) * h200.atomic_one_ns * 1e-6  # ms
+    for block in (32, 64, 128, 256, 512, 1024):
+        tree, atomic = rows[("reduce_store", block)], rows[("reduce_atomic", block)]
+        assert atomic < 0.8 * (tree + queue)
+        assert atomic == pytest.approx(max(tree, queue), rel=0.1)
+
+
 def test_block_address_atomics_take_what_the_device_measured():
     """The atomic_block kernel's rows of the first characterisation (not those the curve
     was made of): 8,448 blocks of 1,024 threads, one atomic each to its block's address,

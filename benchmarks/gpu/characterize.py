@@ -18,7 +18,9 @@ L2 is what is measured):
 * launch cost: back-to-back launches in a stream, nodes of a CUDA graph;
 * one element per thread (``element_bandwidth``): a copy of one float or float4 per thread,
   blocks of 32-1024 threads, resident blocks capped by dynamic shared memory; and a
-  grid-stride copy in one wave of blocks against many.
+  grid-stride copy in one wave of blocks against many;
+* a block's reduction epilogue (``block_reduce``): a tree over the block's threads in
+  shared memory, a barrier each halving, ending in a store or an atomic on one address.
 
 Writes one JSON document; ``python -m benchmarks.gpu.device_params OUT.json`` turns it
 into the device database's ``[launch_model]`` entry. Nothing here reads occlint.
@@ -114,6 +116,30 @@ extern "C" __global__ void element_float4(const float4* a, float4* c, long n)
     { copy_element<float4>(a, c, n); }
 extern "C" __global__ void atomic_thread(float* out) {
     atomicAdd(out + blockIdx.x * (long)blockDim.x + threadIdx.x, 1.0f);
+}
+template <int ATOMIC>
+__device__ void reduce_tree(float* out, float s) {
+    extern __shared__ float cap[];  // dynamic shared memory: only to cap resident blocks
+    __shared__ float part[1024];
+    part[threadIdx.x] = threadIdx.x * s;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half >>= 1) {
+        if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        if (ATOMIC) atomicAdd(out, part[0]);
+        else out[blockIdx.x] = part[0];
+    }
+}
+extern "C" __global__ void reduce_store(float* out, float s) { reduce_tree<0>(out, s); }
+extern "C" __global__ void reduce_atomic(float* out, float s) { reduce_tree<1>(out, s); }
+extern "C" __global__ void reduce_none(float* out, float s) {
+    extern __shared__ float cap[];
+    __shared__ float part[1024];
+    part[threadIdx.x] = threadIdx.x * s;
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = part[blockDim.x - 1];
 }
 """
 
@@ -349,6 +375,30 @@ def block_atomics(b: Bench) -> list[dict]:
     return rows
 
 
+def block_reduce(b: Bench) -> list[dict]:
+    """A block's reduction epilogue, alone: each thread's value into shared memory and a
+    tree over the block (a barrier each halving), then thread 0 stores the block's sum
+    (``reduce_store``) or adds it to one address (``reduce_atomic``); ``reduce_none``: the
+    same shared store and one barrier, no tree. 2^16 and 2^18 blocks of 32-1,024 threads
+    as many per SM as fit (4 KiB of shared memory each), and 2^16 capped at two per SM by
+    104 KiB of dynamic shared memory (device_params.reduce_curve reads those)."""
+    cp = b.cp
+    out = cp.zeros(1 << 18, dtype=cp.float32)
+    rows = []
+    for name in ("reduce_none", "reduce_store", "reduce_atomic"):
+        fn = b.f(name)
+        fn.max_dynamic_shared_size_bytes = 200 * 1024  # past 48 KiB (its 4 KiB static beside)
+        for block in (32, 64, 128, 256, 512, 1024):
+            # as many blocks per SM as fit; and two, capped by dynamic shared memory, so
+            # that the epilogue's latency and not the block start rate binds
+            for blocks, smem in ((1 << 16, 0), (1 << 18, 0), (1 << 16, 104 * 1024)):
+                ms = b.time(lambda fn=fn, block=block, blocks=blocks, smem=smem: fn(
+                    (blocks,), (block,), (out, cp.float32(1.0)), shared_mem=smem), reps=5)
+                rows.append({"kernel": name, "block": block, "blocks": blocks, "smem": smem,
+                             "registers": fn.num_regs, "ms": ms})
+    return rows
+
+
 def launches(b: Bench) -> dict:
     cp = b.cp
     out = cp.zeros(4, dtype=cp.float32)
@@ -420,7 +470,8 @@ def main(argv: list[str]) -> int:
     for key, fn in (("floor", floor), ("launch", launches), ("block_starts", block_starts),
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
-                    ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth)):
+                    ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
+                    ("block_reduce", block_reduce)):
         if only and key not in only:
             continue
         t = time.time()
@@ -431,6 +482,9 @@ def main(argv: list[str]) -> int:
         json.dump(doc, f, indent=1)
     for r in doc.get("fma_steady", ()):
         print("fma steady", r["chains"], r["resident_warps_per_sm"], f"{r['fma_per_s']:.4e}")
+    for r in doc.get("block_reduce", ()):
+        print("reduce", r["kernel"], r["block"], r["blocks"], r["smem"],
+              f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("block_atomics", ()):
         print("block atomics", r["block"], r["grid"], f"{r['ns_per_atomic']:.4f} ns")
     for r in doc.get("element_bandwidth", ()):

@@ -115,6 +115,20 @@ def wave_curve(rows: list[dict]) -> list[list[float]]:
     return _rising(by_x, 3)
 
 
+def reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:
+    """(threads per block, us) a block's reduction tree adds to its lifetime: blocks capped
+    at two per SM by dynamic shared memory, the tree ending in a store (``reduce_store``)
+    against the same block with one barrier and no tree (``reduce_none``), over the waves
+    of blocks the launch ran (blocks / (SMs x 2))."""
+    by = {(r["kernel"], r["block"]): r for r in rows if r["smem"]}
+    out = []
+    for block in sorted({b for _, b in by}):
+        tree, none = by[("reduce_store", block)], by[("reduce_none", block)]
+        waves = tree["blocks"] / (sms * 2)
+        out.append([block, round(max(tree["ms"] - none["ms"], 0.0) * 1e3 / waves, 3)])
+    return out
+
+
 def params(doc: dict) -> dict:
     env, sms = doc["env"], doc["env"]["sms"]
     bw = doc["bandwidth"]
@@ -149,6 +163,8 @@ def params(doc: dict) -> dict:
         "issue_curve": issue_curve(doc["fma_steady"]) if doc.get("fma_steady") else None,
         "atomic_block_curve": [[r["block"], round(r["ns_per_atomic"], 4)]
                                for r in doc["block_atomics"]] if doc.get("block_atomics")
+        else None,
+        "reduce_curve": reduce_curve(doc["block_reduce"], sms) if doc.get("block_reduce")
         else None,
         "latency_ns": round(next(r["ns_per_load"] for r in doc["latency"]
                                  if r["level"] == "dram"), 1),

@@ -10,8 +10,8 @@ each parameter derived from its specifications and the measured reference's (the
 * block start rate: the reference's per unit and per clock, times units and clock;
 * FMA rate: the reference's share of its peak (SMs x FP32 lanes x clock), times the
   device's peak (``[lanes]``); the warps at half rate as the reference's;
-* atomics: the reference's ns, per clock; launch floor and costs: the reference's (they are
-  the host's and the driver's as much as the chip's).
+* atomics and a block's reduction tree: the reference's ns / us, per clock; launch floor
+  and costs: the reference's (they are the host's and the driver's as much as the chip's).
 
 A derived device's ranges are widened by ``DERIVED_SPREAD`` of the saving.
 """
@@ -73,6 +73,10 @@ class DeviceModel:
     # atomicAdd to each block's own address: ns per atomic against threads per block (more
     # threads, more atomics on each address); () where not measured (atomic_spread_ns)
     atomic_block_curve: Curve = ()
+    # a block's reduction tree in shared memory (a barrier each halving): us it adds to the
+    # block's lifetime, against threads per block; measured, not used by the model
+    # (docs/validation.md: as a cost per wave it advised the block-reduce family worse)
+    reduce_curve: Curve = ()
 
 
 @cache
@@ -83,7 +87,7 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
     for entry in data.get("device", []):
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
-                    "atomic_block_curve", "issue_curve", "wave_curve"):
+                    "atomic_block_curve", "issue_curve", "wave_curve", "reduce_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
@@ -142,6 +146,7 @@ def _derived(device: Device) -> DeviceModel | None:
         atomic_one_ns=ref.atomic_one_ns / clock_ratio,
         atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
         atomic_block_curve=tuple((x, y / clock_ratio) for x, y in ref.atomic_block_curve),
+        reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.reduce_curve),
         floor_us=ref.floor_us, stream_launch_us=ref.stream_launch_us,
         graph_node_us=ref.graph_node_us, spread=DERIVED_SPREAD)
 
