@@ -358,7 +358,7 @@ def test_every_rule_documented_and_tested():
     # OCC108 against Nsight Compute, TRC101 against the cubin, LCH201 on the bitonic sort)
     nvidia_only |= {"LCH105", "OCC108", "TRC101", "LCH201"}
     # the launch-time model's finding: tests/test_launch_model.py, on the held-out trace
-    nvidia_only |= {"LCH106"}
+    nvidia_only |= {"LCH106", "LCH107", "LCH108"}
     # functions a graph could capture: tests/test_host_regions.py, on traced H100 runs
     nvidia_only |= {"LCH202"}
     # code scanning's notes on a report's library facts: tests/test_code_scanning.py

@@ -109,7 +109,10 @@ UNKNOWN_FACTS = ("what each thread loads and computes is not in the run (its sou
 
 
 # the rules whose fix is a launch configuration: with a plan, the plan's fastest is theirs
-LAUNCH_RULES = ("LCH001", "LCH003", "LCH101", "LCH102", "LCH103", "LCH105", "LCH106")
+LAUNCH_RULES = ("LCH001", "LCH003", "LCH101", "LCH102", "LCH103", "LCH105", "LCH106",
+                "LCH107", "LCH108")
+# the launch-time model's own findings: they stand down where another names the fix
+MODEL_RULES = ("LCH106", "LCH107", "LCH108")
 
 
 def _suggested(f: Finding, report: Any, advice: dict[str, Any], launch: Plan
@@ -173,9 +176,9 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     waits = design is not None and design["kind"] == "communication"
     findings = [f for f in findings if not moot(design, f.rule)]  # the design's point
     total_ns = subject.group.total_ns if subject.kind == "launch" else None
-    if launch is not None and any(f.rule in LAUNCH_RULES and f.rule != "LCH106"
+    if launch is not None and any(f.rule in LAUNCH_RULES and f.rule not in MODEL_RULES
                                   for f in findings):
-        findings = [f for f in findings if f.rule != "LCH106"]  # another names the fix
+        findings = [f for f in findings if f.rule not in MODEL_RULES]  # another names it
     # the user's own launch whose kernel the run says nothing of (no source, PTX or cache):
     # what a rule's own share of the time says a fix saves is a guess, from no saving up
     # (as the launch-time model's claims without the kernel's facts are)

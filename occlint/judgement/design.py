@@ -35,10 +35,11 @@ TILE_NAME = re.compile(r"gemm|wgmma|tma|mma|attention|attn|fmha|flash|conv|xmma|
 # other configuration, LCH106); a tile pipeline hides latency in the shared memory that
 # bounds its occupancy (no occupancy limiter, block for occupancy, more waves in flight,
 # nor the model's other block or grid: its block is its tile's, its occupancy its stages)
-RESIDENT = ("OCC", "LCH003", "LCH101", "LCH102", "LCH103", "LCH104", "LCH105", "LCH106")
+RESIDENT = ("OCC", "LCH003", "LCH101", "LCH102", "LCH103", "LCH104", "LCH105", "LCH106",
+            "LCH107", "LCH108")
 BY_DESIGN: dict[str, tuple[str, ...]] = {
     "persistent": RESIDENT, "cooperative": RESIDENT,
-    "shared-memory-pipeline": ("OCC", "LCH003", "LCH103", "LCH106"),
+    "shared-memory-pipeline": ("OCC", "LCH003", "LCH103", "LCH106", "LCH107", "LCH108"),
 }
 
 

@@ -348,6 +348,30 @@ def problem_tail(report, ctx):
 
 
 
+# what binds the launch as it is, in the model, where a finding of its own says so
+SPECIFIC_BINDINGS = {"block starts": "LCH107", "atomics": "LCH108"}
+
+
+def _moved(ctx, binding: str | None) -> bool:
+    """The model moves the launch, and what binds it now is ``binding`` (None: a binding
+    with no finding of its own)."""
+    plan = ctx.plan
+    if plan is None or not plan.changes:
+        return False
+    now = SPECIFIC_BINDINGS.get(plan.now.binding)
+    return now is None if binding is None else plan.now.binding == binding
+
+
+def _model_finding(code: str, report, ctx, message: str):
+    plan = ctx.plan
+    now, fast = plan.now, plan.fastest
+    return kernel_finding(
+        code, report,
+        f"{message}; {plan.best.describe()} does the same work in {_us(fast.total)}",
+        advice=planned(ctx, ""), binding=now.binding, predicted_ns=round(now.total * 1e9),
+        fastest_ns=round(fast.total * 1e9))
+
+
 @rule("LCH106", "launch-slower-than-model-fastest", "warning")
 def slower_than_fastest(report, ctx):
     """The launch-time model predicts a configuration doing the same work faster.
@@ -359,28 +383,92 @@ def slower_than_fastest(report, ctx):
     stores and computes per element, its loop and atomics, read from its source), and the
     time of every configuration that does the same work: every block of whole warps for
     one element per thread, blocks x grids for a grid-stride loop, blocks for a loop over
-    the block. Raised when the fastest is predicted to save at least 5% and no other
-    launch finding (LCH001-LCH105) already names it. The finding's `fix` is that
-    configuration as data; `occlint validate` times it against the launch as it is.
+    the block. Raised when the fastest is predicted to save at least 8% and no other
+    launch finding (LCH001-LCH105) already names it; where block starts or atomics on one
+    address bind the launch as it is, LCH107 and LCH108 say so instead. The finding's
+    `fix` is that configuration as data; `occlint validate` times it against the launch
+    as it is.
     Why it matters:
-    Blocks start at a fixed rate, bandwidth follows the bytes in flight per SM rather than
-    occupancy, and atomics on one address queue: 32-thread blocks of a copy are bound by
-    block starts whatever their occupancy, and a grid-stride loop that ends each thread
-    with an atomicAdd on one address gets slower with every thread added.
+    Bandwidth follows the bytes in flight per SM rather than occupancy, and arithmetic the
+    warps that issue it: a launch at full occupancy can still leave time on the table, and
+    one at low occupancy may have nothing to gain.
     How to fix:
     Launch the configuration the message names (the JSON's `fix`).
     Example:
-    a 64-thread-block elementwise kernel on an H100 -> the model predicts 645 us, bound by
-    block starts (1,048,576 blocks); blocks of 192 threads take 245 us.
+    a 2-D kernel in 4 x 32 blocks (rows of 16 bytes) on an H100 -> the model predicts
+    908 us, bound by memory; 256 x 1 blocks do the same work in 310 us (timed: 574 us ->
+    322 us, 44 % less; the claim 44-74 %).
     """
-    plan = ctx.plan
-    if plan is None or not plan.changes:
-        return
-    now, fast = plan.now, plan.fastest
-    yield kernel_finding(
-        "LCH106", report,
-        f"the launch-time model predicts {_us(now.total)} for {plan.current.describe()} on "
-        f"{_device(report)}, bound by {now.binding}; {plan.best.describe()} does the same "
-        f"work in {_us(fast.total)}", advice=planned(ctx, ""),
-        binding=now.binding, predicted_ns=round(now.total * 1e9),
-        fastest_ns=round(fast.total * 1e9))
+    if _moved(ctx, None):
+        plan = ctx.plan
+        yield _model_finding(
+            "LCH106", report, ctx,
+            f"the launch-time model predicts {_us(plan.now.total)} for "
+            f"{plan.current.describe()} on {_device(report)}, bound by {plan.now.binding}")
+
+
+@rule("LCH107", "block-start-bound", "warning")
+def block_start_bound(report, ctx):
+    """The launch is bound by the rate at which blocks start.
+
+    What it does:
+    The launch-time model (LCH106) finds the launch as it is bound by block starts: the
+    device starts blocks at a fixed rate, measured (device_db/launch_model.toml:
+    block_rate, about 1.65 billion blocks a second on an H100, whatever their size), and
+    this launch's blocks each do too little to hide it. Raised when a configuration doing
+    the same work with fewer, larger blocks is predicted to save at least 8% and no other
+    launch finding names it.
+    Why it matters:
+    Tiny blocks with little work cost their start, whatever the occupancy: one float per
+    thread in 32-thread blocks reads at 424 GB/s on an H100, in 256-thread blocks at
+    2,394 GB/s.
+    How to fix:
+    Launch the configuration the message names (the JSON's `fix`): larger blocks, or more
+    elements per thread.
+    Example:
+    64-thread blocks of a float copy, 1,048,576 of them on an H100 -> the model predicts
+    642 us, 635 us of it starting blocks; blocks of 256 take 293 us (timed: 62 % less).
+    """
+    if _moved(ctx, "block starts"):
+        plan = ctx.plan
+        b = plan.current.threads
+        rate = plan.device.block_rate_1024 if b > 512 else plan.device.block_rate
+        yield _model_finding(
+            "LCH107", report, ctx,
+            f"block starts bind: {plan.current.blocks:,} blocks of {b} threads take "
+            f"{_us(plan.now.starts)} to start on {_device(report)} ({rate / 1e9:.2f} billion "
+            f"a second, measured) of the {_us(plan.now.total)} the launch-time model "
+            f"predicts")
+
+
+@rule("LCH108", "atomics-bound", "warning")
+def atomics_bound(report, ctx):
+    """The launch is bound by atomics queuing on their address.
+
+    What it does:
+    The launch-time model (LCH106) finds the launch as it is bound by its atomics: those
+    on one address are served one after another (device_db/launch_model.toml:
+    atomic_one_ns, about 1.8 ns each on an H100), those on a block's own address queue
+    more with more threads per block (atomic_block_curve), so a grid-stride loop whose
+    every thread ends in an atomic on one address gets slower with every thread added. Raised when a
+    configuration doing the same work is predicted to save at least 8% (for such a loop,
+    fewer threads) and no other launch finding names it.
+    Why it matters:
+    A grid sized for occupancy or oversubscription multiplies the atomics: 10,560 blocks
+    of a loop ending in `atomicAdd(out, acc)` run about ten times slower than 132.
+    How to fix:
+    Launch the configuration the message names (the JSON's `fix`), or reduce within the
+    block first (one atomic per block).
+    Example:
+    a grid-stride loop in 42,240 blocks of 1,024 threads, each ending in atomicAdd on one
+    address, on an H100 -> 43 million atomics queue for 76.7 of the 76.8 ms the model
+    predicts; 4,224 blocks of 64 threads do the same work in 1.1 ms (timed: 76.2 ms ->
+    0.56 ms).
+    """
+    if _moved(ctx, "atomics"):
+        plan = ctx.plan
+        yield _model_finding(
+            "LCH108", report, ctx,
+            f"atomics bind: they queue on their address for {_us(plan.now.atomics)} of the "
+            f"{_us(plan.now.total)} the launch-time model predicts for "
+            f"{plan.current.describe()} on {_device(report)}")
