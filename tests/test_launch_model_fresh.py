@@ -17,7 +17,8 @@ thread's atomic after its loop was let drain beside other threads' work, before 
 model was scored; seed 45 on an H200 after a launch whose predicted time misses its
 traced one was planned with the traced time too (with its source), before that model was
 scored; seed 46 on an H200 to judge a change then not kept (a 2-D row's partial sector
-read once from DRAM): it scores the model as it stands.
+read once from DRAM): it scores the model as it stands; seed 47 on an H200 after the
+model's findings were split by what binds (LCH107, LCH108), the model itself unchanged.
 
 The issue's targets are checked on every run: what holds is asserted, what does not is a
 strict xfail naming the run, so that meeting it shows."""
@@ -43,7 +44,8 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-39/h100": (39, ("fit", "score")), "heldout-40/h200": (40, ("fit", "score")),
         "heldout-41/h200": (41, ("fit", "score")), "heldout-42/h200": (42, ("fit", "score")),
         "heldout-43/h200": (43, ("fit", "score")), "heldout-44/h200": (44, ("fit", "score")),
-        "heldout-45/h200": (45, ("fit", "score")), "heldout-46/h200": (46, ("fit", "score"))}
+        "heldout-45/h200": (45, ("fit", "score")), "heldout-46/h200": (46, ("fit", "score")),
+        "heldout-47/h200": (47, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
@@ -51,7 +53,7 @@ UNMET = {
     "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-33/h100:score",
                      "heldout-34/h100:score", "heldout-38/h100:fit", "heldout-39/h100:fit",
                      "heldout-40/h200:fit", "heldout-41/h200:fit",
-                     "heldout-41/h200:score"},  # 0.940-0.969
+                     "heldout-41/h200:score", "heldout-47/h200:fit"},  # 0.940-0.969
     "inside 90 %": {"heldout-31/h200:fit", "heldout-32/h100:score", "heldout-35/h100:score",
                     "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-40/h200:fit",
                     "heldout-41/h200:score", "heldout-42/h200:score", "heldout-44/h200:score"},
