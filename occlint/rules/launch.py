@@ -358,8 +358,9 @@ def _moved(ctx, binding: str | None) -> bool:
     plan = ctx.plan
     if plan is None or not plan.changes:
         return False
-    now = SPECIFIC_BINDINGS.get(plan.now.binding)
-    return now is None if binding is None else plan.now.binding == binding
+    if binding is None:
+        return plan.now.binding not in SPECIFIC_BINDINGS
+    return plan.now.binding == binding
 
 
 def _model_finding(code: str, report, ctx, message: str):
@@ -450,9 +451,9 @@ def atomics_bound(report, ctx):
     on one address are served one after another (device_db/launch_model.toml:
     atomic_one_ns, about 1.8 ns each on an H100), those on a block's own address queue
     more with more threads per block (atomic_block_curve), so a grid-stride loop whose
-    every thread ends in an atomic on one address gets slower with every thread added. Raised when a
-    configuration doing the same work is predicted to save at least 8% (for such a loop,
-    fewer threads) and no other launch finding names it.
+    every thread ends in an atomic on one address gets slower with every thread added.
+    Raised when a configuration doing the same work is predicted to save at least 8% (for
+    such a loop, fewer threads) and no other launch finding names it.
     Why it matters:
     A grid sized for occupancy or oversubscription multiplies the atomics: 10,560 blocks
     of a loop ending in `atomicAdd(out, acc)` run about ten times slower than 132.
