@@ -348,8 +348,9 @@ def problem_tail(report, ctx):
 
 
 
-# what binds the launch as it is, in the model, where a finding of its own says so
-SPECIFIC_BINDINGS = {"block starts": "LCH107", "atomics": "LCH108"}
+# what binds the launch as it is, in the model, where a finding of its own says so (LCH107,
+# LCH108)
+SPECIFIC_BINDINGS = ("block starts", "atomics")
 
 
 def _moved(ctx, binding: str | None) -> bool:
