@@ -439,8 +439,8 @@ def block_start_bound(report, ctx):
             "LCH107", report, ctx,
             f"block starts bind: {plan.current.blocks:,} blocks of {b} threads take "
             f"{_us(plan.now.starts)} to start on {_device(report)} ({rate / 1e9:.2f} billion "
-            f"a second, measured) of the {_us(plan.now.total)} the launch-time model "
-            f"predicts")
+            f"a second, {plan.device.basis}) of the {_us(plan.now.total)} the launch-time "
+            f"model predicts")
 
 
 @rule("LCH108", "atomics-bound", "warning")
