@@ -289,7 +289,8 @@ def test_launches_without_a_device_are_one_error(tmp_path):
     launches = sum(e.get("cat") == "kernel" for e in data["traceEvents"])
     assert [e["message"] for e in out.doc["errors"]] == [
         f"none of its {launches} launches could be analysed: unknown device: the trace does "
-        "not describe it and --device names none of its vendor"]
+        "not describe it and --device names none of its vendor (name it: --device a100, h100, "
+        "mi300x, ...; `occlint devices` lists them)"]
     assert out.exit_code == 2
 
 

@@ -381,7 +381,8 @@ def analyse_group(group: LaunchGroup, collector: LaunchCollector, device: Device
                        None, "trace")
     if device is None:
         out.message = ("unknown device: the trace does not describe it and --device names "
-                       "none of its vendor")
+                       "none of its vendor (name it: --device a100, h100, mi300x, ...; "
+                       "`occlint devices` lists them)")
         return out
     arch = device.arch
     res = key.resources
