@@ -193,7 +193,8 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         devices = sorted({r["device"] for r in records if r["device"]})
         count = sum(r["count"] for r in records)
         lines.append(_style(_safe(trace), color, bold=True) + f"  ({records[0]['format']}; "
-                     f"{count:,} launches in {len(records)} groups on "
+                     f"{_count(count, 'launch', 'launches')} in "
+                     f"{_count(len(records), 'group')} on "
                      f"{_safe(', '.join(devices) or 'an unknown device')}; "
                      f"kernel time {_us(total)})")
         notes = next((i.get("notes") or [] for i in doc.get("inputs", [])
