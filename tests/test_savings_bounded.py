@@ -129,3 +129,33 @@ def test_no_saving_exceeds_its_time_in_any_trace():
                 assert s["low_ns"] <= s["high_ns"] <= r["total_ns"]
             for p in f["data"].get("priced") or []:
                 assert p["saving"].get("high_ns", 0) <= r["total_ns"]
+
+
+def test_no_launch_saves_past_the_devices_launch_floor():
+    """A traced launch cannot become shorter than the shortest kernel its device runs (the
+    launch floor the profiler records, measured on the H100: characterize.py ``floor``, the
+    median of 200 near-empty kernels). raw_odd's smem_reduce on 4 blocks runs 1.568 us:
+    LCH003's claim (45 % of it) stops at 1 - floor / 1.568 us; no finding of any launch
+    group of the trace claims more of its group's time than all but the floor."""
+    raw_odd = FIXTURES / "traces" / "kineto" / "raw_odd.pt.trace.json.gz"
+    with gzip.open(FIXTURES / "traces/heldout/h100-repeat/characterization.json.gz") as fh:
+        floor_us = json.load(fh)["floor"]["median_us"]
+    durations: dict[tuple, list[float]] = defaultdict(list)
+    for e in kernel_events(raw_odd):
+        durations[(e["name"], tuple(e["args"]["grid"]), tuple(e["args"]["block"]))].append(
+            e["dur"])
+    doc = execute(Options(paths=[str(raw_odd)], isolated=True)).doc
+    capped = 0
+    for g in doc["launches"]:
+        runs = durations[(g["kernel"], tuple(g["grid"]), tuple(g["block"]))]
+        most = 1 - floor_us / (sum(runs) / len(runs))
+        for f in g["findings"]:
+            if f.get("saving") and f["rule"] not in OVERHEAD_RULES:  # those save idle time
+                # the device table keeps the floor to 0.01 us (0.86 for 0.864): 0.004 of this
+                assert f["saving"]["high"] <= max(most, 0.0) + 0.004, (g["kernel"], f)
+                capped += f["saving"]["high"] == pytest.approx(most, abs=0.004)
+    (smem,) = [g for g in doc["launches"] if g["kernel"].startswith("smem_reduce")
+               and g["grid"] == [4, 1, 1]]
+    (f,) = [f for f in smem["findings"] if f["rule"] == "LCH003"]
+    assert f["saving"]["high"] == pytest.approx(1 - floor_us / 1.568, abs=0.004)
+    assert capped >= 1

@@ -94,6 +94,24 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
     return _plan(report)
 
 
+FLOOR_NOTE = "at most the traced time less the shortest kernel's (the device's launch floor)"
+
+
+def _most_saved(subject: Any, report: Any) -> float:
+    """The largest share of a traced launch's time any fix can save: all of it but the
+    shortest duration a kernel has on its device (the measured launch floor, as the profiler
+    records it); 1 where either is not known."""
+    if subject.kind != "launch" or report is None or not subject.group.count:
+        return 1.0
+    from occlint.devices.launch_params import launch_model
+
+    dm = launch_model(report.device)
+    mean_ns = subject.group.total_ns / subject.group.count
+    if dm is None or not dm.floor_us or mean_ns <= 0:
+        return 1.0
+    return max(0.0, 1 - dm.floor_us * 1e3 / mean_ns)
+
+
 def _plan(report: Any, seconds: float | None = None) -> Plan | None:
     from occlint.judgement.fastest import plan  # loaded with the first launch it prices
 
@@ -184,6 +202,7 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     # (as the launch-time model's claims without the kernel's facts are)
     guessed = (total_ns is not None and owner.kind == "user"
                and report.launch.known_facts is None)
+    most = _most_saved(subject, report)
     for f in findings:
         modelled = launch is not None and not waits
         if modelled and (f.rule in LAUNCH_RULES or f.rule.startswith("OCC")):
@@ -197,6 +216,9 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
                 s = Saving(0.0, s.high, f"{s.basis}; {UNKNOWN_FACTS}")
             if s is not None:
                 f.saving = s.to_dict(total_ns)
+        if s is not None and f.saving is not None and s.high > most:
+            s = Saving(min(s.low, most), most, s.basis)
+            f.saving.update(s.to_dict(total_ns), basis=f"{f.saving['basis']}; {FLOOR_NOTE}")
         if owner.kind in NOT_THE_CALLERS and f.saving is not None:
             f.data["saving_if_its_own"] = f.saving  # a fact about the library's launch
             f.saving = s = None  # no fix the caller can make: no saving (issue 29)
