@@ -69,6 +69,23 @@ NAMED = [
      "int*)", "library", "FBGEMM"),
     ("void permute_pooled_embs_kernel<float>(float const*, long const*, long const*, "
      "long const*, float*, long, long, long)", "library", "FBGEMM"),
+    # HolisticTraceAnalysis' trace_diff control trace (tests/data/trace_diff/control):
+    # FBGEMM_GPU's layout transform (include/fbgemm_gpu/layout_transform_ops.cuh) outside
+    # its namespace, and Apex's fused Adam (csrc/multi_tensor_adam.cu); PyTorch's own
+    # multi_tensor_apply_kernel is at::native's
+    ("void recat_copy_async_kernel<float>(long const*, long const*, float const*, float*, "
+     "long, long, long)", "library", "FBGEMM"),
+    ("void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, float, float, "
+     "float, float, float, float, adamMode_t, float, int, int>(int, int volatile*, "
+     "TensorListMetadata<4>, AdamFunctor<float>, float, float, float, float, float, float, "
+     "adamMode_t, float, int, int)", "library", "Apex"),
+    # (fixtures/traces/kineto/resnet18_train: PyTorch's _foreach_mul_)
+    ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+     "namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::"
+     "BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float>(at::native::"
+     "(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::"
+     "BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float)", "framework",
+     "PyTorch"),
     ("gamma_gridstride(unsigned char*, unsigned long, float)", "user", None),
     ("saxpy", "user", None),
 ]

@@ -81,7 +81,12 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     ("library", "cuRAND", r"curand"),
     # FBGEMM_GPU (TorchRec's embedding and permute kernels, some outside its namespace)
     ("library", "FBGEMM", r"\bfbgemm_gpu::|\bfbgemm::|^void permute_pooled_embs_kernel|"
-                          r"^void (split_)?embedding_(forward|backward)|_embedding_codegen"),
+                          r"^void (split_)?embedding_(forward|backward)|_embedding_codegen|"
+                          r"^void recat_copy_async_kernel"),
+    # Apex's fused optimizers (and DeepSpeed's copies of them): multi_tensor_apply_kernel
+    # outside at::native, over Apex's functors and its adamMode_t
+    ("library", "Apex", r"^void multi_tensor_apply_kernel<TensorListMetadata<|\badamMode_t\b|"
+                        r"\bapex::"),
     ("library", "Tensile", r"^Cijk_|^Cij_"),
     ("library", "hipBLASLt", r"hipblaslt|^Custom_Cijk"),
     ("library", "rocBLAS", r"rocblas"),
