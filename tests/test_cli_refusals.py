@@ -107,3 +107,27 @@ def test_problem_size_on_the_command_line_replaces_the_configurations_grid(occli
     # a grid of 5 blocks would be smaller than the device (LCH102); 40960 / 1024 is 40
     assert "LCH102" not in rules
     assert (kernel["advice"].get("grid") or {}).get("grid") in (None, 40)
+
+
+def test_a_text_file_that_is_no_input_says_what_it_begins_with(occlint, tmp_path):
+    """A CSV named as rocprofv3 names its kernel traces but holding something else (a
+    system-call log from a public repository: Mr-Rolando7013/elfFileDynamicAnalysis's
+    kernel_trace.csv) is refused as a text file occlint does not read, its first line shown
+    escaped; a non-text file is still "not a GPU binary"."""
+    csv = tmp_path / "kernel_trace.csv"
+    csv.write_text("ts,pid,tid,comm,fname,dfd,flags,event\n"
+                   "827885967129,4067,4067,python3,/sys/devices/system/cpu/online,-100,"
+                   "524288,enter_openat\n")
+    run = occlint(str(csv), "--isolated")
+    assert run.code == 2
+    assert run.err.strip().splitlines() == [
+        f"occlint: error: {csv}: a text file, not a GPU binary, nor a source, PTX or "
+        "profiler trace occlint reads (it begins: 'ts,pid,tid,comm,fname,dfd,flags,event')"]
+    hostile = tmp_path / "notes.bin"
+    hostile.write_text("\u001b[31mred\u001b[0m")  # an escape sequence: not printable text
+    run = occlint(str(hostile), "--isolated")
+    assert run.code == 2 and "not a GPU binary" in run.err and "\x1b" not in run.err
+    quoted = tmp_path / "quoted.txt"
+    quoted.write_text("caf\u00e9 au lait " * 10)
+    run = occlint(str(quoted), "--isolated")
+    assert run.code == 2 and "it begins: " in run.err and "\u00e9" not in run.err

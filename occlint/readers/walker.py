@@ -154,6 +154,9 @@ class ContainerWalker:
             raise FormatError("zip archive nested inside another container")
         elif depth == 0 and span.startswith(b"MZ"):
             self.read_pe(span)
+        elif depth == 0 and (line := _text_line(span)) is not None:
+            raise FormatError("a text file, not a GPU binary, nor a source, PTX or profiler "
+                              f"trace occlint reads (it begins: {line})")
         else:
             raise FormatError("not a GPU binary (no AMDGPU/CUDA ELF, offload bundle or "
                               "fatbin found)")
@@ -343,3 +346,22 @@ def _matches(processor: str, wanted: str) -> bool:
         return True
     members = shipped_db().amd_generics.get(processor)
     return bool(members and wanted in members)
+
+
+def _text_line(span: Span) -> str | None:
+    """The first line of a file that is text (its first KiB printable UTF-8), shown
+    escaped and cut to 60 characters; None for binary data."""
+    head = span.bytes(0, min(len(span), 1024), "file head")
+    for cut in range(4 if len(head) == 1024 else 1):  # a character the KiB cuts short
+        try:
+            text = head[:len(head) - cut].decode("utf-8")
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        return None
+    text = text.lstrip("\ufeff")
+    if not text.strip() or any(not (c.isprintable() or c in "\t\r\n") for c in text):
+        return None
+    line = text.strip().splitlines()[0]
+    return ascii(line[:60] + ("..." if len(line) > 60 else ""))
