@@ -3,7 +3,9 @@ codes and options that contradict each other are refused with one line and exit 
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 
 import pytest
 
@@ -131,3 +133,22 @@ def test_a_text_file_that_is_no_input_says_what_it_begins_with(occlint, tmp_path
     quoted.write_text("caf\u00e9 au lait " * 10)
     run = occlint(str(quoted), "--isolated")
     assert run.code == 2 and "it begins: " in run.err and "\u00e9" not in run.err
+
+
+def test_json_that_names_a_schema_version_is_no_trace(occlint, tmp_path):
+    """AWS service models (botocore's data/*/service-2.json) and JSON schemas name members
+    "schemaVersion"; Kineto's is a number among a trace's first keys. Such files found in a
+    directory are not traces (a site-packages scan reported twelve "CPU-only profiles");
+    named on the command line, one is refused as a text file occlint does not read."""
+    model = {"version": "2.0", "metadata": {"apiVersion": "2020-08-23", "protocol": "rest-json"},
+             "shapes": {"FlowDefinition": {"type": "structure", "members": {
+                 "schemaVersion": {"shape": "Long"}}}, "Long": {"type": "long"}}}
+    folder = tmp_path / "botocore" / "data" / "appflow" / "2020-08-23"
+    folder.mkdir(parents=True)
+    (folder / "service-2.json").write_text(json.dumps(model, indent=2))
+    shutil.copy(GAMMA, tmp_path)  # beside a code object: the directory holds GPU code
+    run = occlint(str(tmp_path), "--isolated")
+    assert run.code in (0, 1) and run.err == "", run.err
+    assert "in 1 input" in run.out
+    run = occlint(str(folder / "service-2.json"), "--isolated")
+    assert run.code == 2 and "a text file, not a GPU binary" in run.err

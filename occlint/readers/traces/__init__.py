@@ -175,8 +175,14 @@ def sidecar_kind(first_line: bytes) -> str | None:
     return None
 
 
+# Kineto's schema version, a number among a trace's first keys ("schemaVersion" alone is
+# a common key: AWS service models and JSON schemas name members so)
+KINETO_SCHEMA = re.compile(rb'"schemaVersion"\s*:\s*\d')
+
+
 def _json_kind(head: bytes, path: Path) -> str | None:
-    if b'"traceEvents"' in head or b'"deviceProperties"' in head or b'"schemaVersion"' in head:
+    if b'"traceEvents"' in head or b'"deviceProperties"' in head \
+            or KINETO_SCHEMA.search(head, 0, 4096):
         return "kineto"
     if b'"rocprofiler-sdk-tool"' in head or b'"kernel_dispatch"' in head:
         return "rocprofv3-json"
