@@ -74,7 +74,7 @@ def test_environment_and_directory_are_the_runs(tmp_path):
     assert forced.code == 1 and "\x1b[" not in forced.out
 
 
-CUDA = """__global__ void scale(float* x) {{ x[threadIdx.x] *= 2.0f; }}
+CUDA = """__global__ void scale(float* x) {{ x[blockIdx.x * 96 + threadIdx.x] *= 2.0f; }}
 int main() {{ float* x; scale<<<{grid}, 96>>>(x); }}
 """
 

@@ -95,6 +95,38 @@ def test_one_element_per_thread_gets_no_grid_stride_advice(occlint, tmp_path):
     assert "one element per thread" in text and "grid-stride grid" not in text
 
 
+ONE_BLOCK = """
+__global__ void fill(unsigned *a, unsigned *b, int row) {
+  unsigned x = threadIdx.x / 4, y = threadIdx.x % 4;
+  a[x * row + y] = x;
+  b[x * row + y] = y;
+}
+__global__ void fill_blocks(unsigned *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = i;
+}
+int main() {
+  unsigned *a, *b;
+  fill<<<1, 16>>>(a, b, 4);
+  fill_blocks<<<1, 64>>>(a, 64);
+}
+"""
+
+
+def test_a_kernel_that_never_reads_its_block_gets_no_grid_advice(occlint, tmp_path):
+    """A kernel whose body reads only threadIdx (SGEMM_CUDA's simplest_kernel.cu: a 4 x 4
+    fill in one block of 16 threads) does the same work in every block: "launch at least
+    132 blocks" would only repeat it. A kernel that reads blockIdx gets the grid rule."""
+    (tmp_path / "fill.cu").write_text(ONE_BLOCK)
+    doc = occlint("fill.cu", "--device", "h100", "--format", "json", "--isolated",
+                  "--exit-zero", cwd=tmp_path).json()
+    by_kernel = {}
+    for f in findings(doc):
+        by_kernel.setdefault(f["kernel"], set()).add(f["rule"])
+    assert "LCH102" not in by_kernel.get("fill", set())
+    assert "LCH102" in by_kernel["fill_blocks"]
+
+
 def test_fixed_grid_of_a_per_element_kernel_gets_no_oversubscription(occlint, tmp_path):
     text = (SOURCES / "scale.cu").read_text().replace("(n + 255) / 256", "1000")
     (tmp_path / "scale.cu").write_text(text)

@@ -124,7 +124,12 @@ def site_block_below_best(s: SiteReport, ctx: Context) -> Iterator[Finding]:
 
 
 def _fixed_grid(s: SiteReport) -> int | None:
+    """The site's grid when it is a constant the grid rules can judge; None where it is not,
+    or where the kernel's body never reads which block it is (every block does the same
+    work: more or fewer blocks do not split it)."""
     grid = s.site.grid
+    if s.kernel is not None and s.kernel.block_indexed is False:
+        return None
     return grid.total if grid is not None and grid.fixed else None
 
 

@@ -44,6 +44,10 @@ BLOCK_DIM = re.compile(r"^(blockDim\.[xyz]|hipBlockDim_[xyz]|"
                        r"__builtin_amdgcn_workgroup_size_[xyz]\(\))$")
 GRID_DIM = re.compile(r"^(gridDim\.[xyz]|hipGridDim_[xyz])$")
 THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx_[xyz])\b")
+# what a body reads to tell its block from the others (or hands to a function that may)
+BLOCK_INDEX = re.compile(rb"\b(blockIdx|gridDim|hipBlockIdx_[xyz]|hipGridDim_[xyz]|"
+                         rb"__builtin_amdgcn_workgroup_id_[xyz]|this_grid|group_index|"
+                         rb"block_rank|clusterIdx|block_index)\b")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
@@ -260,8 +264,10 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
         facts = _facts(declarator, body, kind, text, consts) if body is not None else None
+        indexed = None if body is None else BLOCK_INDEX.search(
+            text.data, body.start_byte, body.end_byte) is not None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
-                                what, facts))
+                                what, facts, indexed))
     return out
 
 
