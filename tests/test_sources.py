@@ -101,6 +101,12 @@ __global__ void fill(unsigned *a, unsigned *b, int row) {
   a[x * row + y] = x;
   b[x * row + y] = y;
 }
+__global__ void sum_one_block(float *result, const float *values, int count) {
+  assert(gridDim.x == 1);
+  float s = 0;
+  for (int i = threadIdx.x; i < count; i += blockDim.x) s += values[i];
+  if (threadIdx.x == 0) atomicAdd(result, s);
+}
 __global__ void fill_blocks(unsigned *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) a[i] = i;
@@ -108,6 +114,7 @@ __global__ void fill_blocks(unsigned *a, int n) {
 int main() {
   unsigned *a, *b;
   fill<<<1, 16>>>(a, b, 4);
+  sum_one_block<<<1, 1024>>>((float *)a, (float *)b, 1000);
   fill_blocks<<<1, 64>>>(a, 64);
 }
 """
@@ -115,8 +122,9 @@ int main() {
 
 def test_a_kernel_that_never_reads_its_block_gets_no_grid_advice(occlint, tmp_path):
     """A kernel whose body reads only threadIdx (SGEMM_CUDA's simplest_kernel.cu: a 4 x 4
-    fill in one block of 16 threads) does the same work in every block: "launch at least
-    132 blocks" would only repeat it. A kernel that reads blockIdx gets the grid rule."""
+    fill in one block of 16 threads; llm.c's global_sum_single_block_kernel, which asserts
+    gridDim.x == 1) does the same work in every block: "launch at least 132 blocks" would
+    only repeat it. A kernel that reads blockIdx gets the grid rule."""
     (tmp_path / "fill.cu").write_text(ONE_BLOCK)
     doc = occlint("fill.cu", "--device", "h100", "--format", "json", "--isolated",
                   "--exit-zero", cwd=tmp_path).json()
@@ -124,6 +132,7 @@ def test_a_kernel_that_never_reads_its_block_gets_no_grid_advice(occlint, tmp_pa
     for f in findings(doc):
         by_kernel.setdefault(f["kernel"], set()).add(f["rule"])
     assert "LCH102" not in by_kernel.get("fill", set())
+    assert "LCH102" not in by_kernel.get("sum_one_block", set())
     assert "LCH102" in by_kernel["fill_blocks"]
 
 

@@ -44,10 +44,10 @@ BLOCK_DIM = re.compile(r"^(blockDim\.[xyz]|hipBlockDim_[xyz]|"
                        r"__builtin_amdgcn_workgroup_size_[xyz]\(\))$")
 GRID_DIM = re.compile(r"^(gridDim\.[xyz]|hipGridDim_[xyz])$")
 THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx_[xyz])\b")
-# what a body reads to tell its block from the others (or hands to a function that may)
-BLOCK_INDEX = re.compile(rb"\b(blockIdx|gridDim|hipBlockIdx_[xyz]|hipGridDim_[xyz]|"
-                         rb"__builtin_amdgcn_workgroup_id_[xyz]|this_grid|group_index|"
-                         rb"block_rank|clusterIdx|block_index)\b")
+# what a body reads to tell its block from the others (or hands to a function that may);
+# gridDim alone does not (llm.c's global_sum_single_block_kernel asserts gridDim.x == 1)
+BLOCK_INDEX = re.compile(rb"\b(blockIdx|hipBlockIdx_[xyz]|__builtin_amdgcn_workgroup_id_[xyz]|"
+                         rb"this_grid|group_index|block_rank|clusterIdx|block_index)\b")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
