@@ -84,7 +84,7 @@ class SourceKernel:
     file: str = ""  # the file that defines it (for launches in other files)
     work: Work = None  # memory- or compute-bound, when its body tells
     facts: Facts | None = None  # what a thread does per element (the launch-time model's)
-    # its body reads which block it is (blockIdx, gridDim, ...): False for a kernel whose
+    # its body reads which block it is (blockIdx and the like): False for a kernel whose
     # every block does the same work (one block by design); None: body unknown
     block_indexed: bool | None = None
 

@@ -386,8 +386,8 @@ def slower_than_fastest(report, ctx):
     time of every configuration that does the same work: every block of whole warps for
     one element per thread, blocks x grids for a grid-stride loop, blocks for a loop over
     the block. Raised when the fastest is predicted to save at least 8% and no other
-    launch finding (LCH001-LCH105) already names it; where block starts or atomics on one
-    address bind the launch as it is, LCH107 and LCH108 say so instead. The finding's
+    launch finding (LCH001-LCH105) already names it; where block starts or atomics bind
+    the launch as it is, LCH107 and LCH108 say so instead. The finding's
     `fix` is that configuration as data; `occlint validate` times it against the launch
     as it is.
     Why it matters:
