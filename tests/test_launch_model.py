@@ -663,3 +663,19 @@ def test_findings_carry_the_fix_in_json_and_sarif(tmp_path):
     assert g["model"]["facts"]["source"] == "source"
     assert re.fullmatch(r"memory|compute|block starts|atomics", g["model"]["now"]["binding"])
     assert VECTOR[1] == "float"
+
+
+def test_a_derived_devices_start_rate_is_called_derived():
+    """On a device the characterisation did not run on (an A100: its parameters derived
+    from its specifications and the H100's), LCH107 names the start rate derived."""
+    group = next(g for g in occlint_doc("h100")["launches"] if g["kernel"] == "elementwise_11")
+    assert "measured) of the" in next(f for f in group["findings"]
+                                      if f["rule"] == "LCH107")["message"]
+    run = run_occlint(str(RUNS / "h100" / "heldout.pt.trace.json.gz"), str(score.SOURCE),
+                      "--device", "a100", "--format", "json", "--isolated", "--exit-zero")
+    assert run.code == 0, run.err
+    a100 = launch_model(shipped_db().get("a100"))
+    assert a100 is not None and a100.basis == "derived"
+    group = next(g for g in json.loads(run.out)["launches"] if g["kernel"] == "elementwise_11")
+    (f,) = [f for f in group["findings"] if f["rule"] == "LCH107"]
+    assert f"({a100.block_rate / 1e9:.2f} billion a second, derived)" in f["message"]
