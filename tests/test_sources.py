@@ -124,7 +124,8 @@ def test_a_kernel_that_never_reads_its_block_gets_no_grid_advice(occlint, tmp_pa
     """A kernel whose body reads only threadIdx (SGEMM_CUDA's simplest_kernel.cu: a 4 x 4
     fill in one block of 16 threads; llm.c's global_sum_single_block_kernel, which asserts
     gridDim.x == 1) does the same work in every block: "launch at least 132 blocks" would
-    only repeat it. A kernel that reads blockIdx gets the grid rule."""
+    only repeat it; and where its threads are its work (no bound checked, no loop), no
+    block of whole warps either. A kernel that reads blockIdx gets the grid rule."""
     (tmp_path / "fill.cu").write_text(ONE_BLOCK)
     doc = occlint("fill.cu", "--device", "h100", "--format", "json", "--isolated",
                   "--exit-zero", cwd=tmp_path).json()
@@ -132,6 +133,7 @@ def test_a_kernel_that_never_reads_its_block_gets_no_grid_advice(occlint, tmp_pa
     for f in findings(doc):
         by_kernel.setdefault(f["kernel"], set()).add(f["rule"])
     assert "LCH102" not in by_kernel.get("fill", set())
+    assert "LCH001" not in by_kernel.get("fill", set())  # 32 threads would write past a[16]
     assert "LCH102" not in by_kernel.get("sum_one_block", set())
     assert "LCH102" in by_kernel["fill_blocks"]
 

@@ -85,7 +85,8 @@ class SourceKernel:
     work: Work = None  # memory- or compute-bound, when its body tells
     facts: Facts | None = None  # what a thread does per element (the launch-time model's)
     # its body reads which block it is (blockIdx and the like): False for a kernel whose
-    # every block does the same work (one block by design); None: body unknown
+    # threads are indexed but not its blocks (every block does the same work: one block by
+    # design); None: not known (no body, or one that reads no index at all)
     block_indexed: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -46,7 +46,7 @@ def site_finding(code: str, s: SiteReport, param: Param | Any, message: str,
 @site_rule("LCH001")
 def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Finding]:
     block = s.site.block.total if s.site.block else None
-    if block is None:
+    if block is None or _threads_are_the_work(s):
         return
     seen: set[int] = set()
     for t in s.targets:
@@ -121,6 +121,15 @@ def site_block_below_best(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"{b['device']}", advice=f"use {b['recommended_block']} threads per block",
             target=None, occupancy=b["occupancy"], best=b["best_occupancy"],
             block_sizes_at_best=sizes, binary=b["file"], device_name=b["device"])
+
+
+def _threads_are_the_work(s: SiteReport) -> bool:
+    """The kernel's body reads no block index and neither loops over its data nor checks a
+    bound (SGEMM_CUDA's simplest_kernel: 16 threads fill a 4 x 4 array): its threads are
+    its work, and a block of other threads would compute something else (32 would write
+    past the array)."""
+    k = s.kernel
+    return k is not None and k.block_indexed is False and k.body == "other"
 
 
 def _fixed_grid(s: SiteReport) -> int | None:

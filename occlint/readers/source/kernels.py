@@ -48,6 +48,8 @@ THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx
 # gridDim alone does not (llm.c's global_sum_single_block_kernel asserts gridDim.x == 1)
 BLOCK_INDEX = re.compile(rb"\b(blockIdx|hipBlockIdx_[xyz]|__builtin_amdgcn_workgroup_id_[xyz]|"
                          rb"this_grid|group_index|block_rank|clusterIdx|block_index)\b")
+THREAD_INDEX_BYTES = re.compile(rb"\b(threadIdx|hipThreadIdx_[xyz]|"
+                                rb"__builtin_amdgcn_workitem_id_[xyz])\b")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
@@ -176,6 +178,16 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
     return "other"
 
 
+def _block_indexed(body: Any, text: Text) -> bool | None:
+    """Whether the body reads which block it is; None where it reads no thread index
+    either (an empty body, or one that asks helpers: nothing to tell)."""
+    if BLOCK_INDEX.search(text.data, body.start_byte, body.end_byte):
+        return True
+    if THREAD_INDEX_BYTES.search(text.data, body.start_byte, body.end_byte):
+        return False
+    return None
+
+
 def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
     params = declarator.child_by_field_name("parameters")
     out = []
@@ -264,8 +276,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
         facts = _facts(declarator, body, kind, text, consts) if body is not None else None
-        indexed = None if body is None else BLOCK_INDEX.search(
-            text.data, body.start_byte, body.end_byte) is not None
+        indexed = _block_indexed(body, text) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed))
     return out
