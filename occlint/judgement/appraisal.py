@@ -86,7 +86,7 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
         if subject_owner(subject, owners).kind != "user":
             return None
         g = subject.group
-        return _plan(report, g.total_ns / g.count * 1e-9 if g.count else None)
+        return _plan(report, g.mean_ns * 1e-9 if g.count else None)
     if report.block_source not in ("launch", "source") or not (
             report.launch.grid or report.launch.problem_size) \
             or report.launch.known_facts is None:
@@ -101,15 +101,14 @@ def _most_saved(subject: Any, report: Any) -> float:
     """The largest share of a traced launch's time any fix can save: all of it but the
     shortest duration a kernel has on its device (the measured launch floor, as the profiler
     records it); 1 where either is not known."""
-    if subject.kind != "launch" or report is None or not subject.group.count:
+    if subject.kind != "launch" or report is None or subject.group.mean_ns <= 0:
         return 1.0
     from occlint.devices.launch_params import launch_model
 
     dm = launch_model(report.device)
-    mean_ns = subject.group.total_ns / subject.group.count
-    if dm is None or not dm.floor_us or mean_ns <= 0:
+    if dm is None or not dm.floor_us:
         return 1.0
-    return max(0.0, 1 - dm.floor_us * 1e3 / mean_ns)
+    return max(0.0, 1 - dm.floor_us * 1e3 / subject.group.mean_ns)
 
 
 def _plan(report: Any, seconds: float | None = None) -> Plan | None:
