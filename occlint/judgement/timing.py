@@ -294,12 +294,13 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # for each other); so do those to each block's own address, queued at the L2 the loads
     # go through. A thread's atomic after its loop waits for that loop only: those drain
     # while other threads still work (the atomics' p, measured on such kernels)
+    atomics = after + one + spread
     if k.atomics_beside:
-        total = dm.floor_us * 1e-6 + _pnorm((work, starts, after + one + spread), k.p)
+        total = dm.floor_us * 1e-6 + _pnorm((work, starts, atomics), k.p)
     else:
         total = dm.floor_us * 1e-6 + _pnorm((_pnorm((work, starts), k.p), after),
                                             k.atomics_p) + one + spread
-    return Breakdown(total, mem, cmp, starts, after + one + spread)
+    return Breakdown(total, mem, cmp, starts, atomics)
 
 
 def _block_atomics(dm: DeviceModel, facts: Facts, cfg: Config, threads: int) -> float:
