@@ -51,12 +51,11 @@ CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
     "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-33/h100:score",
-                     "heldout-34/h100:score", "heldout-38/h100:fit", "heldout-39/h100:fit",
-                     "heldout-40/h200:fit", "heldout-41/h200:fit",
-                     "heldout-41/h200:score", "heldout-47/h200:fit"},  # 0.940-0.969
+                     "heldout-38/h100:fit", "heldout-39/h100:fit", "heldout-41/h200:fit",
+                     "heldout-41/h200:score"},  # 0.949-0.969
     "inside 90 %": {"heldout-31/h200:fit", "heldout-32/h100:score", "heldout-35/h100:score",
-                    "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-40/h200:fit",
-                    "heldout-41/h200:score", "heldout-42/h200:score", "heldout-44/h200:score"},
+                    "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-42/h200:score",
+                    "heldout-44/h200:score"},
     "width 15 points": ALL,
     "every 10 % warned": ALL,
     "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit", "heldout-33/h100:fit",
@@ -161,6 +160,29 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
     t = _targets(run, "heldout-family")
     assert t["slower"] == [] and t["false_warnings"] == []
     assert t["advised_vs_best"] > t["habit_vs_best"] + 0.02
+
+
+# grid-stride loops ending in an atomic per thread whose atomics alone take the traced time
+# (the model cannot solve their work from it), with the advised configuration's measured
+# time over the best before the work was read from the span the trace allows
+UNSOLVED = {("heldout-40/h200", "grid_stride_10"): 0.43,
+            ("heldout-47/h200", "grid_stride_14"): 0.45,
+            ("heldout-41/h200", "grid_stride_17"): 0.44,
+            ("heldout-34/h100", "grid_stride_15"): 0.61,
+            ("heldout-40/h200", "grid_stride_08"): 0.73,
+            ("heldout-41/h200", "grid_stride_12"): 0.75}
+
+
+@pytest.mark.parametrize(("run", "kernel"), sorted(UNSOLVED))
+def test_a_loop_whose_atomics_fill_its_time_reads_the_work_the_trace_allows(run, kernel):
+    """Where a loop's atomics alone take its traced time, its work is read from what the
+    trace allows (one element per thread up to what a time 3 % longer holds; the middle of
+    that span), not a fixed 2^26 elements: the advice's measured time, against the best
+    the sweep found, at least 0.75 and 0.1 more than before (0.43-0.75); the text names
+    the span."""
+    row = next(r for r in json.loads(_rows_json(run, "source")) if r["name"] == kernel)
+    assert row["fix"] is not None and row["ratio"] >= max(0.75, UNSOLVED[run, kernel] + 0.1), row
+    assert any("(one element per thread)" in u for u in row["model"]["unknown"])
 
 
 @pytest.mark.parametrize(("run", "kernel"), [

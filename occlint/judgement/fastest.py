@@ -79,6 +79,8 @@ ASSUMED_ELEMENTS = float(1 << 26)
 # than these factors is one the trace contradicts (a loop's work is solved from the time);
 # the kernel's own facts are kept, priced against the traced time too
 AGREE = (0.5, 2.0)
+# a traced duration's error: the H100 characterisation's repeat agrees within it
+TRACE_ERROR = 0.03
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,16 +282,25 @@ def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Ca
         if launch.problem_size:
             return float(launch.problem_size), None
         return float(current.threads * current.blocks), None
-    if seconds:
-        n = elements_for(dm, facts, current.config(space.wave), seconds, k)
-        if n:
-            return n, None
+    config = current.config(space.wave)
+    n = elements_for(dm, facts, config, seconds, k) if seconds else None
+    if n:
+        return n, None
     if launch.problem_size:
         return float(launch.problem_size), None
-    why = ("what the model predicts besides the work (atomics, block starts) already takes "
-           "the traced time" if seconds else "no traced time, no problem size")
-    return ASSUMED_ELEMENTS, f"the work per launch ({why}): assumed " \
-                             f"{ASSUMED_ELEMENTS:,.0f} elements"
+    if seconds:
+        # what the model predicts besides the work (atomics, block starts) already takes
+        # the traced time: the trace allows from one element per thread to what a time
+        # TRACE_ERROR longer holds; the middle of that span (in log) is read
+        least = float(current.threads * current.blocks)
+        most = max(elements_for(dm, facts, config, seconds * (1 + TRACE_ERROR), k) or least,
+                   least)
+        return math.sqrt(least * most), (
+            "the work per launch: what the model predicts besides it (atomics, block "
+            f"starts) already takes the traced time, which allows {least:,.0f} (one element "
+            f"per thread) to {most:,.0f} elements; assumed {math.sqrt(least * most):,.0f}")
+    return ASSUMED_ELEMENTS, ("the work per launch (no traced time, no problem size): "
+                              f"assumed {ASSUMED_ELEMENTS:,.0f} elements")
 
 
 def _range(gain: float, spread: float) -> tuple[float, float]:
