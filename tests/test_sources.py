@@ -138,6 +138,19 @@ def test_a_kernel_that_never_reads_its_block_gets_no_grid_advice(occlint, tmp_pa
     assert "LCH102" in by_kernel["fill_blocks"]
 
 
+def test_a_single_block_loop_is_still_told_to_use_whole_warps(occlint, tmp_path):
+    """llm.c's single-block sum strides over its data within its block: the block splits
+    the work, so a block of 100 threads is still told to use whole warps (its grid is not
+    judged); the 4 x 4 fill, whose threads are its work, is not."""
+    text = ONE_BLOCK.replace("sum_one_block<<<1, 1024>>>", "sum_one_block<<<1, 100>>>")
+    (tmp_path / "fill.cu").write_text(text)
+    doc = occlint("fill.cu", "--device", "h100", "--format", "json", "--isolated",
+                  "--exit-zero", cwd=tmp_path).json()
+    rules = {(f["kernel"], f["rule"]) for f in findings(doc)}
+    assert ("sum_one_block", "LCH001") in rules
+    assert not {r for k, r in rules if k == "sum_one_block"} & {"LCH101", "LCH102", "LCH103"}
+
+
 def test_fixed_grid_of_a_per_element_kernel_gets_no_oversubscription(occlint, tmp_path):
     text = (SOURCES / "scale.cu").read_text().replace("(n + 255) / 256", "1000")
     (tmp_path / "scale.cu").write_text(text)

@@ -182,8 +182,28 @@ def _mixed():
     return run
 
 
+def _one_block():
+    """Kernels that are one block by design (kernels/one_block.cu, built by nvcc into
+    ONE_BLOCK_CUBIN): llm.c's single-block sum launched <<<1, 100>>> and <<<1, 1024>>>,
+    SGEMM_CUDA's 4 x 4 fill <<<1, (4, 4)>>>."""
+    import cupy as cp
+
+    module = cp.RawModule(path=os.environ.get("ONE_BLOCK_CUBIN", "/tmp/one_block.sm_90.cubin"))
+    total, fill = module.get_function("sum_one_block"), module.get_function("fill4x4")
+    n = 1 << 20
+    x = cp.random.rand(n, dtype=cp.float32)
+    out, a = cp.empty(1, dtype=cp.float32), cp.empty(16, dtype=cp.float32)
+
+    def run():
+        total((1,), (100,), (x, out, cp.int32(n)))
+        total((1,), (1024,), (x, out, cp.int32(n)))
+        fill((1,), (4, 4), (a,))
+    return run
+
+
 WORKLOADS = {
     "mixed": _mixed,
+    "one_block": _one_block,
     "resnet18_infer": lambda: _resnet(False),
     "resnet18_train": lambda: _resnet(True),
     "transformer_compiled": _transformer,

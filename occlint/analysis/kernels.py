@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from occlint.devices.db import DeviceDb, shipped_db
 from occlint.devices.models import AmdArch, Device, NvArch, cubin_runs_on, nvidia_sm
-from occlint.model.facts import Facts
+from occlint.model.facts import Facts, threads_are_work
 from occlint.model.kernel import AmdResources, Kernel, NvResources
 from occlint.occupancy import amd, nvidia, steps
 
@@ -31,6 +31,18 @@ class LaunchConfig:
     block_from_source: bool = False  # ``block`` is the one block of its source launches
     work: str | None = None  # "memory" or "compute" when its source tells (else None)
     facts: Facts | None = None  # what a thread does per element, when its source tells
+    # whether its source reads the block index (False: every block does the same work, so
+    # more or fewer blocks do not split it; None: no source of it in the run)
+    block_indexed: bool | None = None
+
+    @property
+    def blocks_split_work(self) -> bool:
+        """Whether the grid divides the work (unknown counts as yes)."""
+        return self.block_indexed is not False
+
+    @property
+    def threads_are_work(self) -> bool:
+        return threads_are_work(self.block_indexed, self.body, self.facts)
 
     @property
     def known_facts(self) -> Facts | None:

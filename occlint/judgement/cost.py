@@ -132,6 +132,8 @@ def saving(f: Finding, report: KernelReport | None, advice: dict[str, Any]
     launch = report.launch if report is not None else None
     work = launch.work if launch is not None else None
     body = launch.body if launch is not None else None
+    if launch is not None and not launch.blocks_split_work and f.rule.startswith("OCC"):
+        return None  # every block does the same work: more at once do not finish it sooner
     if f.rule == "LCH001" and d.get("idle_lanes") is not None:
         idle = d["idle_lanes"] / (-(-d["block"] // d["wave_size"]) * d["wave_size"])
         return _range(0.85 * idle - 0.02, 1.1 * idle + 0.02,

@@ -370,6 +370,10 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     """The model's plan for ``report``'s launch (``seconds``: its traced mean duration)."""
     if report.occupancy is None or not report.block_size:
         return None
+    known = report.launch.known_facts
+    if not report.launch.blocks_split_work and not (known and known.loop == "block-stride"):
+        return None  # every block does the same work: another grid, or (with no loop over
+        # the block) another block, does other work
     dm = launch_model(report.device)
     units = report.device.scheduling_units(getattr(report, "wgp_mode", True)) \
         if report.device else None

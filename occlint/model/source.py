@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from occlint.model.facts import Facts
+from occlint.model.facts import Facts, threads_are_work
 from occlint.model.pickling import by_fields
 
 Body = Literal["grid-stride", "per-element", "other"]
@@ -88,6 +88,10 @@ class SourceKernel:
     # threads are indexed but not its blocks (every block does the same work: one block by
     # design); None: not known (no body, or one that reads no index at all)
     block_indexed: bool | None = None
+
+    @property
+    def threads_are_work(self) -> bool:
+        return threads_are_work(self.block_indexed, self.body, self.facts)
 
     def to_dict(self) -> dict[str, Any]:
         bounds = None

@@ -95,6 +95,7 @@ def launch_resolver(cfg: Config, opts: Options):
             block_from_source=uses_source,
             work=from_source.get("work"),
             facts=indexed_facts(from_source),
+            block_indexed=from_source.get("block_indexed"),
         )
         cache[key] = launch
         return launch

@@ -62,6 +62,8 @@ def block_not_wave_multiple(report, ctx):
     wave = report.kernel.wavefront_size
     if block is None or block % wave == 0 or report.block_source == "source":
         return  # a block from a source launch: the finding is on the launch's line
+    if report.launch.threads_are_work:  # whole warps would compute something else
+        return
     lanes = -(-block // wave) * wave
     idle = lanes - block
     down, up = block // wave * wave, lanes
@@ -167,7 +169,8 @@ def block_below_best(report, ctx):
     `occlint k.cubin --block 32 --device h100` -> block 32 reaches 50.0% occupancy; 64 or
     larger reaches 100.0%.
     """
-    if report.block_source not in ("launch", "trace") or report.occupancy is None:
+    if report.block_source not in ("launch", "trace") or report.occupancy is None \
+            or report.launch.threads_are_work:  # another block would compute other things
         return
     adv = ctx.advice
     best, current = adv.get("best_occupancy"), report.occupancy.occupancy
@@ -208,7 +211,8 @@ def grid_tail(report, ctx):
     balanced grids 980 and 1015.
     """
     grid = ctx.advice.get("grid")
-    if not grid or report.launch.grid <= grid["units"] or grid["cost"] == 0:
+    if not grid or report.launch.grid <= grid["units"] or grid["cost"] == 0 \
+            or not report.launch.blocks_split_work:
         return
     if report.block_source == "trace" and grid["cost"] < TRACE_MIN_TAIL_COST:
         return
@@ -257,7 +261,8 @@ def grid_too_small(report, ctx):
     """
     capacity = ctx.advice.get("capacity")
     grid = report.launch.grid
-    if not capacity or not grid or grid >= capacity["units"]:
+    if not capacity or not grid or grid >= capacity["units"] \
+            or not report.launch.blocks_split_work:
         return
     n, unit = capacity["units"], capacity["unit"]
     recommended = ctx.advice["oversubscription"]["recommended_grid"]
@@ -295,7 +300,8 @@ def grid_below_oversubscription(report, ctx):
     """
     over = ctx.advice.get("oversubscription")
     grid = report.launch.grid
-    if not over or not grid or not over["recommended_grid"]:
+    if not over or not grid or not over["recommended_grid"] \
+            or not report.launch.blocks_split_work:
         return
     waves = ctx.advice["grid"]["waves"]
     if waves >= over["target_waves"]:

@@ -104,7 +104,7 @@ def site_block_exceeds_limit(s: SiteReport, ctx: Context) -> Iterator[Finding]:
 @site_rule("LCH003")
 def site_block_below_best(s: SiteReport, ctx: Context) -> Iterator[Finding]:
     block = s.site.block.total if s.site.block else None
-    if block is None:
+    if block is None or _threads_are_the_work(s):
         return
     for b in s.binaries:
         if b["block_source"] != "source" or b["block"] != block or b["occupancy"] is None \
@@ -128,8 +128,7 @@ def _threads_are_the_work(s: SiteReport) -> bool:
     bound (SGEMM_CUDA's simplest_kernel: 16 threads fill a 4 x 4 array): its threads are
     its work, and a block of other threads would compute something else (32 would write
     past the array)."""
-    k = s.kernel
-    return k is not None and k.block_indexed is False and k.body == "other"
+    return s.kernel is not None and s.kernel.threads_are_work
 
 
 def _fixed_grid(s: SiteReport) -> int | None:

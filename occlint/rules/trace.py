@@ -47,7 +47,8 @@ def partial_wave(report, ctx):
     SMs): 3.70 waves; the partial wave may account for up to 25.0% of the runtime.
     """
     grid = ctx.advice.get("grid")
-    if not grid or not report.device or report.block_source != "trace":
+    if not grid or not report.device or report.block_source != "trace" \
+            or not report.launch.blocks_split_work:
         return
     if grid["device_waves"] is None:  # no registers: blocks per unit known only at most
         yield from _partial_wave_at_any_occupancy(report, ctx.advice["capacity"])
