@@ -86,9 +86,32 @@ NAMED = [
      "(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::"
      "BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float)", "framework",
      "PyTorch"),
+    # TraceLens' traces (AMD-AGI/TraceLens 171dd747, tests/traces): ROCm's Kineto writes
+    # CK's names mangled and cut short (mi300/resnet_act_checkpoint); MIOpen's im2col v2
+    # (inference/xdit_sd_3.5); vLLM's kernels over c10::BFloat16 are not PyTorch's
+    # (b200/eager_trace), PyTorch's own over it are
+    ("_ZN2ck16tensor_operation6device37kernel_batched_gemm_xdlops_bwd_weightINS_47GridwiseGemm_"
+     "bk0mk1_bk0nk1_mn_xdlops_bwd_weightILi64EttftLNS_25InMemoryDataOperationEnumE1ENS_16Tens",
+     "library", "Composable Kernel"),
+    ("Im2d2Col_v2", "library", "MIOpen"),
+    ("void vllm::rms_norm_kernel<c10::BFloat16, 8, 2>(c10::BFloat16*, c10::BFloat16 const*, "
+     "long, long, long, long, long, c10::BFloat16 const*, float, int, int)", "user", None),
+    ("void at::native::batch_norm_backward_kernel<c10::BFloat16, c10::BFloat16, float, int>"
+     "(at::GenericPackedTensorAccessor<c10::BFloat16 const, 3ul, at::RestrictPtrTraits, int>)",
+     "framework", "PyTorch"),
     ("gamma_gridstride(unsigned char*, unsigned long, float)", "user", None),
     ("saxpy", "user", None),
 ]
+
+
+def test_a_kernel_an_aten_op_launches_is_pytorchs():
+    """ROCm's AOTriton attention (``attn_fwd``, TraceLens' inference/xdit_sd_3.5, launched
+    by aten::_flash_attention_forward): no library claims the name; the op that launched it
+    is PyTorch's. The same name launched from the user's own code stays the user's."""
+    o = owner_of("attn_fwd", "attn_fwd", {}, op="aten::_flash_attention_forward")
+    assert (o.kind, o.library) == ("framework", "PyTorch")
+    assert owner_of("attn_fwd", "attn_fwd", {}).kind == "user"
+    assert owner_of("attn_fwd", "attn_fwd", {}, op="mylib::attention").kind == "user"
 
 
 @pytest.mark.parametrize(("name", "kind", "library"), NAMED)

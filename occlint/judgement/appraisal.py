@@ -61,7 +61,8 @@ def subject_owner(subject: Any, owners: dict[str, str]) -> Owner:
         if subject.resource_source == "binary" and subject.report is not None:
             binary = subject.report.kernel.file
         return owner_of(key.mangled or key.kernel, key.kernel, owners, binary=binary,
-                        generator=_generator(subject.format, key.op))
+                        generator=_generator(subject.format, key.op),
+                        op=(subject.group.launched_by or {}).get("op"))
     k = subject.kernel
     return owner_of(k.name, k.demangled, owners, named_in_run=True)
 
@@ -94,21 +95,21 @@ def launch_plan(subject: Any, report: Any, owners: dict[str, str]) -> Plan | Non
     return _plan(report)
 
 
-FLOOR_NOTE = "at most the traced time less the shortest kernel's (the device's launch floor)"
+FLOOR_NOTE = ("at most the traced time less the shortest kernel's (the device's launch floor, "
+              "or the measured reference's where the device is not measured)")
 
 
 def _most_saved(subject: Any, report: Any) -> float:
     """The largest share of a traced launch's time any fix can save: all of it but the
     shortest duration a kernel has on its device (the measured launch floor, as the profiler
-    records it); 1 where either is not known."""
-    if subject.kind != "launch" or report is None or subject.group.mean_ns <= 0:
+    records it; a device not measured has the reference's, as its derived parameters do)."""
+    if subject.kind != "launch" or subject.group.mean_ns <= 0:
         return 1.0
-    from occlint.devices.launch_params import launch_model
+    from occlint.devices.launch_params import launch_model, reference_model
 
-    dm = launch_model(report.device)
-    if dm is None or not dm.floor_us:
-        return 1.0
-    return max(0.0, 1 - dm.floor_us * 1e3 / subject.group.mean_ns)
+    dm = launch_model(report.device if report is not None else subject.device)
+    floor_us = (dm or reference_model()).floor_us
+    return max(0.0, 1 - floor_us * 1e3 / subject.group.mean_ns)
 
 
 def _plan(report: Any, seconds: float | None = None) -> Plan | None:

@@ -52,6 +52,9 @@ class Owner:
 
 
 # (kind, library or generator, pattern searched in the demangled name), first match wins;
+# a pattern of NAMED that starts with this is matched on the kernel's own name: the name
+# with its template arguments and parameters left out
+OWN_NAME = "(?#own)"
 # the more specific (cuDNN's own copies of CUTLASS and XMMA) before the general.
 NAMED: tuple[tuple[str, str, str], ...] = (
     ("generated", "Triton", r"^triton_|^triton__"),
@@ -94,16 +97,20 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     # batched_transpose, the igemm_*_gtc assembly convolutions)
     ("library", "MIOpen", r"miopen|MIOpen|naive_conv_|^Op\dd|^gridwise_convolution|"
                           r"^SubTensorOp|^transpose_(NCHW2CNHW|CNHW2NCHW)|^batched_transpose_|"
-                          r"^igemm_(fwd|bwd|wrw)_gtc|^Im[23]d2Col$|^Col2Im[23]d$"),
-    ("library", "Composable Kernel", r"\bck::|ck_tile::|device_[a-z_]*_xdl"),
+                          r"^igemm_(fwd|bwd|wrw)_gtc|^Im[23]d2Col(_v\d+)?$|^Col2Im[23]d(_v\d+)?$"),
+    # (ROCm's Kineto writes CK's mangled names, cut short where they are long: not
+    # demangled, their namespaces still read)
+    ("library", "Composable Kernel", r"\bck::|ck_tile::|device_[a-z_]*_xdl|^_ZN(2ck|7ck_tile)\d"),
     ("library", "rocPRIM", r"\brocprim::|\bhipcub::"),
     ("library", "rocFFT", r"rocfft|fft_rtc_"),
     # ROCclr's blit kernels: what hipMemcpy / hipMemset run on the GPU
     ("library", "HIP runtime", r"^__amd_rocclr_"),
     ("library", "Transformer Engine", r"\btransformer_engine::"),
-    ("framework", "PyTorch", (r"\bat::|\bc10::|\btorch::|^void \(anonymous namespace\)::"
-                                 r"(softmax|cunn_|indexing|elementwise)|_cuda_kernel|"
-                                 r"\bcunn_")),
+    # (matched on the kernel's own name, its template arguments left out: a library's or
+    # the user's kernel over c10::BFloat16 is not PyTorch's)
+    ("framework", "PyTorch", (OWN_NAME + r"(\bat::|\bc10::|\btorch::|^void \(anonymous "
+                                 r"namespace\)::(softmax|cunn_|indexing|elementwise)|"
+                                 r"_cuda_kernel|\bcunn_)")),
     ("framework", "JAX/XLA runtime", (r"^(xla|jax)::|^redzone|^RedzoneChecker")),
 )
 
@@ -147,10 +154,30 @@ def _compiled(table: tuple[tuple[str, str, str], ...]
 
 
 def by_name(name: str) -> Owner | None:
+    own = None
     for kind, library, pattern in _compiled(NAMED):
-        if pattern.search(name):
+        if pattern.pattern.startswith(OWN_NAME):
+            own = own if own is not None else own_name(name)
+            if pattern.search(own):
+                return Owner(kind, library, "name")
+        elif pattern.search(name):
             return Owner(kind, library, "name")
     return None
+
+
+def own_name(name: str) -> str:
+    """A demangled kernel name without its template arguments and parameters:
+    ``void vllm::rms_norm_kernel<c10::BFloat16, 8>(float*, int)`` ->
+    ``void vllm::rms_norm_kernel``."""
+    out, depth = [], 0
+    for ch in name:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
 
 
 def by_index(name: str) -> Owner | None:
@@ -172,9 +199,15 @@ def by_file(path: str) -> Owner | None:
 
 def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
              named_in_run: bool = False, binary: str | None = None,
-             generator: str | None = None) -> Owner:
+             generator: str | None = None, op: str | None = None) -> Owner:
     """The owner of a kernel (see the module's docstring for the order); ``generator``: the
-    compiler the trace says launched it (XLA), owner of a kernel no library claims by name."""
+    compiler the trace says launched it (XLA), owner of a kernel no library claims by name;
+    ``op``: the framework op the trace says launched it (a kernel no library claims that an
+    ``aten::`` op launches is PyTorch's own: ROCm's AOTriton attention, ``attn_fwd``)."""
+    if demangled and demangled.startswith("_Z"):  # ROCm's Kineto: the mangled name only
+        from occlint.model.demangle import demangle
+
+        demangled = demangle(demangled)
     found = configured((name, demangled or ""), owners)
     if found is not None:
         return found
@@ -193,4 +226,6 @@ def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
     # elementwise kernel over fbgemm_gpu's functor, built into FBGEMM)
     if found is None and generator is not None:
         return Owner("generated", generator, "trace")
+    if found is None and op is not None and op.startswith("aten::"):
+        return Owner("framework", "PyTorch", "trace")
     return found or (USER_INPUT if binary is not None else Owner("user", None, "default"))
