@@ -202,7 +202,8 @@ def is_id(value: Any) -> bool:
 
 
 # runtime and driver calls that wait for the GPU (a CUDA graph cannot capture them)
-SYNCHRONIZING = re.compile(r"Synchronize|^(cuda|hip)Memcpy(2D|3D)?$|^cuMemcpy(DtoH|HtoD|2D|3D)?"
+SYNCHRONIZING = re.compile(r"Synchronize|^(cuda|hip)Memcpy(2D|3D|WithStream|DtoH|HtoD|"
+                           r"FromSymbol|ToSymbol)?$|^cuMemcpy(DtoH|HtoD|2D|3D)?"
                            r"(_v2)?$|^(cuda|hip)Free$|^cuMemFree")
 
 
