@@ -28,14 +28,26 @@ def kernel_events(path: Path) -> list[dict]:
         return [e for e in json.load(fh)["traceEvents"] if e.get("cat") == "kernel"]
 
 
+def _other_kernels_in(a: float, b: float, others: list[tuple[float, float]]) -> float:
+    """The time in [a, b] in which one of ``others`` (start, duration) ran (their union)."""
+    spans = sorted((max(s, a), min(s + d, b)) for s, d in others if s < b and s + d > a)
+    total, reach = 0.0, a
+    for s, e in spans:
+        total += max(0.0, e - max(s, reach))
+        reach = max(reach, e)
+    return total
+
+
 def bursts_idle_ns(events: list[dict]) -> dict[int, float]:
     """Per stream, the idle time of its LCH201 bursts: the rule's definition, written
-    plainly (one pass over each stream's kernels in start order)."""
+    plainly (one pass over each stream's kernels in start order): the gaps between its
+    launches, less the time other streams' kernels ran in them (the GPU was busy then)."""
     streams: dict[int, list[tuple[float, float]]] = defaultdict(list)
     for e in events:
         streams[e["args"]["stream"]].append((e["ts"] * 1000, e["dur"] * 1000))
     out: dict[int, float] = {}
     for stream, launches in streams.items():
+        others = [k for s, ks in streams.items() if s != stream for k in ks]
         launches.sort()
         runs, run, last_end = [], [], None
         for start, dur in launches:
@@ -44,8 +56,10 @@ def bursts_idle_ns(events: list[dict]) -> dict[int, float]:
                 if len(run) >= 20:
                     runs.append(run)
                 run = [] if dur > 50_000 else [(start, dur, 0.0)]
-            else:
-                run.append((start, dur, max(gap, 0.0) if run and gap is not None else 0.0))
+            else:  # what other streams ran in the gap is no idle
+                idle = gap - _other_kernels_in(last_end, start, others) \
+                    if run and gap is not None and gap > 0 else 0.0
+                run.append((start, dur, idle))
             last_end = start + dur if last_end is None else max(last_end, start + dur)
         if len(run) >= 20:
             runs.append(run)

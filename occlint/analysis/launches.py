@@ -512,4 +512,32 @@ def _close_run(found: list, lo: int, hi: int, starts, durations, ends, gaps, gro
         counts[g] = counts.get(g, 0) + 1
     found.append({"launches": count, "busy_ns": busy, "idle_ns": idle,
                   "span_ns": max(ends[lo:hi]) - starts[lo], "mean_ns": mean,
-                  "mean_gap_ns": mean_gap, "start_ns": starts[lo], "groups": counts})
+                  "mean_gap_ns": mean_gap, "start_ns": starts[lo], "groups": counts,
+                  "index": (lo, hi)})
+
+
+def idle_elsewhere_busy(bursts: list[dict[str, Any]], starts, durations,
+                        covered: Callable[[float], float]) -> list[dict[str, Any]]:
+    """The bursts of one stream (``starts``, ``durations``: in start order, as
+    :func:`overhead_bursts` read them) with the time other kernels ran in their gaps taken
+    out of their idle time (``covered(t)``: the time some other kernel ran before ``t``:
+    another stream's, NCCL's beside the compute; a graph's replayed kernels): the GPU was
+    not idle then. A burst whose gaps are then under :data:`OVERHEAD_GAP_RATIO` of its
+    kernels' time is none."""
+    out = []
+    for b in bursts:
+        lo, hi = b.pop("index")
+        end = b["start_ns"] + b["span_ns"]
+        if covered(end) - covered(b["start_ns"]) <= 0:
+            out.append(b)
+            continue
+        filled, last = 0.0, starts[lo] + durations[lo]
+        for i in range(lo + 1, hi):
+            if starts[i] > last:
+                filled += covered(starts[i]) - covered(last)
+            last = max(last, starts[i] + durations[i])
+        b["idle_ns"] -= filled
+        b["mean_gap_ns"] = b["idle_ns"] / (b["launches"] - 1)
+        if b["mean_gap_ns"] >= OVERHEAD_GAP_RATIO * b["mean_ns"]:
+            out.append(b)
+    return out

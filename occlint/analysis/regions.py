@@ -85,7 +85,7 @@ def host_regions(host: HostActivity | None, timelines: list[StreamTimeline]) -> 
         return []
     lo = min(c.start_ns for cs in calls.values() for c in cs)
     hi = max(c.end_ns for cs in calls.values() for c in cs)
-    busy = _Busy(timelines, lo, hi)
+    busy = Busy(timelines, lo, hi)
     found = []
     for (function, file, line), cs in calls.items():
         for c in cs:
@@ -135,12 +135,13 @@ def _inside(call: Call, other: Region) -> bool:
                != (call.start_ns, call.end_ns) for o in other.calls)
 
 
-class _Busy:
+class Busy:
     """The kernels of every stream between ``lo`` and ``hi`` (ns): the union of their
     intervals (when some kernel ran) and each stream's starts (what started when)."""
 
     def __init__(self, timelines: list[StreamTimeline], lo: float, hi: float) -> None:
         self.starts: list[tuple[Any, Any]] = []  # per stream: (starts, groups), sorted
+        self.loose: list[list[float]] = []  # per stream: starts of launches in no group
         intervals: list[tuple[float, float]] = []
         for t in timelines:
             starts, durations, groups = in_start_order(t.starts, t.durations, t.groups)
@@ -150,6 +151,10 @@ class _Busy:
             self.starts.append((starts[a:b], groups[a:b]))
             intervals.extend(zip(starts[a:b], map(operator.add, starts[a:b],
                                                   durations[a:b]), strict=True))
+            if t.loose_starts:  # a graph's replayed kernels: busy, counted, in no group
+                loose = sorted(zip(t.loose_starts, t.loose_durations, strict=True))
+                self.loose.append([s for s, _ in loose])
+                intervals.extend((s, s + d) for s, d in loose if s <= hi and s + d >= lo)
         intervals.sort()
         self.begins: list[float] = []
         self.ends: list[float] = []
@@ -176,3 +181,6 @@ class _Busy:
             b = bisect.bisect_right(starts, call.end_ns)
             call.launches += b - a
             call.groups.update(groups[a:b])
+        for starts in self.loose:
+            call.launches += bisect.bisect_right(starts, call.end_ns) - bisect.bisect_left(
+                starts, call.start_ns)

@@ -92,15 +92,20 @@ class LaunchGroup:
 
 
 class StreamTimeline:
-    """Start times and durations of the launches on one stream, in arrival order."""
+    """Start times and durations of the launches on one stream, in arrival order; and of
+    those in no group (``loose_*``: a graph's replayed kernels, launches whose dimensions
+    the trace does not give), which keep the GPU busy all the same."""
 
-    __slots__ = ("device", "durations", "groups", "starts", "stream")
+    __slots__ = ("device", "durations", "groups", "loose_durations", "loose_starts", "starts",
+                 "stream")
 
     def __init__(self, device: str, stream: str) -> None:
         self.device, self.stream = device, stream
         self.starts = array("d")
         self.durations = array("d")
         self.groups = array("l")  # index of each launch's group (collector order)
+        self.loose_starts = array("d")
+        self.loose_durations = array("d")
 
 
 def in_start_order(starts, durations, groups) -> tuple:
@@ -142,6 +147,7 @@ class LaunchCollector:
         self.launches = 0
         self.notes: list[str] = []  # facts about the trace worth reporting (info)
         self.replayed = 0  # graph-replayed launches the trace gives no dimensions for
+        self.loose_ns = 0.0  # kernel time of the launches in no group (StreamTimeline.loose_*)
         self.host: HostActivity | None = None  # with Python stacks (Kineto's with_stack)
         # the PyTorch profiler's options the trace shows (None: not a Kineto trace, or not
         # read): record_shapes, with_stack, with_modules, profile_memory
@@ -180,6 +186,16 @@ class LaunchCollector:
 
     def add(self, key: LaunchKey, start_ns: float, duration_ns: float, stream: str) -> None:
         self.add_to(self.handle(key, stream), start_ns, duration_ns)
+
+    def add_loose(self, device: str, stream: str, start_ns: float, duration_ns: float) -> None:
+        """A launch in no group (its dimensions unknown): its time on its stream, for the
+        GPU's busy time and the trace's kernel time; readers count it in ``launches``."""
+        timeline = self.streams.get((device, stream))
+        if timeline is None:
+            timeline = self.streams[(device, stream)] = StreamTimeline(device, stream)
+        timeline.loose_starts.append(start_ns)
+        timeline.loose_durations.append(duration_ns)
+        self.loose_ns += duration_ns
 
 
 def integral(value: Any) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,12 @@ from occlint.analysis.launches import (
     BinaryIndex,
     LaunchReport,
     analyse_group,
+    idle_elsewhere_busy,
     kernel_from_record,
     match_device,
     overhead_bursts,
 )
-from occlint.analysis.regions import Region, host_regions
+from occlint.analysis.regions import Busy, Region, host_regions
 from occlint.devices.launch_params import launch_model, reference_model
 from occlint.devices.models import Device
 from occlint.judgement.cost import (
@@ -35,7 +37,7 @@ from occlint.judgement.cost import (
 from occlint.model.demangle import base_name
 from occlint.model.finding import OVERHEAD_RULES, find_under
 from occlint.model.kernel import InputError
-from occlint.model.launch import LaunchCollector, TraceDevice
+from occlint.model.launch import LaunchCollector, StreamTimeline, TraceDevice, in_start_order
 from occlint.pipeline.document import occupancy_record, overhead_savings
 from occlint.pipeline.facts_index import embedded_facts, indexed_facts
 from occlint.pipeline.ranks import rank_summary, trace_rank
@@ -135,6 +137,8 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
                            "kernels": 0, "format": collector.format,
                            "launches": collector.launches,
                            "launch_groups": len(collector.group_list),
+                           **({"ungrouped_kernel_time_ns": round(collector.loose_ns)}
+                              if collector.loose_ns else {}),
                            "notes": list(collector.notes),
                            **({"profiler_options": collector.profiler_options}
                               if collector.profiler_options is not None else {}),
@@ -259,8 +263,13 @@ def _overhead(collector: LaunchCollector, reports: list[LaunchReport], settings,
     rules = checks(settings, "stream")
     if not rules:
         return
-    for (_device, stream), timeline in sorted(collector.streams.items()):
-        bursts = overhead_bursts(timeline.starts, timeline.durations, timeline.groups)
+    for (device, stream), timeline in sorted(collector.streams.items()):
+        starts, durations, groups = in_start_order(timeline.starts, timeline.durations,
+                                                   timeline.groups)
+        bursts = overhead_bursts(starts, durations, groups)
+        if bursts:
+            bursts = idle_elsewhere_busy(bursts, starts, durations,
+                                         _elsewhere(collector, device, stream, bursts))
         if not bursts:
             continue
         parts = [_burst_part(b, reports) for b in bursts]
@@ -340,6 +349,20 @@ def _issuers(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
         entry["idle_ns"] += p["idle_ns"]
         entry["launches"] += p["launches"]
     return sorted(out.values(), key=lambda e: (-e["idle_ns"], str(e["file"]), e["line"] or 0))
+
+
+def _elsewhere(collector: LaunchCollector, device: str, stream: str,
+               bursts: list[dict[str, Any]]) -> Callable[[float], float]:
+    """``covered(t)``: the time before ``t`` in which a kernel ran on the device other than
+    ``stream``'s grouped launches (other streams', and any stream's launches in no group),
+    over the bursts' span."""
+    mine = collector.streams[(device, stream)]
+    alone = StreamTimeline(device, stream)  # this stream's launches in no group only
+    alone.loose_starts, alone.loose_durations = mine.loose_starts, mine.loose_durations
+    others = [t for (d, s), t in collector.streams.items() if d == device and s != stream]
+    lo = min(b["start_ns"] for b in bursts)
+    hi = max(b["start_ns"] + b["span_ns"] for b in bursts)
+    return Busy([*others, alone], lo, hi).covered
 
 
 def merge_bursts(bursts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -455,7 +478,9 @@ def _mid(s: dict[str, Any] | None) -> float:
 
 def summary(launches: list[dict[str, Any]], inputs: list[dict[str, Any]] | None = None
             ) -> dict[str, Any]:
-    total = sum(r["total_ns"] for r in launches)
+    # every launch's time, in a group or not (graph replays: their inputs say how long)
+    total = sum(r["total_ns"] for r in launches) + sum(
+        i.get("ungrouped_kernel_time_ns", 0) for i in inputs or ())
     flagged = sum(r["total_ns"] for r in launches
                   if any(f["severity"] != "info" for f in r["findings"]))
     # the groups' own fixes, and the streams' launch overhead (the caller's to fix: graphs,

@@ -585,10 +585,13 @@ class _Reader:
 
     def finish(self) -> list[InputError]:
         unresolved = 0
+        for loose in self.join.loose:
+            self.collector.add_loose(*loose)
         for name, device, stream, start, duration, grid, block, shared, ext, _ in \
                 self.join.unresolved():  # no runtime call: the kernel's own dimensions
             if grid is None or block is None:
                 unresolved += 1
+                self.collector.add_loose(device, stream, start, duration)
                 continue
             self._add(name, device, stream, start, duration, grid, block, None, None,
                       origin=(ext, None, None), dynamic_lds=shared, amd=True)
@@ -1018,7 +1021,7 @@ def _range_result(reader: _Reader) -> tuple:
     c, join = reader.collector, reader.join
     seams = (list(join.calls.items()),
              [(correlation, kernel) for correlation, waiting in join.pending.items()
-              for kernel in waiting], join.replayed)
+              for kernel in waiting], join.replayed, join.loose)
     return (c.group_list, list(c.streams.values()), reader.events, reader.check.bad,
             reader.check.first, reader.kernels_at_last_group, seams)
 
@@ -1027,9 +1030,10 @@ def _join_seams(reader: _Reader, seams: tuple) -> None:
     """A range's runtime calls and kernels left unjoined (their partner in another range),
     joined with those of the ranges before it; a kernel whose call never comes is left to
     :meth:`_Reader.finish`."""
-    calls, kernels, replayed = seams
+    calls, kernels, replayed, loose = seams
     join = reader.join
     join.replayed += replayed
+    join.loose.extend(loose)
     for correlation, (api, grid, block, shared) in calls:
         for launch in join.call_of(api, correlation, True, grid, block, shared):
             reader._add_rocm(launch, correlation)

@@ -71,6 +71,7 @@ class RuntimeJoin:
         self.calls: dict[Any, tuple] = {}  # correlation -> (api, grid, block, shared)
         self.pending: dict[Any, list[tuple]] = {}  # correlation -> kernels before their call
         self.replayed = 0
+        self.loose: list[tuple] = []  # (device, stream, start, duration) of replayed kernels
 
     def call(self, event: dict[str, Any]) -> list[tuple]:
         """A runtime call; the kernels waiting for it, as :meth:`launch` tuples."""
@@ -131,6 +132,7 @@ class RuntimeJoin:
         api, call_grid, call_block, call_shared = call
         if api in GRAPH_APIS:
             self.replayed += 1
+            self.loose.append((device, stream, start, duration))
             return None
         if call_grid is not None and call_block is not None:
             grid, block, shared = call_grid, call_block, call_shared
