@@ -221,3 +221,16 @@ def test_a_statement_macro_alone_on_its_line_keeps_the_launch_after_it():
     [site] = source.launches
     assert site.span.line == text.splitlines().index("    k<<<7, 96>>>(o);") + 1
     assert site.grid.dims == (7, 1, 1) and site.block.dims == (96, 1, 1)
+
+
+def test_kernels_that_read_no_block_index_get_no_grid_rules(occlint):
+    """A kernel whose body reads no block index does the same work in every block: no grid
+    rule asks it for more blocks, and one whose threads are its work is not told to use a
+    warp of them (cccl's <<<1, 1>>> reductions; a block's cooperative-groups rank). A
+    kernel reading its index through a helper of the file keeps them (LCH102)."""
+    def rules(name: str) -> set[tuple[str, str]]:
+        doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
+        return {(f["kernel"], f["rule"]) for f in doc["findings"]}
+
+    assert rules("no_block_index.cu") == set()
+    assert ("through_helper", "LCH102") in rules("block_index_helper.cu")

@@ -50,6 +50,8 @@ BLOCK_INDEX = re.compile(rb"\b(blockIdx|hipBlockIdx_[xyz]|__builtin_amdgcn_workg
                          rb"this_grid|group_index|block_rank|clusterIdx|block_index)\b")
 THREAD_INDEX_BYTES = re.compile(rb"\b(threadIdx|hipThreadIdx_[xyz]|"
                                 rb"__builtin_amdgcn_workitem_id_[xyz])\b")
+# a body asking a helper or a macro: a call, or a name in capitals (a macro's)
+_ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
@@ -178,14 +180,20 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
     return "other"
 
 
-def _block_indexed(body: Any, text: Text) -> bool | None:
-    """Whether the body reads which block it is; None where it reads no thread index
-    either (an empty body, or one that asks helpers: nothing to tell)."""
+def _block_indexed(body: Any, text: Text, helpers_may: bool) -> bool | None:
+    """Whether the body reads which block it is: False where it reads no block index and
+    the file reads one nowhere outside its kernels' bodies either (every block does the same
+    work: an empty kernel, a ``<<<1, 1>>>`` test writing ``*out``, a 4 x 4 fill by its
+    threads); None where it reads none itself but a helper or macro of the file may
+    (``helpers_may``) and the body asks one (a call, or a name in capitals), and where the
+    body is empty (a stand-in: nothing to tell)."""
     if BLOCK_INDEX.search(text.data, body.start_byte, body.end_byte):
         return True
-    if THREAD_INDEX_BYTES.search(text.data, body.start_byte, body.end_byte):
-        return False
-    return None
+    if not body.named_child_count:
+        return None
+    if helpers_may and _ASKS.search(text.data, body.start_byte, body.end_byte):
+        return None
+    return False
 
 
 def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
@@ -245,6 +253,11 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     if found is None:
         found = kernel_definitions(root, text.data)
     consts = defines(text.data) if found else {}
+    # a block index read outside the kernels' bodies: a helper or macro that may hand one on
+    bodies = [(b.start_byte, b.end_byte) for n in found
+              if (b := n.child_by_field_name("body")) is not None]
+    helpers_may = any(not any(a <= m.start() < b for a, b in bodies)
+                      for m in BLOCK_INDEX.finditer(text.data)) if found else False
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
@@ -276,7 +289,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
         facts = _facts(declarator, body, kind, text, consts) if body is not None else None
-        indexed = _block_indexed(body, text) if body is not None else None
+        indexed = _block_indexed(body, text, helpers_may) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed))
     return out
