@@ -234,3 +234,13 @@ def test_kernels_that_read_no_block_index_get_no_grid_rules(occlint):
 
     assert rules("no_block_index.cu") == set()
     assert ("through_helper", "LCH102") in rules("block_index_helper.cu")
+
+
+def test_a_tile_kernel_is_not_told_another_block_or_grid(occlint):
+    """A 32 x 32 tile in shared memory (CoffeeBeforeArch's tiled matmul): its grid's tail
+    is stated (info), but neither a grid-stride grid (the kernel is in the run and is no
+    grid-stride loop) nor another block size (it has a barrier: its block is its tile) is
+    advised; before, "a block of 896 threads gives 1171 blocks" (a prime: no 2-D grid)."""
+    doc = occlint(str(CASES / "fixed_tile.cu"), "--device", "h100", "--format", "json").json()
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH101"]
+    assert f["severity"] == "info" and not f.get("advice"), f

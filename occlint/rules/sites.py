@@ -131,6 +131,18 @@ def _threads_are_the_work(s: SiteReport) -> bool:
     return s.kernel is not None and s.kernel.threads_are_work
 
 
+def _block_is_free(s: SiteReport) -> bool:
+    """Whether another block size does the same work at this site: a 1-D block of a kernel
+    of one element per thread (a bounds check) that fixes no block (no launch bounds, no
+    template, no barrier: a tile's shared arrays and its blockDim-sized steps follow the
+    block it was written for)."""
+    k, block = s.kernel, s.site.block
+    if k is None or block is None or k.body != "per-element" or k.launch_bounds is not None \
+            or k.template or block.dims[1:] != (1, 1):
+        return False
+    return not (k.facts is not None and (k.facts.barrier or k.facts.shared_per_thread))
+
+
 def _fixed_grid(s: SiteReport) -> int | None:
     """The site's grid when it is a constant the grid rules can judge; None where it is not,
     or where the kernel's body never reads which block it is (every block does the same
@@ -154,19 +166,19 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             continue
         n, most = t.units, g["max_blocks_per_unit"]
         nearest = " or ".join(str(x) for x in g["nearest_balanced"])
-        advice = f"use a grid of {nearest} blocks"
+        advice: str | None = f"use a grid of {nearest} blocks"
         block = s.site.block.total if s.site.block else None
-        if grid_stride(s.kernel) is not True and block:  # a grid change would drop elements
+        if grid_stride(s.kernel) is not True:  # a grid change alone would drop elements
             wave = t.wave
             better = balanced_block(grid * block, n, list(range(wave, t.max_block + 1, wave)),
-                                    block)
+                                    block) if block and _block_is_free(s) else None
             advice = ((f"if {s.site.kernel} loops over its data (grid-stride), use a grid of "
-                       f"{nearest} blocks; " if grid_stride(s.kernel) is None else "")
-                      + "with one element per thread the grid follows the problem size: "
-                      + (f"a block of {better[0]} threads gives {better[1]} blocks, "
-                         f"{_pct(better[2])} over a balanced grid" if better
-                         else "keep the grid"))
-        yield site_finding(
+                       f"{nearest} blocks; " if s.kernel is None else "")
+                      + ("with one element per thread the grid follows the problem size: "
+                         f"a block of {better[0]} threads gives {better[1]} blocks, "
+                         f"{_pct(better[2])} over a balanced grid" if better else ""))
+            advice = advice.rstrip("; ") or None
+        finding = site_finding(
             "LCH101", s, s.site.grid,
             f"grid of {grid} {plural(grid, 'block')} is not a multiple of the {n} {t.unit}s of "
             f"{t.name}: {g['busy_units']} {plural(g['busy_units'], t.unit)} "
@@ -175,6 +187,9 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"{most - 1}: an estimated {_pct(g['cost'])} longer than a balanced grid (tail "
             "effect)", advice=advice, target=t,
             grid=grid, units=n, cost=g["cost"], nearest_balanced=g["nearest_balanced"])
+        if advice is None:  # a fact: no change the site can make is known to pay
+            finding.severity = "info"
+        yield finding
 
 
 @site_rule("LCH102")
