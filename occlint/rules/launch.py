@@ -71,9 +71,10 @@ def block_not_wave_multiple(report, ctx):
     word = "warp" if report.kernel.vendor == "nvidia" else "wavefront"
     yield kernel_finding(
         "LCH001", report,
-        f"block of {block} threads is not a multiple of the {wave}-lane {word}: its last "
-        f"{word} runs {block % wave} lanes, {idle} idle ({_pct(idle / lanes)} of the block's "
-        f"lanes)", advice=planned(ctx, f"use {options} threads per block"),
+        f"block of {block} {plural(block, 'thread')} is not a multiple of the {wave}-lane "
+        f"{word}: its last {word} runs {block % wave} {plural(block % wave, 'lane')}, {idle} "
+        f"idle ({_pct(idle / lanes)} of the block's lanes)",
+        advice=planned(ctx, f"use {options} threads per block"),
         block=block, wave_size=wave, idle_lanes=idle, nearest=[x for x in (down, up) if x],
         suggestions=[ctx.plan.best.threads] if ctx.plan is not None and ctx.plan.changes
         else [] if ctx.plan is not None else [x for x in (down, up) if x])

@@ -64,8 +64,9 @@ def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Findin
         options = [x for x in (down, up) if x > 0]
         yield site_finding(
             "LCH001", s, s.site.block,
-            f"block of {block} threads is not a multiple of the {wave}-lane {t.word} of "
-            f"{t.name}: its last {t.word} runs {block % wave} lanes, {idle} idle "
+            f"block of {block} {plural(block, 'thread')} is not a multiple of the {wave}-lane "
+            f"{t.word} of {t.name}: its last {t.word} runs {block % wave} "
+            f"{plural(block % wave, 'lane')}, {idle} idle "
             f"({_pct(idle / lanes)} of the block's lanes)",
             advice=f"use {' or '.join(map(str, options))} threads per block", target=t,
             block=block, wave_size=wave, idle_lanes=idle, suggestions=options)
