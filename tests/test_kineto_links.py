@@ -362,3 +362,17 @@ def test_second_pass_reads_the_layout_and_stops_early():
                    if g.launched_by.get("correlation"))
         assert (consumed < len(items)) is stops
         assert (read.collector.host is None) is stops
+
+
+def test_a_device_of_the_other_vendor_leaves_the_traces_own():
+    """``--device h100`` on a trace of four MI210s (its deviceProperties say so): the
+    launches are analysed on the MI210, with a note, not left on "an unknown device"."""
+    path = ROCM / "mi210_gpu_only.json.gz"
+    out = execute(Options(paths=[str(path)], devices=["h100"], isolated=True))
+    doc, code = out.doc, out.exit_code
+    with gzip.open(path) as fh:
+        names = {p["name"] for p in json.load(fh)["deviceProperties"]}
+    assert names == {"AMD Instinct MI210"}
+    assert {r["device"] for r in doc["launches"]} == names
+    assert any(n.startswith("--device names no AMD device") for n in doc["inputs"][0]["notes"])
+    assert code != 2

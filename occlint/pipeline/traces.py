@@ -73,10 +73,13 @@ def _device_for(td: TraceDevice | None, devices: list[Device], db) -> tuple[Devi
     if devices:  # --device / configuration: the first of the trace device's vendor
         vendor = td.vendor if td else None
         same = [d for d in devices if vendor is None or d.vendor == vendor]
-        return (same[0], "--device") if same else (None, "unknown")
+        if same:
+            return same[0], "--device"
+        if td is None:
+            return None, "unknown"
     if td is None:
         return None, "unknown"
-    return match_device(td, db)
+    return match_device(td, db)  # (--device names another vendor's: the trace's own)
 
 
 def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) -> TraceOutcome:
@@ -103,8 +106,12 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
         for group in collector.group_list:
             key = group.key.device
             if key not in devices:
-                devices[key] = _device_for(collector.devices.get(key), setup.devices,
-                                           setup.db)
+                td = collector.devices.get(key)
+                devices[key] = _device_for(td, setup.devices, setup.db)
+                if setup.devices and td is not None and devices[key][1] != "--device":
+                    vendor = {"amd": "AMD", "nvidia": "NVIDIA"}.get(td.vendor, td.vendor)
+                    collector.notes.append(f"--device names no {vendor} device: the trace's "
+                                           f"own ({td.name or td.arch}) is used")
             device, source = devices[key]
             facts = setup.source_index.get(base_name(group.key.kernel)) \
                 if setup.source_index else None
