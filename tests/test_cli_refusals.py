@@ -129,6 +129,12 @@ def test_a_text_file_that_is_no_input_says_what_it_begins_with(occlint, tmp_path
     hostile.write_text("\u001b[31mred\u001b[0m")  # an escape sequence: not printable text
     run = occlint(str(hostile), "--isolated")
     assert run.code == 2 and "not a GPU binary" in run.err and "\x1b" not in run.err
+    damaged = tmp_path / "trace.json.gz"  # gzip's magic, then no deflate stream
+    damaged.write_bytes(b"\x1f\x8b garbage")
+    run = occlint(str(damaged), "--isolated")
+    assert run.code == 2 and run.err.strip() == (
+        f"occlint: error: {damaged}: a gzip file that does not decompress to a profiler "
+        "trace occlint reads (damaged, cut short, or another format)")
     quoted = tmp_path / "quoted.txt"
     quoted.write_text("caf\u00e9 au lait " * 10)
     run = occlint(str(quoted), "--isolated")

@@ -157,6 +157,9 @@ class ContainerWalker:
         elif depth == 0 and (line := _text_line(span)) is not None:
             raise FormatError("a text file, not a GPU binary, nor a source, PTX or profiler "
                               f"trace occlint reads (it begins: {line})")
+        elif depth == 0 and span.startswith(b"\x1f\x8b"):  # a trace would have been read
+            raise FormatError("a gzip file that does not decompress to a profiler trace "
+                              "occlint reads (damaged, cut short, or another format)")
         else:
             raise FormatError("not a GPU binary (no AMDGPU/CUDA ELF, offload bundle or "
                               "fatbin found)")
