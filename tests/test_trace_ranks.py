@@ -96,3 +96,6 @@ def test_rank_of_each_format(tmp_path):
     inside = tmp_path / "trace.json"
     inside.write_text('{"distributedInfo": {"backend": "nccl", "rank": 5}, "traceEvents": []}')
     assert trace_rank(inside, "kineto") == "rank 5"
+    # rank 0 is a rank (TraceLens' B200 trace of an 8-rank job read as none)
+    inside.write_text('{"distributedInfo": {"backend": "nccl", "rank": 0}, "traceEvents": []}')
+    assert trace_rank(inside, "kineto") == "rank 0"

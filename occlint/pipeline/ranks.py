@@ -28,7 +28,7 @@ def trace_rank(path: Path, fmt: str) -> str | None:
     name = path.name
     if fmt == "kineto":
         found = _in_head(DISTRIBUTED_RANK, path)
-        if found:
+        if found is not None:  # (rank 0 too)
             return f"rank {found}"
     named = RANK_IN_NAME.search(name)
     if named:
@@ -39,7 +39,7 @@ def trace_rank(path: Path, fmt: str) -> str | None:
             return f"pid {int(pid.group(1))}"
         if fmt == "rocprofv3-json":
             found = _in_head(METADATA_PID, path)
-            if found:
+            if found is not None:
                 return f"pid {found}"
     return None
 
