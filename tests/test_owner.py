@@ -213,3 +213,11 @@ def test_a_fresh_run_warns_only_about_what_the_user_can_change():
     assert len(mem_eff) == 2 and "FlashAttention" not in libraries
     assert {(r["owner"]["kind"], r["owner"]["library"]) for r in mem_eff} == {
         ("framework", "PyTorch")}
+
+
+def test_nccl_named_kernels_on_an_amd_gpu_are_rccls():
+    """RCCL keeps NCCL's kernel names (TraceLens' MI350X rocprofv3 run: ncclDevKernel_Generic
+    beside the compute): on an AMD GPU they are RCCL's, on NVIDIA's NCCL's."""
+    name = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"
+    assert owner_of(name, name, {}, vendor="amd").library == "RCCL"
+    assert owner_of(name, name, {}, vendor="nvidia").library == "NCCL"

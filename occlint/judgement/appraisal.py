@@ -62,7 +62,8 @@ def subject_owner(subject: Any, owners: dict[str, str]) -> Owner:
             binary = subject.report.kernel.file
         return owner_of(key.mangled or key.kernel, key.kernel, owners, binary=binary,
                         generator=_generator(subject.format, key.op),
-                        op=(subject.group.launched_by or {}).get("op"))
+                        op=(subject.group.launched_by or {}).get("op"),
+                        vendor=subject.device.vendor if subject.device else None)
     k = subject.kernel
     return owner_of(k.name, k.demangled, owners, named_in_run=True)
 

@@ -199,11 +199,13 @@ def by_file(path: str) -> Owner | None:
 
 def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
              named_in_run: bool = False, binary: str | None = None,
-             generator: str | None = None, op: str | None = None) -> Owner:
+             generator: str | None = None, op: str | None = None,
+             vendor: str | None = None) -> Owner:
     """The owner of a kernel (see the module's docstring for the order); ``generator``: the
     compiler the trace says launched it (XLA), owner of a kernel no library claims by name;
     ``op``: the framework op the trace says launched it (a kernel no library claims that an
-    ``aten::`` op launches is PyTorch's own: ROCm's AOTriton attention, ``attn_fwd``)."""
+    ``aten::`` op launches is PyTorch's own: ROCm's AOTriton attention, ``attn_fwd``);
+    ``vendor``: the GPU's, where the trace says (RCCL keeps NCCL's kernel names)."""
     if demangled and demangled.startswith("_Z"):  # ROCm's Kineto: the mangled name only
         from occlint.model.demangle import demangle
 
@@ -219,6 +221,10 @@ def owner_of(name: str, demangled: str | None, owners: dict[str, str], *,
             return found
     indexed = by_index(name if name.startswith(("_Z", "__nv_static_")) else demangled or name)
     found = by_name(demangled or name)
+    if vendor == "amd":  # RCCL keeps NCCL's kernel names
+        indexed, found = (Owner(o.kind, "RCCL", o.basis)
+                          if o is not None and o.library == "NCCL" else o
+                          for o in (indexed, found))
     if indexed is not None and not (indexed.kind == "framework" and found is not None
                                     and found.kind == "library"):
         return indexed
