@@ -221,3 +221,11 @@ def test_nccl_named_kernels_on_an_amd_gpu_are_rccls():
     name = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"
     assert owner_of(name, name, {}, vendor="amd").library == "RCCL"
     assert owner_of(name, name, {}, vendor="nvidia").library == "NCCL"
+
+
+def test_a_triton_kernel_is_not_said_to_be_launched_by_itself():
+    """Inductor records each Triton launch inside an op of the kernel's own name: the
+    compiler's line names no such caller (it read "launched by triton_per_fused_...")."""
+    run = run_occlint(str(KINETO / "transformer_compiled.pt.trace.json.gz"), "--isolated")
+    (line,) = [x for x in run.out.splitlines() if "Triton (generated)" in x]
+    assert "launched by triton_" not in line

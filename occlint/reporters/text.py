@@ -297,7 +297,8 @@ def _owner_lines(records: list[dict[str, Any]], total: float) -> list[str]:
                       f"{', ...' if len(shapes) > 4 else ''}): the shapes you call it with"
                       if shapes else "")
         knob = " (change it through the compiler)" if kind == "generated" else ""
-        callers = sorted({o for r in shapes if (o := _caller(r))})
+        # (Inductor records a Triton kernel's launch as an op of the kernel's own name)
+        callers = sorted({o for r in shapes if (o := _caller(r)) and o != r["kernel"]})
         if callers:
             shape_text += (f" (launched by {_safe(', '.join(callers[:3]))}"
                            f"{', ...' if len(callers) > 3 else ''})")
