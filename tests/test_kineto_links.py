@@ -376,3 +376,22 @@ def test_a_device_of_the_other_vendor_leaves_the_traces_own():
     assert {r["device"] for r in doc["launches"]} == names
     assert any(n.startswith("--device names no AMD device") for n in doc["inputs"][0]["notes"])
     assert code != 2
+
+
+def test_2021_libkineto_links_its_ops_and_calls():
+    """PyTorch 1.9's libkineto (TensorBoard's ResNet-50 sample, fixtures/traces/public):
+    categories "Operator" / "Runtime" / "Kernel", the kernel's id spelled "external id".
+    Each group's op is the Operator of its kernel's external id where the trace holds it,
+    its call the Runtime event of its correlation (none were linked before)."""
+    path = KINETO.parent / "public/kineto_tb_resnet50_2021.pt.trace.json.gz"
+    evs = events(path)
+    ops = {e["args"]["External id"]: e["name"] for e in evs if e.get("cat") == "Operator"}
+    calls = {e["args"]["correlation"]: e["name"] for e in evs if e.get("cat") == "Runtime"}
+    doc, _ = run(path)
+    linked = 0
+    for r in doc["launches"]:
+        link = r["launched_by"]
+        assert link["api"] == calls[link["correlation"]]
+        assert link["op"] == ops.get(link["external_id"])
+        linked += link["op"] is not None
+    assert linked >= 10

@@ -495,7 +495,7 @@ class _Reader:
             # ROCm: dimensions and launch call from the runtime call (kineto_links)
             launch = self.join.kernel(correlation, (
                 name, device, stream, start, duration, args.get("grid"), args.get("block"),
-                args.get("shared memory"), args.get("External id")))
+                args.get("shared memory"), _external(args)))
             if launch is not None:
                 self._add_rocm(launch, correlation)
             return
@@ -505,7 +505,7 @@ class _Reader:
         handle = self._add(name, device, stream, start, duration, args.get("grid"),
                            args.get("block"), args.get("shared memory"),
                            args.get("registers per thread"),
-                           origin=(args.get("External id"), correlation, None))
+                           origin=(_external(args), correlation, None))
         if shape is not None:
             self.shapes[shape] = handle
 
@@ -781,6 +781,11 @@ def _read_whole(path: Path, display: str) -> tuple[dict[str, Any], _Reader] | No
     except (TraceError, *INFLATE_ERRORS):
         return None
     return head, reader
+
+
+def _external(args: dict[str, Any]) -> Any:
+    """A kernel event's External id (2021-era libkineto spells it ``external id``)."""
+    return args.get("External id", args.get("external id"))
 
 
 def _bare_list(first: bytes) -> bool:

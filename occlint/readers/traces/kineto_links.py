@@ -36,7 +36,9 @@ from occlint.model.launch import HostActivity, LaunchCollector, TraceDevice
 # launch calls whose grid is in work-items (HIP: globalWorkSize = blocks x block)
 WORK_ITEM_APIS = frozenset({"hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel"})
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"})
-LINK_CATEGORIES = ("cpu_op", "cuda_runtime", "cuda_driver", "python_function")
+LINK_CATEGORIES = ("cpu_op", "cuda_runtime", "cuda_driver", "python_function",
+                   "Operator", "Runtime")  # (the last two: 2021-era libkineto's names)
+LEGACY = {"Operator": "cpu_op", "Runtime": "cuda_runtime"}
 MEMORY_CATEGORY = "cpu_instant_event"  # profile_memory's "[memory]" events
 # kernel events read past the last group's first launch before the links still missing are
 # given up (an op outside the profiled window, a replayed graph's kernels)
@@ -222,6 +224,7 @@ class Found:
 
     def take(self, event: dict[str, Any], wanted: Wanted) -> None:
         cat, args = event.get("cat"), event.get("args")
+        cat = LEGACY.get(cat, cat)  # type: ignore[arg-type]
         if cat == MEMORY_CATEGORY:  # profile_memory's allocations
             self.memory = True
             return
