@@ -686,3 +686,14 @@ def test_kernel_markers_as_whole_words():
     code = b"__global__ void k(); __global__x; __global__global__ __global____global__"
     assert kernel_markers(code) == [m.start() for m in KERNEL_MARKER.finditer(code)]
     assert kernel_markers(code) == [0, 42, 63]  # the second of each overlapping pair
+
+
+def test_a_zero_grid_or_block_is_a_failing_launch(occlint, tmp_path):
+    """``<<<0, 0>>>`` (cccl's cub/test/catch2_test_debug.cu, testing the error path) fails
+    with an invalid-configuration error: LCH002, not "launch at least 132 blocks"."""
+    (tmp_path / "z.cu").write_text("__global__ void k(int *x) { x[blockIdx.x] = 1; }\n"
+                                   "void f(int *x) { k<<<0, 0>>>(x); k<<<0, 64>>>(x); "
+                                   "k<<<8, 0>>>(x); }\n")
+    doc = occlint("z.cu", "--device", "h100", "--format", "json", "--isolated",
+                  cwd=tmp_path).json()
+    assert sorted((f["rule"], f["severity"]) for f in findings(doc)) == [("LCH002", "error")] * 3

@@ -76,6 +76,14 @@ def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Findin
 def site_block_exceeds_limit(s: SiteReport, ctx: Context) -> Iterator[Finding]:
     from occlint.analysis.sites import MAX_BLOCK_Z
 
+    grid = s.site.grid.total if s.site.grid is not None and s.site.grid.fixed else None
+    if (s.site.block is not None and s.site.block.total == 0) or grid == 0:
+        what = s.site.grid if grid == 0 else s.site.block
+        yield site_finding(  # (cccl's tests of the error path do it on purpose: noqa there)
+            "LCH002", s, what, f"a {'grid' if grid == 0 else 'block'} of 0: the launch fails "
+            "with an invalid-configuration error", advice="launch at least one block of at "
+            "least one thread", block=s.site.block.total if s.site.block else None, grid=grid)
+        return
     if s.site.block is None:
         return
     block, dims = s.site.block.total, s.site.block.dims
@@ -146,12 +154,13 @@ def _block_is_free(s: SiteReport) -> bool:
 
 def _fixed_grid(s: SiteReport) -> int | None:
     """The site's grid when it is a constant the grid rules can judge; None where it is not,
-    or where the kernel's body never reads which block it is (every block does the same
-    work: more or fewer blocks do not split it)."""
+    where it is 0 (no launch: LCH002), or where the kernel's body never reads which block it
+    is (every block does the same work: more or fewer blocks do not split it)."""
     grid = s.site.grid
-    if s.kernel is not None and s.kernel.block_indexed is False:
+    if (s.kernel is not None and s.kernel.block_indexed is False) or (
+            s.site.block is not None and s.site.block.total == 0):
         return None
-    return grid.total if grid is not None and grid.fixed else None
+    return grid.total if grid is not None and grid.fixed and grid.total else None
 
 
 @site_rule("LCH101")
