@@ -20,7 +20,9 @@ L2 is what is measured):
   blocks of 32-1024 threads, resident blocks capped by dynamic shared memory; and a
   grid-stride copy in one wave of blocks against many;
 * a block's reduction epilogue (``block_reduce``): a tree over the block's threads in
-  shared memory, a barrier each halving, ending in a store or an atomic on one address.
+  shared memory, a barrier each halving, ending in a store or an atomic on one address;
+* a loop's blocks off the warp (``block_alignment``): grid-stride copies by blocks whose
+  run of elements is or is not a whole number of 32-byte sectors.
 
 Writes one JSON document; ``python -m benchmarks.gpu.device_params OUT.json`` turns it
 into the device database's ``[launch_model]`` entry. Nothing here reads occlint.
@@ -74,6 +76,12 @@ __device__ void copy_body(const T* __restrict__ a, T* __restrict__ c, long n) {
 READ(float, 1) READ(float, 2) READ(float, 4) READ(float2, 1) READ(float2, 2) READ(float2, 4)
 READ(float4, 1) READ(float4, 2) READ(float4, 4)
 COPY(float, 1) COPY(float, 4) COPY(float2, 1) COPY(float4, 1) COPY(float4, 4)
+
+extern "C" __global__ void narrow_store(const float2* __restrict__ a, float* __restrict__ c,
+                                        long n) {  // 8 bytes read, 4 written per element
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) { float2 v = a[i]; c[i] = v.x + v.y; }
+}
 
 extern "C" __global__ void empty(float* out) {
     if (threadIdx.x == 1023 && blockIdx.x == 0x7fffffff) out[0] = 1.0f;
@@ -399,6 +407,29 @@ def block_reduce(b: Bench) -> list[dict]:
     return rows
 
 
+def block_alignment(b: Bench) -> list[dict]:
+    """Grid-stride copies (``copy_float_1``: 4 bytes read and written per element;
+    ``copy_float2_1``: 8; ``narrow_store``: 8 read, 4 written) of 2^26 elements by blocks
+    whose element run is and is not a whole number of 32-byte sectors (100 and 200 threads
+    of 4 bytes: 400 and 800 bytes) at 40 and 80 blocks per SM, against the warp-multiple
+    blocks beside them: what a block off the warp costs a loop's memory."""
+    cp, S = b.cp, b.sms
+    n = 1 << 26
+    src = cp.ones(2 * n, dtype=cp.float32)
+    dst = cp.empty(2 * n, dtype=cp.float32)
+    rows = []
+    for name in ("copy_float_1", "copy_float2_1", "narrow_store"):
+        fn = b.f(name)
+        for block in (96, 100, 128, 192, 200, 256):
+            for per_sm in (40, 80):
+                ms = b.time(lambda fn=fn, block=block, per_sm=per_sm, src=src, dst=dst: fn(
+                    (S * per_sm,), (block,), (src, dst, cp.int64(n))), reps=7)
+                rows.append({"kernel": name, "block": block, "blocks_per_sm": per_sm,
+                             "elements": n, "ms": ms})
+    del src, dst
+    return rows
+
+
 def launches(b: Bench) -> dict:
     cp = b.cp
     out = cp.zeros(4, dtype=cp.float32)
@@ -471,7 +502,7 @@ def main(argv: list[str]) -> int:
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
-                    ("block_reduce", block_reduce)):
+                    ("block_reduce", block_reduce), ("block_alignment", block_alignment)):
         if only and key not in only:
             continue
         t = time.time()
@@ -485,6 +516,8 @@ def main(argv: list[str]) -> int:
     for r in doc.get("block_reduce", ()):
         print("reduce", r["kernel"], r["block"], r["blocks"], r["smem"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("block_alignment", ()):
+        print("alignment", r["kernel"], r["block"], r["blocks_per_sm"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("block_atomics", ()):
         print("block atomics", r["block"], r["grid"], f"{r['ns_per_atomic']:.4f} ns")
     for r in doc.get("element_bandwidth", ()):
