@@ -45,20 +45,22 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-41/h200": (41, ("fit", "score")), "heldout-42/h200": (42, ("fit", "score")),
         "heldout-43/h200": (43, ("fit", "score")), "heldout-44/h200": (44, ("fit", "score")),
         "heldout-45/h200": (45, ("fit", "score")), "heldout-46/h200": (46, ("fit", "score")),
-        "heldout-47/h200": (47, ("fit", "score")), "heldout-48/h200": (48, ("fit", "score"))}
+        "heldout-47/h200": (47, ("fit", "score")), "heldout-48/h200": (48, ("fit", "score")),
+        "heldout-49/h200": (49, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
     "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-33/h100:score",
                      "heldout-38/h100:fit", "heldout-39/h100:fit", "heldout-41/h200:fit",
-                     "heldout-41/h200:score"},  # 0.949-0.969
+                     "heldout-41/h200:score", "heldout-49/h200:score"},  # 0.949-0.969
     "inside 90 %": {"heldout-32/h100:score", "heldout-35/h100:score",
                     "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-42/h200:score",
                     "heldout-44/h200:score", "heldout-48/h200:score"},
     "width 15 points": ALL,
     "every 10 % warned": ALL,
-    "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit", "heldout-33/h100:fit"},
+    "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit", "heldout-33/h100:fit",
+                     "heldout-49/h200:score"},
     "trace alone never slower": {"heldout-31/h100:fit"},  # image_08
     "never slower": {"heldout-29/h100:score",  # tile_01, tile_13: 4-5 % slower, claimed 0-20 %
                      "heldout-30/h100:score",  # image_01: 3.5 % slower, claimed 0-12 %
