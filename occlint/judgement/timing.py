@@ -10,7 +10,7 @@ elements takes
 * ``T_work``: the blocks' waves, each the slower of its memory time (bytes over the
   bandwidth the SMs' bytes in flight draw: the measured curve of bandwidth against bytes
   in flight per SM, one element per thread's own curve for short blocks; a grid-stride
-  loop's over the share of its warps' lanes that have threads) and its
+  loop's split into each warp's 128-byte requests, a partial warp's too) and its
   arithmetic (FMAs and the per-element instructions over the rate the resident warps
   issue at; its loops' control takes issue slots, not the chain); a grid-stride or
   block-stride loop runs whole waves of equal blocks, so its last, partial wave runs with

@@ -84,9 +84,9 @@ class SourceKernel:
     file: str = ""  # the file that defines it (for launches in other files)
     work: Work = None  # memory- or compute-bound, when its body tells
     facts: Facts | None = None  # what a thread does per element (the launch-time model's)
-    # its body reads which block it is (blockIdx and the like): False for a kernel whose
-    # threads are indexed but not its blocks (every block does the same work: one block by
-    # design); None: not known (no body, or one that reads no index at all)
+    # its body reads which block it is (blockIdx and the like): False for one that reads no
+    # block index (every block does the same work: one block by design); None: not known
+    # (no body, an empty one, or one that may ask a helper or macro of its file that reads it)
     block_indexed: bool | None = None
 
     @property

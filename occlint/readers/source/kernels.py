@@ -256,8 +256,8 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     # a block index read outside the kernels' bodies: a helper or macro that may hand one on
     bodies = [(b.start_byte, b.end_byte) for n in found
               if (b := n.child_by_field_name("body")) is not None]
-    helpers_may = any(not any(a <= m.start() < b for a, b in bodies)
-                      for m in BLOCK_INDEX.finditer(text.data)) if found else False
+    helpers_may = bool(found) and len(BLOCK_INDEX.findall(text.data)) > sum(
+        len(BLOCK_INDEX.findall(text.data, a, b)) for a, b in bodies)
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
