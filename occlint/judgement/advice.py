@@ -402,9 +402,9 @@ def site_oversubscription(site: LaunchSite, t: Target, settings: AdviceSettings
 def _where(s: SiteReport) -> str:
     k = s.kernel
     assert k is not None
-    if s.source.kernel(k.name) is k:
-        return f"line {k.span.line}"
-    return f"defined in {k.file}:{k.span.line}" if k.file else f"line {k.span.line}"
+    if s.source.kernel(k.name) is k or not k.file:
+        return f"defined at line {k.span.line}"
+    return f"defined in {k.file}:{k.span.line}"
 
 
 def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
