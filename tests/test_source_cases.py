@@ -244,3 +244,15 @@ def test_a_tile_kernel_is_not_told_another_block_or_grid(occlint):
     doc = occlint(str(CASES / "fixed_tile.cu"), "--device", "h100", "--format", "json").json()
     (f,) = [f for f in doc["findings"] if f["rule"] == "LCH101"]
     assert f["severity"] == "info" and not f.get("advice"), f
+
+
+def test_a_macro_handed_the_kernel_that_fixes_the_block_is_read(occlint):
+    """apex's CALL_TWO_PASS_KERNEL launches whatever kernel it is handed with blocks it
+    fixes (140 threads: LCH001 on the macro's line); a wrapper whose block is a parameter
+    too gives no site in its definition (its block is its uses')."""
+    doc = occlint(str(CASES / "macro_kernel_param.cu"), "--device", "h100", "--format",
+                  "json").json()
+    blocks = sorted(s["block"]["value"] for f in doc["sources"] for s in f["launches"])
+    assert blocks == [140]
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH001"]
+    assert f["line"] == 9 and f["data"]["block"] == 140

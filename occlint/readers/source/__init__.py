@@ -159,7 +159,9 @@ def merge_sites(found: list[LaunchSite]) -> LaunchSite:
 def _macro_launches(layout: Layout, text: Text, evaluator: Evaluator) -> list[LaunchSite]:
     """Launches written in ``#define`` bodies, each read where it is defined. A launch of a
     kernel that is a parameter of the macro is a wrapper (``#define hipLaunchKernelGGL(F,
-    G, B, M, S, ...) F<<<G, B, M, S>>>(__VA_ARGS__)``): its uses are the launch sites."""
+    G, B, M, S, ...) F<<<G, B, M, S>>>(__VA_ARGS__)``): its uses are the launch sites;
+    unless the macro fixes the block itself (apex's group_norm ``CALL_TWO_PASS_KERNEL``:
+    ``Kernel<P, 140><<<grid, 140, 0, stream>>>``), whatever kernel it is handed."""
     out: list[LaunchSite] = []
     for defines in layout.defines.values():
         for define in defines:
@@ -181,7 +183,8 @@ def _macro_launches(layout: Layout, text: Text, evaluator: Evaluator) -> list[La
             params = frozenset(define.params or ())
             sub = evaluator.for_macro(Text(snippet), root, params, context)
             sites, _ = launches_mod.launches(root, sub.text, sub, found)
-            out.extend(s for s in sites if s.kernel not in params)
+            out.extend(s for s in sites if s.kernel not in params
+                       or (s.block is not None and s.block.known))
     return out
 
 
