@@ -146,7 +146,6 @@ class LaunchCollector:
         self.streams: dict[tuple[str, str], StreamTimeline] = {}
         self.launches = 0
         self.notes: list[str] = []  # facts about the trace worth reporting (info)
-        self.replayed = 0  # graph-replayed launches the trace gives no dimensions for
         self.loose_ns = 0.0  # kernel time of the launches in no group (StreamTimeline.loose_*)
         self.host: HostActivity | None = None  # with Python stacks (Kineto's with_stack)
         # the PyTorch profiler's options the trace shows (None: not a Kineto trace, or not

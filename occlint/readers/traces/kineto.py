@@ -595,8 +595,7 @@ class _Reader:
                 continue
             self._add(name, device, stream, start, duration, grid, block, None, None,
                       origin=(ext, None, None), dynamic_lds=shared, amd=True)
-        replayed = self.collector.replayed = self.join.replayed
-        for count, why in ((replayed, "replayed by graph launches (hipGraphLaunch)"),
+        for count, why in ((len(self.join.loose), "replayed by graph launches (hipGraphLaunch)"),
                            (unresolved, "whose runtime call is not in the trace (launched "
                                         "before the profiler's window opened, or the call "
                                         "was not recorded)")):
@@ -1026,7 +1025,7 @@ def _range_result(reader: _Reader) -> tuple:
     c, join = reader.collector, reader.join
     seams = (list(join.calls.items()),
              [(correlation, kernel) for correlation, waiting in join.pending.items()
-              for kernel in waiting], join.replayed, join.loose)
+              for kernel in waiting], join.loose)
     return (c.group_list, list(c.streams.values()), reader.events, reader.check.bad,
             reader.check.first, reader.kernels_at_last_group, seams)
 
@@ -1035,9 +1034,8 @@ def _join_seams(reader: _Reader, seams: tuple) -> None:
     """A range's runtime calls and kernels left unjoined (their partner in another range),
     joined with those of the ranges before it; a kernel whose call never comes is left to
     :meth:`_Reader.finish`."""
-    calls, kernels, replayed, loose = seams
+    calls, kernels, loose = seams
     join = reader.join
-    join.replayed += replayed
     join.loose.extend(loose)
     for correlation, (api, grid, block, shared) in calls:
         for launch in join.call_of(api, correlation, True, grid, block, shared):

@@ -67,12 +67,11 @@ class RuntimeJoin:
     """ROCm kernel events joined to the runtime calls that launched them (``correlation``):
     the call gives the dimensions (older libkineto writes them only there) and says how the
     kernel was launched. Either event may come first; a graph launch's one call stands for
-    all the kernels it replays (counted in :attr:`replayed`: they have no dimensions)."""
+    all the kernels it replays (kept in :attr:`loose`: they have no dimensions)."""
 
     def __init__(self) -> None:
         self.calls: dict[Any, tuple] = {}  # correlation -> (api, grid, block, shared)
         self.pending: dict[Any, list[tuple]] = {}  # correlation -> kernels before their call
-        self.replayed = 0
         self.loose: list[tuple] = []  # (device, stream, start, duration) of replayed kernels
 
     def call(self, event: dict[str, Any]) -> list[tuple]:
@@ -133,7 +132,6 @@ class RuntimeJoin:
         name, device, stream, start, duration, grid, block, shared, external = kernel
         api, call_grid, call_block, call_shared = call
         if api in GRAPH_APIS:
-            self.replayed += 1
             self.loose.append((device, stream, start, duration))
             return None
         if call_grid is not None and call_block is not None:
