@@ -21,6 +21,7 @@ FATBIN_MAGIC = b"\x50\xed\x55\xba"
 BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 OFFLOAD_BINARY_MAGIC = b"\x10\xff\x10\xad"
 ZIP_MAGIC = b"PK\x03\x04"
+GZIP_MAGIC = b"\x1f\x8b"  # (a gzip'd profiler trace)
 ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
 # what no profiler trace starts with: GPU binaries and their containers
 BINARY_MAGICS = (ELF_MAGIC, BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC, ZIP_MAGIC, *BITCODE_MAGICS,

@@ -20,6 +20,7 @@ from occlint.readers.formats import (
     EM_AMDGPU,
     EM_CUDA,
     FATBIN_MAGIC,
+    GZIP_MAGIC,
     MAX_DEPTH,
     MAX_ERRORS,
     OFFLOAD_BINARY_MAGIC,
@@ -157,7 +158,7 @@ class ContainerWalker:
         elif depth == 0 and (line := _text_line(span)) is not None:
             raise FormatError("a text file, not a GPU binary, nor a source, PTX or profiler "
                               f"trace occlint reads (it begins: {line})")
-        elif depth == 0 and span.startswith(b"\x1f\x8b"):  # a trace would have been read
+        elif depth == 0 and span.startswith(GZIP_MAGIC):  # a trace would have been read
             raise FormatError("a gzip file that does not decompress to a profiler trace "
                               "occlint reads (damaged, cut short, or another format)")
         else:

@@ -190,10 +190,11 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
         by_trace[r["trace"]].append(r)
     inputs = {i["path"]: i for i in doc.get("inputs", [])}
     for trace, records in by_trace.items():
-        ungrouped = inputs.get(trace, {}).get("ungrouped_kernel_time_ns", 0)
+        read = inputs.get(trace, {})
+        ungrouped = read.get("ungrouped_kernel_time_ns", 0)
         total = sum(r["total_ns"] for r in records) + ungrouped
         devices = sorted({r["device"] for r in records if r["device"]})
-        count = max(sum(r["count"] for r in records), inputs.get(trace, {}).get("launches", 0))
+        count = max(sum(r["count"] for r in records), read.get("launches", 0))
         lines.append(_style(_safe(trace), color, bold=True) + f"  ({records[0]['format']}; "
                      f"{_count(count, 'launch', 'launches')} in "
                      f"{_count(len(records), 'group')} on "
@@ -201,7 +202,7 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
                      f"kernel time {_us(total)}"
                      + (f", {_us(ungrouped)} of it in launches without grid or block"
                         if ungrouped else "") + ")")
-        notes = inputs.get(trace, {}).get("notes") or []
+        notes = read.get("notes") or []
         lines.extend(f"    note: {_safe(n)}" for n in notes)
         lines.extend(_unknown_lines(records))
         idle = sum(r["launch_overhead_idle_ns"] for r in records)

@@ -133,10 +133,8 @@ def site_block_below_best(s: SiteReport, ctx: Context) -> Iterator[Finding]:
 
 
 def _threads_are_the_work(s: SiteReport) -> bool:
-    """The kernel's body reads no block index and neither loops over its data nor checks a
-    bound (SGEMM_CUDA's simplest_kernel: 16 threads fill a 4 x 4 array): its threads are
-    its work, and a block of other threads would compute something else (32 would write
-    past the array)."""
+    """The site's kernel is in the run and its threads are its work
+    (:func:`occlint.model.facts.threads_are_work`)."""
     return s.kernel is not None and s.kernel.threads_are_work
 
 

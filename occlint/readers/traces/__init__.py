@@ -22,12 +22,11 @@ from typing import IO, TYPE_CHECKING
 
 from occlint.errors import FormatError
 from occlint.model.kernel import InputError
-from occlint.readers.formats import BINARY_MAGICS
+from occlint.readers.formats import BINARY_MAGICS, GZIP_MAGIC
 
 if TYPE_CHECKING:  # the launch model: imported by the readers, not to sniff a file
     from occlint.model.launch import Dim3, LaunchCollector
 
-GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # The largest values any vendor's hardware accepts (CUDA: grid x < 2^31, y/z < 2^16;
