@@ -438,13 +438,18 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
             best, best_gains, best_times = cand, gains, times
     saving = None
     if best != current and min(best_gains) >= (MIN_GAIN if known else MIN_GAIN_UNKNOWN):
-        beside = _atomics_beside(report, facts, first, dm, current, seconds) if known else None
-        if beside is not None:  # prices the advice; does not choose it
-            fixed += (beside,)
-            gains, _ = _price(dm, (beside,), best)
-            best_gains = [*best_gains, *gains]
-            unknown.append("whether the atomics wait for the work or drain beside it (the "
-                           "trace cannot tell): the range spans both")
+        # readings the trace cannot settle: they price the advice, they do not choose it
+        for other, why in ((_atomics_beside(report, facts, first, dm, current, seconds),
+                            "whether the atomics wait for the work or drain beside it (the "
+                            "trace cannot tell): the range spans both"),
+                           (_not_unrolled(report, facts, first, dm, current, seconds),
+                            "whether the compiler unrolls its loop (its index's type is "
+                            "not one occlint knows): the range spans both")):
+            if other is not None:
+                fixed += (other,)
+                gains, _ = _price(dm, (other,), best)
+                best_gains = [*best_gains, *gains]
+                unknown.append(why)
         lo, _ = _range(min(best_gains), dm.spread)
         _, hi = _range(max(best_gains), dm.spread)
         # without the source its arithmetic's chains, its loop and its bytes are guesses:
@@ -458,14 +463,27 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                 best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed)
 
 
-def _atomics_beside(report: Any, facts: Facts, space: _Space, dm: DeviceModel,
+def _not_unrolled(report: Any, facts: Facts | None, space: _Space, dm: DeviceModel,
+                  current: Candidate, seconds: float | None) -> Scenario | None:
+    """A loop's other reading where its source does not say whether the compiler unrolls
+    it (the model's own reading: unrolled, as the curves' loops were): one element's loads
+    a pass. None: not a loop, or known."""
+    if facts is None or not facts.loops or facts.unrolled is not None:
+        return None
+    facts = replace(facts, unrolled=False)
+    elements, _ = _work(report, facts, space, dm, current, seconds)
+    return Scenario(facts, space.wave, elements,
+                    predict(dm, facts, current.config(space.wave), elements))
+
+
+def _atomics_beside(report: Any, facts: Facts | None, space: _Space, dm: DeviceModel,
                     current: Candidate, seconds: float | None) -> Scenario | None:
     """A kernel's other reading where its atomics hold a large share of its traced time: the
     atomics drain beside the work rather than after it, so the work the trace implies is
     more (a loop's is solved from its time: where the atomics alone nearly fill it, what
     is left for the work is the least certain part). None: no atomics, or they hold under
     ATOMICS_SHARE of the time as it is."""
-    if not (facts.atomics_one or facts.atomics_one_thread or facts.atomics_block
+    if facts is None or not (facts.atomics_one or facts.atomics_one_thread or facts.atomics_block
             or facts.atomics_one_block):
         return None
     k = replace(timing.CONSTANTS, atomics_beside=True)

@@ -55,6 +55,10 @@ STRAGGLERS = 0.7
 ELEMENT_WARPS = 8
 # a 2-D block's row of b bytes costs as b + ROW_BYTES would (one more request per row)
 ROW_BYTES = 8.0
+# the loads a pass of the characterisation's loops holds: each written with one load a
+# pass and unrolled four times by the compiler (device_params.loads_per_pass, from its
+# PTX); the bandwidth curves' X counts one, as a kernel's source does
+CURVE_UNROLL = 4
 # atomics after a thread's loop partly drain while other threads still work: they join the
 # rest of the time as a p-norm of this p (1: they wait for all of it; 4, the overlap's p:
 # they drain beside it). The least error over the fit halves' grid-stride kernels ending
@@ -207,7 +211,12 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     mem = latency = 0.0
     if load + store > 0:
         loads = per_sm * threads * max(load, 4.0)
-        bw, latency = _drawn(dm, store > 0, active, loads, chain, iterations <= 1)
+        # a loop the compiler does not unroll holds one element's loads a pass, not the
+        # CURVE_UNROLL the curves' loops held: a quarter of their X, and its wait for them
+        # set against one element's chain rather than the pass's CURVE_UNROLL
+        depth = 1 / CURVE_UNROLL if facts.unrolled is False and iterations > 1 else 1.0
+        bw, latency = _drawn(dm, store > 0, active, loads * depth, chain * depth,
+                             iterations <= 1)
         if iterations > 1 and dm.element_curve:
             # a thread's first element is a short block's (the element curve: the block's
             # ramp in it), the rest the loop's: a few elements per thread, a block per

@@ -48,6 +48,9 @@ class Facts:
     # the elements a program (block) works on when that is a compile-time tile (Triton's
     # BLOCK constexpr) rather than one per thread; 0: not a tile kernel
     tile: int = 0
+    # whether the compiler unrolls the stride loop (several elements' loads in flight at
+    # once, as the characterisation's loops: timing.CURVE_UNROLL); None: not known
+    unrolled: bool | None = None
 
     @property
     def loops(self) -> bool:
@@ -67,4 +70,5 @@ class Facts:
                 "atomics_per_block_address": self.atomics_block,
                 "atomics_one_address_per_block": self.atomics_one_block,
                 "shared_per_thread": self.shared_per_thread, "barrier": self.barrier,
-                "source": self.source, **({"tile": self.tile} if self.tile else {})}
+                "source": self.source, **({"tile": self.tile} if self.tile else {}),
+                **({"unrolled": self.unrolled} if self.unrolled is not None else {})}

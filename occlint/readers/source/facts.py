@@ -55,7 +55,8 @@ _MUL = re.compile(r"[\w\])]\s*\*\s*[\w(.]")
 _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
 _BLOCK = re.compile(r"\bblockIdx\b|\bhipBlockIdx_")
-_BLOCK_STRIDE = re.compile(r"\+=\s*(?:\(\s*\w+\s*\)\s*)?(?:blockDim\.x|hipBlockDim_x)\s*[;)]")
+_BLOCK_STRIDE = re.compile(r"\+=\s*(?:\(\s*\w+(?:\s+\w+)*\s*\)\s*)?"
+                           r"(?:blockDim\.x|hipBlockDim_x)\s*[;)]")
 _DEFINE = re.compile(rb"define[ \t]+(\w+)[ \t]+\(?(\d+)\)?[ \t]*$", re.M)
 _HASH = re.compile(rb"[ \t]*#[ \t]*")
 _TRIP = re.compile(r"^\s*(?:\w+\s+)*(\w+)\s*=\s*(-?\w+)\s*;\s*\w+\s*(<=|<)\s*(\w+)\s*;\s*"
@@ -242,16 +243,136 @@ def _loop_heads(body: str) -> list[tuple[int, int]]:
     return [(m.end(), _matching(body, m.end() - 1, "(", ")")) for m in _words(_FOR, body)]
 
 
-def _element_span(body: str, loop: str, heads: list[tuple[int, int]], region: _Region
+def _stride_head(body: str, loop: str, heads: list[tuple[int, int]]
+                 ) -> tuple[int, int] | None:
+    """The head of the grid- or block-stride loop (where it starts, where its ``)`` is)."""
+    if loop not in ("grid-stride", "block-stride"):
+        return None
+    for head_start, head_end in heads:
+        head = body[head_start:head_end]
+        if ("gridDim" in head or "GridDim" in head) if loop == "grid-stride" \
+                else _BLOCK_STRIDE.search(head + ";"):
+            return head_start, head_end
+    if loop == "grid-stride":  # stepped by a variable holding the grid's threads
+        for head_start, head_end in heads:
+            step = body[head_start:head_end].rsplit(";", 1)[-1]
+            m = re.fullmatch(r"\s*\w+\s*\+=\s*([A-Za-z_]\w*)\s*", step)
+            if m and re.search(rf"\b{m[1]}\s*=[^;]*(?:gridDim|GridDim)", body):
+                return head_start, head_end
+    return None
+
+
+def _element_span(body: str, head: tuple[int, int] | None, region: _Region
                   ) -> tuple[int, int]:
     """The part of the body that is one element's work: the stride loop's body."""
-    if loop in ("grid-stride", "block-stride"):
-        for head_start, head_end in heads:
-            head = body[head_start:head_end]
-            if ("gridDim" in head or "GridDim" in head) if loop == "grid-stride" \
-                    else _BLOCK_STRIDE.search(head + ";"):
-                return head_end + 1, region._statement_end(body, head_end + 1)
-    return 0, len(body)
+    if head is None:
+        return 0, len(body)
+    return head[1] + 1, region._statement_end(body, head[1] + 1)
+
+
+# the index types of a stride loop, by how the compiler treats them (unrolled_by_compiler)
+_SIGNED_32 = frozenset({"int", "signed", "signed int", "int32_t"})
+_SIGNED_64 = frozenset({"long", "long int", "long long", "long long int", "int64_t",
+                        "ptrdiff_t", "ssize_t", "intptr_t", "long_t"})
+_UNSIGNED = frozenset({"unsigned", "unsigned int", "uint", "uint32_t", "size_t", "uint64_t",
+                       "unsigned long", "unsigned long int", "unsigned long long",
+                       "unsigned long long int", "uintptr_t"})
+_INIT = re.compile(r"^\s*(?:const\s+)?((?:[A-Za-z_]\w*\s+)*?[A-Za-z_]\w*)\s+(\w+)\s*=\s*(.+?)\s*$",
+                   re.S)
+_ASSIGN = re.compile(r"^\s*()(\w+)\s*=\s*(.+?)\s*$", re.S)  # no type: group 1 empty
+_STEP = re.compile(r"^\s*(\w+)\s*\+=\s*(.+?)\s*$|^\s*(\w+)\s*=\s*\3\s*\+\s*(.+?)\s*$", re.S)
+_CAST = re.compile(r"^\(\s*(?:const\s+)?([A-Za-z_][\w\s]*?)\s*\)\s*")
+_SPECIAL = re.compile(r"^(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]$|"
+                      r"^hip(?:ThreadIdx|BlockIdx|BlockDim|GridDim)_[xyz]$")
+_UNSIGNED_REGISTER = re.compile(r"(?:blockDim|gridDim)\.[xyz]|hip(?:BlockDim|GridDim)_[xyz]")
+_SIGNED_CAST_REGISTER = re.compile(
+    r"\(\s*(?:int|int32_t|long|long long|int64_t|ptrdiff_t)\s*\)\s*"
+    r"(?:(?:blockDim|gridDim)\.[xyz]|hip(?:BlockDim|GridDim)_[xyz])")
+
+
+def _bare(expr: str) -> str:
+    """``expr`` without its outer parentheses and leading casts."""
+    while True:
+        expr = expr.strip()
+        if expr.startswith("(") and _matching(expr, 0, "(", ")") == len(expr) - 1:
+            expr = expr[1:-1]
+            continue
+        m = _CAST.match(expr)
+        if m and m.end() < len(expr):
+            expr = expr[m.end():]
+            continue
+        return expr
+
+
+def _signed_type(words: str) -> bool | None:
+    kind = " ".join(words.split())
+    return True if kind in _SIGNED_32 | _SIGNED_64 else False if kind in _UNSIGNED else None
+
+
+def _signed(expr: str, body: str) -> bool | None:
+    """Whether the stride ``expr`` has a signed type as C++ reads it: a literal, a variable
+    declared signed, a cast to a signed type of all of it; unsigned where a block or grid
+    dimension (``unsigned int``) enters it uncast."""
+    expr = expr.strip()
+    while expr.startswith("(") and _matching(expr, 0, "(", ")") == len(expr) - 1:
+        expr = expr[1:-1].strip()
+    m = _CAST.match(expr)
+    if m and m.end() < len(expr):
+        rest = expr[m.end():].strip()
+        whole = re.fullmatch(r"[\w.]+", rest) or (
+            rest.startswith("(") and _matching(rest, 0, "(", ")") == len(rest) - 1)
+        if whole:
+            return _signed_type(m[1])
+    if re.fullmatch(r"\d+", expr):
+        return True
+    if re.fullmatch(r"[A-Za-z_]\w*", expr):
+        decl = re.search(rf"([A-Za-z_][\w ]*?)\s+{expr}\s*=", body)
+        return _signed_type(decl[1].replace("const", " ")) if decl else None
+    if _UNSIGNED_REGISTER.search(_SIGNED_CAST_REGISTER.sub("0", expr)):
+        return False
+    return None
+
+
+def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None:
+    """Whether the compiler unrolls the stride loop with the head at ``head`` (LLVM's
+    runtime unrolling, which needs the trip count of a loop that cannot wrap): what NVRTC
+    13 does to each form of the loop (fixtures/ptx/unroll: 160 forms and their PTX):
+
+    * an unsigned index (``unsigned``, ``size_t``): never;
+    * an ``int`` index: when the stride is signed (``i += (int)blockDim.x``, an ``int``
+      variable), not when a block or grid dimension enters it uncast (``blockDim.x *
+      gridDim.x`` is unsigned);
+    * a 64-bit signed index (``long``, ``int64_t``, ``ptrdiff_t``): always, but for a
+      start of a bare thread or block index stepped by a bare dimension (``for (long j =
+      threadIdx.x; j < cols; j += blockDim.x)``, a block per row).
+
+    An index declared before the loop is read from its declaration; None where neither
+    says (a type the table does not know: a template's, a library's alias)."""
+    if head is None:
+        return None
+    parts = body[head[0]:head[1]].split(";")
+    if len(parts) != 3:
+        return None
+    step = _STEP.match(parts[2])
+    init = _INIT.match(parts[0]) or _ASSIGN.match(parts[0])
+    if not init or not step or (step[1] or step[3]) != init[2]:
+        return None
+    kind = init[1]
+    if not kind:  # ``for (i = ...)``: the index declared before the loop
+        decls = re.compile(rf"([A-Za-z_][\w ]*?)\s+{init[2]}\s*[;=,]").findall(body, 0,
+                                                                              head[0])
+        if not decls:
+            return None
+        kind = decls[-1]
+    kind = " ".join(w for w in kind.split() if w != "const")
+    stride = step[2] if step[1] else step[4]
+    if kind in _UNSIGNED:
+        return False
+    if kind in _SIGNED_32:
+        return _signed(stride, body)
+    if kind in _SIGNED_64:
+        return not (_SPECIAL.match(_bare(init[3])) and _SPECIAL.match(_bare(stride)))
+    return None
 
 
 def _loop_of(body: str, heads: list[tuple[int, int]], shape: str) -> str:
@@ -271,7 +392,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
     region = _Region(body, heads, consts)
-    lo, hi = _element_span(body, loop, heads, region)
+    head = _stride_head(body, loop, heads)
+    lo, hi = _element_span(body, head, region)
     load = store = 0.0
     unknown = False
     for name, size in pointers.items():
@@ -325,7 +447,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block,
-                 shared_per_thread=shared, barrier="__syncthreads" in body)
+                 shared_per_thread=shared, barrier="__syncthreads" in body,
+                 unrolled=unrolled_by_compiler(body, head))
 
 
 def _subscripts(name: str, body: str) -> list[tuple[int, int]]:
