@@ -46,7 +46,7 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-43/h200": (43, ("fit", "score")), "heldout-44/h200": (44, ("fit", "score")),
         "heldout-45/h200": (45, ("fit", "score")), "heldout-46/h200": (46, ("fit", "score")),
         "heldout-47/h200": (47, ("fit", "score")), "heldout-48/h200": (48, ("fit", "score")),
-        "heldout-49/h200": (49, ("fit", "score"))}
+        "heldout-49/h200": (49, ("fit", "score")), "heldout-50/h200": (50, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
@@ -56,7 +56,8 @@ UNMET = {
                      "heldout-41/h200:score", "heldout-49/h200:score"},  # 0.949-0.969
     "inside 90 %": {"heldout-32/h100:score", "heldout-35/h100:score",
                     "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-42/h200:score",
-                    "heldout-44/h200:score", "heldout-48/h200:score"},
+                    "heldout-44/h200:score", "heldout-48/h200:score",
+                    "heldout-50/h200:fit", "heldout-50/h200:score"},  # 88 %, 89 %
     "width 15 points": ALL,
     "every 10 % warned": ALL,
     "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit", "heldout-33/h100:fit",
@@ -156,12 +157,30 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
         "heldout-43/h200": "block_per_row_12 warned where nothing saves 2 %",
         "heldout-48/h200": "block_per_row_08 and _15 (rows of 1,000) advised 896- and "
                            "928-thread blocks, 16 % and 13 % slower: the same",
+        "heldout-50/h200": "block_per_row_13 (256 rows of 16,384: two blocks an SM, 273 "
+                           "FMAs an element) advised 544 threads, 5 % slower: the model's "
+                           "arithmetic at few warps",
     }
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))
     t = _targets(run, "heldout-family")
     assert t["slower"] == [] and t["false_warnings"] == []
     assert t["advised_vs_best"] > t["habit_vs_best"] + 0.02
+
+
+@pytest.mark.parametrize("run", [r for r, (seed, _) in RUNS.items() if seed >= 50])
+def test_the_family_added_after_the_unrolling_meets_the_targets(run):
+    """grid-stride-int (seed 50 on): the grid-stride loop most CUDA code writes, an ``int``
+    index stepped by ``blockDim.x * gridDim.x``, which the compiler does not unroll; drawn
+    and swept after the model read the unrolling (docs/validation.md), scored once. Seed
+    50: 0.976 of the best, none slower, 85 % of its claims inside, every launch worth 10 %
+    warned (the model before reading the unrolling: 0.980, 77 %, 2 unwarned)."""
+    rows = json.loads(_rows_json(run, "source"))
+    t = score.targets([r for r in rows if r["family"] == "grid-stride-int"])
+    assert t["slower"] == [] and t["false_warnings"] == [] and t["missed"] == []
+    assert t["advised_vs_best"] >= 0.97 and t["spearman"] >= 0.9
+    assert t["inside"] >= 0.8  # the issue's 90 % is not met here either
+    assert t["advised_vs_best"] > t["habit_vs_best"] + 0.1
 
 
 # grid-stride loops ending in an atomic per thread whose atomics alone take the traced time

@@ -14,7 +14,9 @@ atomicAdd per thread (one address) or per block.
 
 Half the kernels (``split`` "fit") may be used to fit the model's free constants; the
 other half ("score") is only scored. The ``block-per-row`` family is held out of both:
-it was added to the suite after the model was fitted, and is scored alone.
+it was added to the suite after the model was fitted, and is scored alone; so are
+``block-reduce`` (added later, its own draws) and, from seed 50, ``grid-stride-int``
+(the grid-stride loop with an ``int`` index, which the compiler does not unroll).
 
 Nothing here reads occlint.
 """
@@ -117,14 +119,24 @@ GRID_STRIDE = ("    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i
                "         i += (long)blockDim.x * gridDim.x) {\n")
 
 
-def gridstride(name: str, k: dict) -> str:
+# the loop most CUDA code writes (an int index stepped by the unsigned blockDim.x *
+# gridDim.x), which NVRTC does not unroll (fixtures/ptx/unroll): the grid-stride-int family
+GRID_STRIDE_INT = ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"
+                   "         i += blockDim.x * gridDim.x) {\n")
+
+
+def gridstride(name: str, k: dict, loop: str = GRID_STRIDE) -> str:
     body = _element(k, accumulate=True)
     end = "    atomicAdd(sum, acc);\n" if k["atomic"] == "thread" else (
         "    if (acc == 12345.0f) sum[1] = acc;\n")
     return (f'extern "C" __global__ void {name}({_params(k["vector"])}) {{\n'
             "    extern __shared__ float pad[];\n"
             "    float acc = 0.0f;\n"
-            + GRID_STRIDE + body + "    }\n" + end + "}\n")
+            + loop + body + "    }\n" + end + "}\n")
+
+
+def gridstride_int(name: str, k: dict) -> str:
+    return gridstride(name, k, GRID_STRIDE_INT)
 
 
 def image(name: str, k: dict) -> str:
@@ -188,7 +200,10 @@ def reduce_(name: str, k: dict) -> str:
             "    if (threadIdx.x == 0) atomicAdd(sum, part[0]);\n}\n")
 
 
-WRITERS = {"elementwise": elementwise, "grid-stride": gridstride, "image": image,
+# the families whose grid is a choice: a loop over the grid (swept grid x block)
+LOOP_FAMILIES = ("grid-stride", "block-reduce", "grid-stride-int")
+WRITERS = {"elementwise": elementwise, "grid-stride": gridstride,
+           "grid-stride-int": gridstride_int, "image": image,
            "tile": tile, "block-per-row": rows, "block-reduce": reduce_}
 
 
@@ -275,6 +290,13 @@ def suite(seed: int = 28) -> list[dict]:
         out.append({"name": name, "family": "block-reduce", "facts": k,
                     "n": _size(k, "grid-stride"), "defect": _defect(late, "grid-stride", k),
                     "split": "post-fit"})
+    if seed >= 50:  # added at seed 50, after the loops' unrolling entered the model
+        later = random.Random(seed + 2000)
+        for j in range(16):
+            k = _facts(later, "grid-stride")
+            out.append({"name": f"grid_stride_int_{j:02d}", "family": "grid-stride-int",
+                        "facts": k, "n": _size(k, "grid-stride"),
+                        "defect": _defect(later, "grid-stride", k), "split": "post-fit"})
     return out
 
 

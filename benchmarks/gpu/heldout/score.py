@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.gpu.calibration.score import spearman
+from benchmarks.gpu.heldout.generate import LOOP_FAMILIES
 
 REPO = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
@@ -118,7 +119,7 @@ def _same(c: dict, fix: dict, family: str) -> bool:
     """The timed configuration a fix names: its block, and its grid where the grid is a
     choice (loops over the grid); elsewhere the grid follows the problem, which the sweep
     covers exactly (a traced grid may cover a few elements more)."""
-    if family in ("grid-stride", "block-reduce"):
+    if family in LOOP_FAMILIES:
         return c["block"] == fix["block"] and c["grid"] == fix["grid"]
     return c["block"] == fix["block"]
 

@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.gpu.heldout.generate import LOOP_FAMILIES
+
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[2] / "fixtures/traces/heldout/kernels.cu"  # generate.py writes it
 SUITE = HERE / "suite.json"
@@ -50,7 +52,7 @@ def configs(k: dict, suite: dict, sms: int) -> list[dict]:
         if c not in out:
             out.append(c)
 
-    if fam in ("grid-stride", "block-reduce"):
+    if fam in LOOP_FAMILIES:
         add(d["block"], [max(1, round(d["grid_sms"] * sms)), 1, 1])
         for b in suite["loop_blocks"]:
             for g in suite["loop_grid_factors"]:
@@ -72,7 +74,7 @@ def configs(k: dict, suite: dict, sms: int) -> list[dict]:
 
 def habit(k: dict, sms: int) -> dict:
     """The fixed habit: 256 threads (16 x 16 for images); loops 8 blocks per SM."""
-    if k["family"] in ("grid-stride", "block-reduce"):
+    if k["family"] in LOOP_FAMILIES:
         return {"block": [256, 1, 1], "grid": [8 * sms, 1, 1]}
     if k["family"] == "image":
         return {"block": [16, 16, 1], "grid": [-(-k["width"] // 16), -(-k["height"] // 16), 1]}
