@@ -54,10 +54,9 @@ UNMET = {
     "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-33/h100:score",
                      "heldout-38/h100:fit", "heldout-39/h100:fit", "heldout-41/h200:fit",
                      "heldout-41/h200:score", "heldout-49/h200:score"},  # 0.949-0.969
-    "inside 90 %": {"heldout-32/h100:score", "heldout-35/h100:score",
-                    "heldout-37/h100:fit", "heldout-38/h100:score", "heldout-42/h200:score",
-                    "heldout-44/h200:score", "heldout-48/h200:score",
-                    "heldout-50/h200:fit", "heldout-50/h200:score"},  # 88 %, 89 %
+    "inside 90 %": {"heldout-35/h100:score", "heldout-37/h100:fit", "heldout-38/h100:score",
+                    "heldout-42/h200:score", "heldout-48/h200:score",
+                    "heldout-50/h200:score"},
     "width 15 points": ALL,
     "every 10 % warned": ALL,
     "spearman 0.9": {"heldout-30/h100:score", "heldout-32/h100:fit", "heldout-33/h100:fit",
@@ -174,7 +173,8 @@ def test_the_family_added_after_the_unrolling_meets_the_targets(run):
     index stepped by ``blockDim.x * gridDim.x``, which the compiler does not unroll; drawn
     and swept after the model read the unrolling (docs/validation.md), scored once. Seed
     50: 0.976 of the best, none slower, 85 % of its claims inside, every launch worth 10 %
-    warned (the model before reading the unrolling: 0.980, 77 %, 2 unwarned)."""
+    warned (the model before reading the unrolling: 0.980, 77 %, 2 unwarned); since one
+    resident block's waves are priced, 0.978, 85 %."""
     rows = json.loads(_rows_json(run, "source"))
     t = score.targets([r for r in rows if r["family"] == "grid-stride-int"])
     assert t["slower"] == [] and t["false_warnings"] == [] and t["missed"] == []

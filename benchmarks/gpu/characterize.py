@@ -22,7 +22,9 @@ L2 is what is measured):
 * a block's reduction epilogue (``block_reduce``): a tree over the block's threads in
   shared memory, a barrier each halving, ending in a store or an atomic on one address;
 * a loop's blocks off the warp (``block_alignment``): grid-stride copies by blocks whose
-  run of elements is or is not a whole number of 32-byte sectors.
+  run of elements is or is not a whole number of 32-byte sectors;
+* many waves of blocks by the blocks resident (``wave_resident``): grid-stride copies in
+  1 to 80 waves of 1 to 8 resident blocks per SM.
 
 Writes one JSON document; ``python -m benchmarks.gpu.device_params OUT.json`` turns it
 into the device database's ``[launch_model]`` entry. Nothing here reads occlint.
@@ -407,6 +409,38 @@ def block_reduce(b: Bench) -> list[dict]:
     return rows
 
 
+def wave_resident(b: Bench) -> list[dict]:
+    """Grid-stride copies of 1 GiB (``copy_float_1``, ``copy_float4_1``) in 256-, 512- and
+    1024-thread blocks, 1 to 8 resident per SM (capped by dynamic shared memory), in 1 to
+    80 waves of blocks: what many waves gain over one when few blocks share an SM (the
+    element_bandwidth copies measured 8 resident 256-thread blocks only); all of it twice."""
+    cp, S = b.cp, b.sms
+    src = cp.ones(1 << 28, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    rows = []
+    for repeat, name, width in ((r, *k) for r in (0, 1)
+                                for k in (("copy_float_1", 1), ("copy_float4_1", 4))):
+        fn = b.f(name)
+        fn.max_dynamic_shared_size_bytes = 227 * 1024
+        n = (1 << 28) // width
+        for block in (256, 512, 1024):
+            for resident in (1, 2, 4, 8):
+                if block * resident > 2048:
+                    continue
+                smem = (228 * 1024 // resident - 1024) // 1024 * 1024
+                for waves in (1, 2, 4, 8, 16, 32, 64, 80):
+                    grid = S * resident * waves
+                    ms = b.time(lambda fn=fn, grid=grid, block=block, smem=smem, n=n, a=src,
+                                c=dst: fn((grid,), (block,), (a, c, cp.int64(n)),
+                                          shared_mem=smem), reps=5)
+                    rows.append({"kernel": name, "vector": width, "block": block,
+                                 "resident": resident, "smem": smem, "waves": waves,
+                                 "grid": grid, "repeat": repeat, "ms": ms,
+                                 "gbps": (1 << 30) * 2 / ms / 1e6})
+    del src, dst
+    return rows
+
+
 def block_alignment(b: Bench) -> list[dict]:
     """Grid-stride copies (``copy_float_1``: 4 bytes read and written per element;
     ``copy_float2_1``: 8; ``narrow_store``: 8 read, 4 written) of 2^26 elements by blocks
@@ -502,7 +536,8 @@ def main(argv: list[str]) -> int:
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
-                    ("block_reduce", block_reduce), ("block_alignment", block_alignment)):
+                    ("block_reduce", block_reduce), ("block_alignment", block_alignment),
+                    ("wave_resident", wave_resident)):
         if only and key not in only:
             continue
         t = time.time()
@@ -516,6 +551,8 @@ def main(argv: list[str]) -> int:
     for r in doc.get("block_reduce", ()):
         print("reduce", r["kernel"], r["block"], r["blocks"], r["smem"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("wave_resident", ()):
+        print("waves", r["kernel"], r["block"], r["resident"], r["waves"], f"{r['gbps']:.0f}")
     for r in doc.get("block_alignment", ()):
         print("alignment", r["kernel"], r["block"], r["blocks_per_sm"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("block_atomics", ()):

@@ -115,6 +115,24 @@ def wave_curve(rows: list[dict]) -> list[list[float]]:
     return _rising(by_x, 3)
 
 
+def wave_curve_one(rows: list[dict]) -> list[list[float]]:
+    """(waves of blocks, bandwidth over one wave's) of grid-stride copies with one block
+    resident per SM (``characterize.wave_resident``, dynamic shared memory capping them):
+    the median over kernels, block sizes and repeats at each number of waves. Not a
+    running maximum: with one block an SM, more waves lose (each wave's blocks end
+    together, nothing else resident keeps the SM's loads in flight). The rows of 2 to 8
+    resident are not used: their shared memory shrinks the L1 the loads go through, and
+    the 8-resident curve measured without it (``wave_curve``) stands for them."""
+    one = {(r["kernel"], r["block"], r["repeat"]): r["gbps"] for r in rows
+           if r["resident"] == 1 and r["waves"] == 1}
+    by: dict[int, list[float]] = {}
+    for r in rows:
+        if r["resident"] == 1:
+            by.setdefault(r["waves"], []).append(
+                r["gbps"] / one[(r["kernel"], r["block"], r["repeat"])])
+    return [[waves, round(statistics.median(v), 3)] for waves, v in sorted(by.items())]
+
+
 def reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:
     """(threads per block, us) a block's reduction tree adds to its lifetime: blocks capped
     at two per SM by dynamic shared memory, the tree ending in a store (``reduce_store``)
@@ -160,6 +178,8 @@ def params(doc: dict) -> dict:
         "element_curve": element_curve(element, statistics.median(starts)) if element
         else None,
         "wave_curve": wave_curve(element) if element else None,
+        "wave_curve_one": wave_curve_one(doc["wave_resident"]) if doc.get("wave_resident")
+        else None,
         "issue_curve": issue_curve(doc["fma_steady"]) if doc.get("fma_steady") else None,
         "atomic_block_curve": [[r["block"], round(r["ns_per_atomic"], 4)]
                                for r in doc["block_atomics"]] if doc.get("block_atomics")

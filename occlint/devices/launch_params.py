@@ -66,6 +66,8 @@ class DeviceModel:
     # a grid-stride copy's bandwidth in many waves of blocks over one wave, against the
     # waves (1 wave: 1.0); () where not measured
     wave_curve: Curve = ()
+    # the same with one block resident per SM (more waves lose); () where not measured
+    wave_curve_one: Curve = ()
     # FP32 FMA issue: share of the peak against resident warps per SM x independent chains
     # each, in steady waves; measured, not used by the model (docs/validation.md: tried in
     # place of half_rate_warps' curve, it advised worse on the fit halves)
@@ -87,7 +89,8 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
     for entry in data.get("device", []):
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
-                    "atomic_block_curve", "issue_curve", "wave_curve", "reduce_curve"):
+                    "atomic_block_curve", "issue_curve", "wave_curve", "wave_curve_one",
+                    "reduce_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
@@ -138,6 +141,7 @@ def _derived(device: Device) -> DeviceModel | None:
                f"(device_db/launch_model.toml)",
         sms=units, read_curve=curve(ref.read_curve), copy_curve=curve(ref.copy_curve),
         element_curve=curve(ref.element_curve), wave_curve=ref.wave_curve,
+        wave_curve_one=ref.wave_curve_one,
         sm_bandwidth_gbs=ref.sm_bandwidth_gbs * scale_x,
         block_rate=ref.block_rate / ref.sms * units * clock_ratio,
         block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,

@@ -263,11 +263,12 @@ def _request_efficiency(threads: int, wave: int, load: float, store: float) -> f
     return need / used if used else 1.0
 
 
-def wave_gain(dm: DeviceModel, waves: float) -> float:
+def wave_gain(dm: DeviceModel, waves: float, resident: int = 8) -> float:
     """What a loop's memory draws in ``waves`` waves of blocks over one wave: the device's
-    measured curve (a grid-stride copy, 1 to 64 waves), log-linear in the waves, 1 up to
-    one wave, flat past the last point; 1 where none was measured."""
-    curve = dm.wave_curve
+    measured curve (a grid-stride copy, 1 to 64 waves of 8 resident blocks; with one block
+    resident per SM its own curve, 1 to 80 waves, where more waves lose), log-linear in
+    the waves, 1 up to one wave, flat past the last point; 1 where none was measured."""
+    curve = dm.wave_curve_one if resident == 1 and dm.wave_curve_one else dm.wave_curve
     if not curve or waves <= curve[0][0]:
         return 1.0
     return _along(curve, waves)
@@ -302,7 +303,7 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
             busy, per_thread = max(per_thread * b, 1.0), 1.0
         capacity = S * r
         full, rest = divmod(working, capacity)
-        gain = wave_gain(dm, working / capacity)
+        gain = wave_gain(dm, working / capacity, r)
         work = mem = cmp = 0.0
         if full:
             t, m, c = _wave(dm, facts, cfg, capacity, per_thread, per_thread, k, busy, gain)
