@@ -46,7 +46,8 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-43/h200": (43, ("fit", "score")), "heldout-44/h200": (44, ("fit", "score")),
         "heldout-45/h200": (45, ("fit", "score")), "heldout-46/h200": (46, ("fit", "score")),
         "heldout-47/h200": (47, ("fit", "score")), "heldout-48/h200": (48, ("fit", "score")),
-        "heldout-49/h200": (49, ("fit", "score")), "heldout-50/h200": (50, ("fit", "score"))}
+        "heldout-49/h200": (49, ("fit", "score")), "heldout-50/h200": (50, ("fit", "score")),
+        "heldout-51/h200": (51, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
@@ -168,13 +169,16 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
 
 
 @pytest.mark.parametrize("run", [r for r, (seed, _) in RUNS.items() if seed >= 50])
-def test_the_family_added_after_the_unrolling_meets_the_targets(run):
+def test_the_family_added_after_the_unrolling_meets_the_targets(request, run):
     """grid-stride-int (seed 50 on): the grid-stride loop most CUDA code writes, an ``int``
     index stepped by ``blockDim.x * gridDim.x``, which the compiler does not unroll; drawn
     and swept after the model read the unrolling (docs/validation.md), scored once. Seed
     50: 0.976 of the best, none slower, 85 % of its claims inside, every launch worth 10 %
     warned (the model before reading the unrolling: 0.980, 77 %, 2 unwarned); since one
     resident block's waves are priced, 0.978, 85 %."""
+    if run == "heldout-51/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: grid-stride-int reaches 0.968 of the best on seed 51")))
     rows = json.loads(_rows_json(run, "source"))
     t = score.targets([r for r in rows if r["family"] == "grid-stride-int"])
     assert t["slower"] == [] and t["false_warnings"] == [] and t["missed"] == []
