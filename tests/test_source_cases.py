@@ -256,3 +256,16 @@ def test_a_macro_handed_the_kernel_that_fixes_the_block_is_read(occlint):
     assert blocks == [140]
     (f,) = [f for f in doc["findings"] if f["rule"] == "LCH001"]
     assert f["line"] == 9 and f["data"]["block"] == 140
+
+
+def test_a_reductions_thread_subsets_are_not_bounds_checks():
+    """llm.c's kernels (tests/sources/cases/reductions.cu): a tree reduction's ``if (tid <
+    stride)`` against its loop's own counter and a ``?:`` against the block's warps pick
+    some of the block's threads, whatever the problem's size: not one element per thread
+    (mean_kernel was read so, and layernorm_forward_kernel5's block per row lost its loop
+    to the ``?:``); a ``?:`` against a count the kernel is given is a bounds check."""
+    kernels = {k.name: k for k in read("reductions.cu").kernels}
+    assert kernels["mean_kernel"].body == "other"
+    assert kernels["layernorm_forward_kernel5"].body == "other"
+    assert kernels["layernorm_forward_kernel5"].facts.loop == "block-stride"
+    assert kernels["global_norm_aggregate_kernel"].body == "per-element"

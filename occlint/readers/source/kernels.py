@@ -5,8 +5,10 @@ The body classification drives the grid advice:
 * ``grid-stride``: an index advanced inside a loop by ``blockDim.x * gridDim.x`` (either
   order, any dimension, casts allowed) or by a variable initialised or assigned that
   product;
-* ``per-element``: not grid-stride, and an ``if`` compares an index computed from
-  ``threadIdx`` / ``blockIdx`` (a bounds check): one element per thread;
+* ``per-element``: not grid-stride, and an ``if`` (or a ``?:``) compares an index computed
+  from ``threadIdx`` / ``blockIdx`` with a problem's bound (a bounds check; not a loop's
+  own counter, a literal or the block's shape: a tree reduction's ``if (tid < s)``): one
+  element per thread;
 * ``other``: anything else (not recognised: no grid advice depends on it).
 
 The work classification drives the saving estimates (occlint.judgement.cost):
@@ -132,8 +134,8 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
              if (name := field_of(n, "declarator", "identifier")) is not None
              and (value := field_of(n, "value")) is not None]
     assigns = found.get("assignment_expression", [])
-    conds = [c for n in found.get("if_statement", [])
-             if (c := field_of(n, "condition")) is not None]
+    conds = [c for kind in ("if_statement", "conditional_expression")
+             for n in found.get(kind, []) if (c := field_of(n, "condition")) is not None]
     for name, value in pairs:
         if is_stride(value, text):
             strides.add(text.name(name))
@@ -167,6 +169,7 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
         if s is not None and (is_stride(s, text) or (s.type == "identifier"
                                                     and text.name(s) in strides)):
             return "grid-stride"
+    counters: set[str] | None = None
     for cond in conds:
         if text.data.find(b"<", cond.start_byte, cond.end_byte) < 0 and \
                 text.data.find(b">", cond.start_byte, cond.end_byte) < 0:
@@ -174,10 +177,43 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
         words = text.of(cond, 400)
         if not COMPARISON.search(words):
             continue
-        if THREAD_INDEX.search(words) or any(re.search(rf"\b{re.escape(i)}\b", words)
-                                             for i in indexes):
+        if counters is None:  # a loop's counters, and names holding the block's shape
+            counters = set(_COUNTER.findall(text.of(body, 1 << 16))) | {
+                text.name(name) for name, value in pairs
+                if _BLOCK_SHAPE.match(text.of(value, 200))}
+        if _bounds_check(words, indexes, counters):
             return "per-element"
     return "other"
+
+
+# a variable a ``for`` loop declares (a reduction's ``s``, an unrolled step's ``k``)
+_COUNTER = re.compile(r"\bfor\s*\(\s*(?:[A-Za-z_][\w:]*\s+)+(\w+)\s*=")
+_COMPARED = re.compile(r"^(.+?)(<=|>=|<|>)(.+)$", re.S)
+# what a bound made of the block's own shape is: a reduction step's `tid < 32`,
+# `tid < blockDim.x / 2` (a subset of the block's threads, not a problem size)
+_BLOCK_SHAPE = re.compile(r"^[\s\d()+\-*/%<>u]*$|^[\s\d()+\-*/%<>uUlL]*"
+                          r"(?:(?:blockDim|hipBlockDim_)[.xyz_]*|warpSize)[\s\w().+\-*/%<>]*$")
+
+
+def _bounds_check(words: str, indexes: set[str], others: set[str]) -> bool:
+    """Whether a condition compares a thread's index with a problem's bound: ``i < n``,
+    ``row < rows && col < cols``; not with a literal, the block's shape (``tid < 32``,
+    ``tid < blockDim.x / 2``) or a name in ``others`` (a loop's own counter: a tree
+    reduction's ``if (tid < s)``; a name holding the block's shape: ``lane < num_warps``):
+    those pick some of the block's threads, whatever the problem's size."""
+    for part in re.split(r"&&|\|\||\band\b|\bor\b", words.strip().strip("()")):
+        m = _COMPARED.match(part.replace("<<", " ").replace(">>", " "))
+        if not m:
+            continue
+        for index, other in ((m[1], m[3]), (m[3], m[1])):
+            if not (THREAD_INDEX.search(index) or any(
+                    re.search(rf"\b{re.escape(i)}\b", index) for i in indexes)):
+                continue
+            bound = other.strip().strip("()= ")
+            if not bound or _BLOCK_SHAPE.match(bound) or bound in others:
+                continue
+            return True
+    return False
 
 
 def _block_indexed(body: Any, text: Text, helpers_may: bool) -> bool | None:

@@ -55,7 +55,7 @@ LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 # every process, before the first file).
 SCANNED = ("init_declarator", "declaration", "parameter_declaration",
            "optional_parameter_declaration", "assignment_expression", "update_expression",
-           "pointer_expression", "if_statement", *LOOPS)
+           "pointer_expression", "if_statement", "conditional_expression", *LOOPS)
 _SCAN = "[" + " ".join(f"({t})" for t in SCANNED) + "] @node"
 
 
