@@ -234,6 +234,11 @@ def test_kernels_that_read_no_block_index_get_no_grid_rules(occlint):
 
     assert rules("no_block_index.cu") == set()
     assert ("through_helper", "LCH102") in rules("block_index_helper.cu")
+    # llm.c's single-block sum calls blockReduce; the file's one helper reading a block
+    # index is stochastic_rounding, which it does not call (and a comment names blockIdx)
+    kernel = read("single_block.cu").kernels[0]
+    assert kernel.name == "global_sum_single_block_kernel" and kernel.block_indexed is False
+    assert rules("single_block.cu") == set()
 
 
 def test_a_tile_kernel_is_not_told_another_block_or_grid(occlint):

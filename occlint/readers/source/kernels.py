@@ -216,20 +216,62 @@ def _bounds_check(words: str, indexes: set[str], others: set[str]) -> bool:
     return False
 
 
-def _block_indexed(body: Any, text: Text, helpers_may: bool) -> bool | None:
+def _block_indexed(body: Any, text: Text, helpers: frozenset[bytes] | None) -> bool | None:
     """Whether the body reads which block it is: False where it reads no block index and
-    the file reads one nowhere outside its kernels' bodies either (every block does the same
+    calls none of the file's functions or macros that read one (``helpers``; None: one is
+    read where no definition holds it, so any call or macro may) (every block does the same
     work: an empty kernel, a ``<<<1, 1>>>`` test writing ``*out``, a 4 x 4 fill by its
-    threads); None where it reads none itself but a helper or macro of the file may
-    (``helpers_may``) and the body asks one (a call, or a name in capitals), and where the
-    body is empty (a stand-in: nothing to tell)."""
+    threads, llm.c's single-block sum calling only blockReduce); None where it calls one,
+    and where the body is empty (a stand-in: nothing to tell)."""
     if BLOCK_INDEX.search(text.data, body.start_byte, body.end_byte):
         return True
     if not body.named_child_count:
         return None
-    if helpers_may and _ASKS.search(text.data, body.start_byte, body.end_byte):
+    if helpers is None:
+        if _ASKS.search(text.data, body.start_byte, body.end_byte):
+            return None
+    elif helpers and any(re.search(rb"\b" + re.escape(h) + rb"\b",
+                                   text.data[body.start_byte:body.end_byte]) for h in helpers):
         return None
     return False
+
+
+_DEFINITIONS = ("function_definition", "preproc_function_def", "preproc_def")
+
+
+def _block_index_helpers(root: Any, code: bytes, text: Text, bodies: list[tuple[int, int]]
+                         ) -> frozenset[bytes] | None:
+    """The names of the file's functions and macros that read a block index outside its
+    kernels' bodies (``code``: the file with its comments and strings blanked); None where
+    one is read outside any definition. (The tree was parsed with the bodies that hold no
+    kernel or launch blanked: a helper's definition still spans its body.)"""
+    names: set[bytes] = set()
+    for m in BLOCK_INDEX.finditer(code):
+        if any(a <= m.start() < b for a, b in bodies):
+            continue
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        while node is not None and node.type not in _DEFINITIONS:
+            node = node.parent
+        name = _definition_name(node) if node is not None else None
+        if name is None:
+            return None
+        names.add(text.data[name.start_byte:name.end_byte].rsplit(b"::", 1)[-1])
+    return frozenset(names)
+
+
+def _definition_name(node: Any) -> Any:
+    """A function's or a macro's name node (None: not found)."""
+    if node.type != "function_definition":
+        return node.child_by_field_name("name")
+    d = node.child_by_field_name("declarator")
+    for _ in range(8):
+        if d is None or d.type in ("identifier", "field_identifier", "qualified_identifier",
+                                   "operator_name", "destructor_name"):
+            return d
+        if d.type == "template_function":
+            return d.child_by_field_name("name")
+        d = d.child_by_field_name("declarator")
+    return None
 
 
 def _pointer_parameters(declarator: Any, text: Text) -> list[str]:
@@ -292,8 +334,8 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     # a block index read outside the kernels' bodies: a helper or macro that may hand one on
     bodies = [(b.start_byte, b.end_byte) for n in found
               if (b := n.child_by_field_name("body")) is not None]
-    helpers_may = bool(found) and len(BLOCK_INDEX.findall(text.data)) > sum(
-        len(BLOCK_INDEX.findall(text.data, a, b)) for a, b in bodies)
+    helpers = _block_index_helpers(root, evaluator.layout.code, text, bodies) if found \
+        else frozenset()
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
@@ -325,7 +367,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
         facts = _facts(declarator, body, kind, text, consts) if body is not None else None
-        indexed = _block_indexed(body, text, helpers_may) if body is not None else None
+        indexed = _block_indexed(body, text, helpers) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed))
     return out
