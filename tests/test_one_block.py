@@ -71,3 +71,24 @@ def test_a_single_block_loop_is_advised_its_block_and_the_saving_holds(with_sour
     assert f["fix"]["grid"] == [1, 1, 1] and f["fix"]["block"] == [1024, 1, 1]
     measured = 1 - ms[1024] / ms[100]
     assert f["saving"]["low"] <= measured <= f["saving"]["high"], (measured, f["saving"])
+
+
+def test_oversubscription_is_asked_only_of_grid_stride_loops():
+    """LCH103 (a grid below the oversubscription target "that memory-bound grid-stride
+    kernels need") on seed 32's H100 trace with the kernels' source: none for a block per
+    row (its grid is its rows) or one element per thread; still for the grid-stride loops
+    it names (block_reduce_10 <<<66, 256>>>)."""
+    run = FIXTURES / "traces" / "heldout-32"
+    doc = execute(Options(paths=[str(run / "h100" / "heldout.pt.trace.json.gz"),
+                                 str(run / "kernels.cu")], isolated=True)).doc
+    asked = {}
+    for g in doc["launches"]:
+        loop = ((g.get("model") or {}).get("facts") or {}).get("loop")
+        if loop is None:
+            continue
+        asked.setdefault(loop, []).append(any(f["rule"] == "LCH103" for f in g["findings"]))
+    assert asked["block-stride"] and not any(asked["block-stride"])
+    assert asked["per-element"] and not any(asked["per-element"])
+    assert sum(asked["grid-stride"]) >= 3
+    reduce = next(g for g in doc["launches"] if g["kernel"] == "block_reduce_10")
+    assert any(f["rule"] == "LCH103" for f in reduce["findings"])

@@ -297,16 +297,19 @@ def grid_below_oversubscription(report, ctx):
     Launch the recommended grid: the smallest multiple of the unit count that reaches the
     target. Compute-bound kernels may not need it; lower `oversubscription` for them.
     On launches read from a profiler trace, where occlint cannot see whether the kernel
-    loops over its data, the finding is info.
+    loops over its data, the finding is info; where the kernel's source (or PTX) in the run
+    shows it does not (one element per thread, a block per row), there is none.
     Example:
     `occlint gamma.hsaco --device w7800 --block 256 --grid 1000` -> grid of 1000 blocks
     (8,000 waves) is below 10x the 2,240 wave slots (22,400 waves); use a grid of 2800.
     """
     over = ctx.advice.get("oversubscription")
     grid = report.launch.grid
+    facts = report.launch.known_facts
     if not over or not grid or not over["recommended_grid"] \
-            or not report.launch.blocks_split_work:
-        return
+            or not report.launch.blocks_split_work \
+            or (facts is not None and facts.loop != "grid-stride"):
+        return  # the kernel's source says it is no grid-stride loop: its grid is its work
     waves = ctx.advice["grid"]["waves"]
     if waves >= over["target_waves"]:
         return
