@@ -6,7 +6,9 @@ read from it (issue 28, docs/validation.md).
     python3 benchmarks/gpu/nvrtc_ptx.py OUT_DIR SOURCE.cu ... [--characterize]
 
 On the lent GPU machine: writes OUT_DIR/<name>.ptx.gz per source (``characterize`` for
-benchmarks/gpu/characterize.py's kernels with --characterize).
+benchmarks/gpu/characterize.py's kernels with --characterize). :func:`ptx_by_library`
+makes the same without CuPy or a GPU, from the pip wheel's libnvrtc
+(fixtures/make_unroll_loops.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import gzip
 import sys
 from pathlib import Path
 
+# the options CuPy's RawModule gives NVRTC here (and the arch, the device's)
+OPTIONS = ("--std=c++17",)
+
 
 def ptx(source: str, name: str) -> str:
     import cupy as cp
@@ -22,8 +27,42 @@ def ptx(source: str, name: str) -> str:
 
     major, minor = cp.cuda.Device().compute_capability
     prog = _NVRTCProgram(source, name)
-    text, _ = prog.compile(options=("--std=c++17", f"-arch=compute_{major}{minor}"))
+    text, _ = prog.compile(options=(*OPTIONS, f"-arch=compute_{major}{minor}"))
     return text if isinstance(text, str) else text.decode()
+
+
+def library() -> str:
+    """libnvrtc of the pip wheel ``nvidia-cuda-nvrtc``: NVRTC without CuPy or a GPU."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("nvidia")
+    for root in spec.submodule_search_locations if spec else ():
+        for lib in sorted(Path(root).glob("cu*/lib/libnvrtc.so.*")):
+            return str(lib)
+    raise SystemExit("libnvrtc not found: pip install nvidia-cuda-nvrtc, or pass its path")
+
+
+def ptx_by_library(source: str, name: str, path: str, arch: str = "compute_90") -> str:
+    """What :func:`ptx` makes, from libnvrtc at ``path`` itself (ctypes), for ``arch``."""
+    import ctypes
+
+    lib = ctypes.CDLL(path)
+    prog = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None,
+                              None):
+        raise SystemExit("nvrtcCreateProgram failed")
+    opts = [o.encode() for o in (*OPTIONS, f"-arch={arch}")]
+    if lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)):
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        raise SystemExit(log.value.decode())
+    size = ctypes.c_size_t()
+    lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+    buf = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetPTX(prog, buf)
+    return buf.value.decode()
 
 
 def main(argv: list[str]) -> int:

@@ -290,18 +290,22 @@ _SIGNED_CAST_REGISTER = re.compile(
     r"(?:(?:blockDim|gridDim)\.[xyz]|hip(?:BlockDim|GridDim)_[xyz])")
 
 
+def _unparen(expr: str) -> str:
+    """``expr`` without the parentheses around all of it."""
+    expr = expr.strip()
+    while expr.startswith("(") and _matching(expr, 0, "(", ")") == len(expr) - 1:
+        expr = expr[1:-1].strip()
+    return expr
+
+
 def _bare(expr: str) -> str:
     """``expr`` without its outer parentheses and leading casts."""
     while True:
-        expr = expr.strip()
-        if expr.startswith("(") and _matching(expr, 0, "(", ")") == len(expr) - 1:
-            expr = expr[1:-1]
-            continue
+        expr = _unparen(expr)
         m = _CAST.match(expr)
-        if m and m.end() < len(expr):
-            expr = expr[m.end():]
-            continue
-        return expr
+        if not (m and m.end() < len(expr)):
+            return expr
+        expr = expr[m.end():]
 
 
 def _signed_type(words: str) -> bool | None:
@@ -313,15 +317,11 @@ def _signed(expr: str, body: str) -> bool | None:
     """Whether the stride ``expr`` has a signed type as C++ reads it: a literal, a variable
     declared signed, a cast to a signed type of all of it; unsigned where a block or grid
     dimension (``unsigned int``) enters it uncast."""
-    expr = expr.strip()
-    while expr.startswith("(") and _matching(expr, 0, "(", ")") == len(expr) - 1:
-        expr = expr[1:-1].strip()
+    expr = _unparen(expr)
     m = _CAST.match(expr)
     if m and m.end() < len(expr):
         rest = expr[m.end():].strip()
-        whole = re.fullmatch(r"[\w.]+", rest) or (
-            rest.startswith("(") and _matching(rest, 0, "(", ")") == len(rest) - 1)
-        if whole:
+        if re.fullmatch(r"[\w.]+", rest) or _unparen(rest) != rest:  # the cast takes all
             return _signed_type(m[1])
     if re.fullmatch(r"\d+", expr):
         return True
@@ -336,7 +336,7 @@ def _signed(expr: str, body: str) -> bool | None:
 def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None:
     """Whether the compiler unrolls the stride loop with the head at ``head`` (LLVM's
     runtime unrolling, which needs the trip count of a loop that cannot wrap): what NVRTC
-    13 does to each form of the loop (fixtures/ptx/unroll: 160 forms and their PTX):
+    13 does to each form of the loop (fixtures/ptx/unroll: 169 forms and their PTX):
 
     * an unsigned index (``unsigned``, ``size_t``): never;
     * an ``int`` index: when the stride is signed (``i += (int)blockDim.x``, an ``int``

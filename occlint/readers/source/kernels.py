@@ -50,8 +50,6 @@ THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx
 # gridDim alone does not (llm.c's global_sum_single_block_kernel asserts gridDim.x == 1)
 BLOCK_INDEX = re.compile(rb"\b(blockIdx|hipBlockIdx_[xyz]|__builtin_amdgcn_workgroup_id_[xyz]|"
                          rb"this_grid|group_index|block_rank|clusterIdx|block_index)\b")
-THREAD_INDEX_BYTES = re.compile(rb"\b(threadIdx|hipThreadIdx_[xyz]|"
-                                rb"__builtin_amdgcn_workitem_id_[xyz])\b")
 # a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 COMPARISON = re.compile(r"(<|>)")
