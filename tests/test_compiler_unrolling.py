@@ -20,13 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.gpu.heldout import score
-from occlint.devices.db import shipped_db
-from occlint.devices.launch_params import launch_model
-from occlint.judgement.timing import Config, predict
-from occlint.occupancy import nvidia
 from occlint.readers.nvidia.ptx import facts_by_entry
 from occlint.readers.source import read_source
+from tests.heldout_kernels import timed_kernel
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LOOPS = FIXTURES / "ptx" / "unroll"
@@ -83,33 +79,17 @@ def test_a_loop_left_alone_holds_a_quarter_of_the_loads_in_flight():
     422 us and 512-thread blocks (4 resident, 64 warps) 305 us over the same 67 M
     elements (heldout-32's sweep). The curves read at the source's X (as if unrolled)
     called those nearly alike; at a quarter of it, the measured ratio."""
-    run = FIXTURES / "traces" / "heldout-32"
-    suite = {k["name"]: k for k in json.loads((run / "suite.json").read_text())["kernels"]}
-    kernel = suite["block_per_row_10"]
-    sweep = {k["name"]: k for k in score.load(run / "h100" / "heldout.json")["kernels"]}
-    timed = {c["block"][0]: c.get("final_ms", c["ms"]) for c in
-             sweep["block_per_row_10"]["configs"]}
-    facts = {k.name: k.facts for k in
-             read_source(str(run / "kernels.cu"), "kernels.cu").kernels}["block_per_row_10"]
-    assert facts.loop == "block-stride" and facts.unrolled is False
-    db = shipped_db()
-    dm = launch_model(db.get("h100"))
-    arch = db.nv_archs["sm_90"]
-    func = nvidia.NvFunction(registers=sweep["block_per_row_10"]["registers"],
-                             max_threads=1024)
+    k = timed_kernel(32, "h100", "block_per_row_10")
+    assert k.facts.loop == "block-stride" and k.facts.unrolled is False
+    rows = k.spec["rows"]
 
     def ratio(f) -> float:
-        t = {}
-        for block in (32, 512):
-            resident = nvidia.active_blocks(arch, func, block, 0).blocks_per_sm
-            t[block] = predict(dm, f, Config(block, kernel["rows"], resident),
-                               kernel["n"]).total
-        return t[512] / t[32]
+        return k.predicted(512, rows, f) / k.predicted(32, rows, f)
 
-    measured = timed[512] / timed[32]
+    measured = k.ms(512) / k.ms(32)
     assert measured == pytest.approx(0.722, abs=0.01)
-    assert ratio(facts) == pytest.approx(measured, abs=0.06)
-    assert ratio(replace(facts, unrolled=True)) > measured + 0.15  # the curves' reading
+    assert ratio(k.facts) == pytest.approx(measured, abs=0.06)
+    assert ratio(replace(k.facts, unrolled=True)) > measured + 0.15  # the curves' reading
 
 
 def _block_per_row_groups(source: str, tmp_path: Path) -> dict[str, dict]:

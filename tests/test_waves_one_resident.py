@@ -16,12 +16,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.gpu.device_params import wave_curve_one
-from benchmarks.gpu.heldout import score
 from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
-from occlint.judgement.timing import Config, predict, wave_gain
-from occlint.occupancy import nvidia
-from occlint.readers.source import read_source
+from occlint.judgement.timing import wave_gain
+from tests.heldout_kernels import timed_kernel
 
 TRACES = Path(__file__).resolve().parents[1] / "fixtures" / "traces"
 CHARACTERIZATION = TRACES / "heldout-50" / "h200" / "wave-resident.characterization.json"
@@ -59,24 +57,13 @@ def test_a_loop_of_one_resident_block_is_slower_in_more_waves(name):
     """Seed 41's two float4 loads a thread (36 registers: one 1024-thread block an SM), timed
     on the H200 in 32 and 80 waves: 9-11 % slower in 80. The 8-resident curve called 80
     faster; the one-resident curve calls it slower (by less than measured)."""
-    run = TRACES / "heldout-41"
-    kernel = {k["name"]: k for k in json.loads((run / "suite.json").read_text())["kernels"]}[name]
-    sweep = {k["name"]: k for k in score.load(run / "h200" / "heldout.json")["kernels"]}[name]
-    timed = {c["grid"][0]: c.get("final_ms", c["ms"]) for c in sweep["configs"]
-             if c["block"][0] == 1024}
-    facts = {k.name: k.facts for k in
-             read_source(str(run / "kernels.cu"), "kernels.cu").kernels}[name]
-    db = shipped_db()
-    dm = launch_model(db.get("h200"))
-    func = nvidia.NvFunction(registers=sweep["registers"], max_threads=1024)
-    resident = nvidia.active_blocks(db.nv_archs["sm_90"], func, 1024, 0).blocks_per_sm
-    assert resident == 1
+    k = timed_kernel(41, "h200", name)
+    assert k.resident(1024) == 1
 
     def ratio(model) -> float:
-        t = [predict(model, facts, Config(1024, grid, resident), kernel["n"]).total
-             for grid in (32 * 132, 80 * 132)]
-        return t[1] / t[0]
+        return (k.predicted(1024, 80 * 132, model=model)
+                / k.predicted(1024, 32 * 132, model=model))
 
-    assert timed[80 * 132] / timed[32 * 132] > 1.08
-    assert ratio(dm) > 1.0
-    assert ratio(replace(dm, wave_curve_one=())) < 1.0
+    assert k.ms(1024, 80 * 132) / k.ms(1024, 32 * 132) > 1.08
+    assert ratio(k.model) > 1.0
+    assert ratio(replace(k.model, wave_curve_one=())) < 1.0
