@@ -208,25 +208,58 @@ _IMM = re.compile(r"^-?\d+$")
 
 
 def _steps(loop: _Loop, compare: _Op, origins: dict[str, set[str]], defs: _Defs) -> int:
-    """How many elements a pass of the loop steps the index it compares: the chain of adds
-    that defines it from its value at the top, each by the stride or by a constant
-    multiple of it (the compiler's unrolling: ``i += s; i += s`` or ``i += s << 1``). A
+    """How many elements a pass of the loop steps the index it compares: the index at the
+    bottom of the pass as the index at its top plus a multiple of the stride, read from
+    the adds, shifts and constant multiplies that define it in the pass (the compiler's
+    unrolling: ``i += s; i += s``, ``i += s << 1``, ``t = s << 1; i = t + (t + i)``). A
     loop over pointers (its index from a parameter) counts its adds only."""
     index = next((r for r in compare.sources
                   if defs.before(r, compare.index, loop.head) is not None), None)
-    pointer = index is not None and "param" in origins.get(index, set())
-    count, r, at = 0, index, compare.index
+    if index is None:
+        return 1
+    if "param" in origins.get(index, set()):
+        return max(_adds(loop, index, compare.index, defs), 1)
+    top, strides = _linear(loop, index, compare.index, defs, index, 0)
+    return strides if top == 1 and 1 <= strides <= 64 else 1
+
+
+def _linear(loop: _Loop, reg: str, at: int, defs: _Defs, index: str, depth: int
+            ) -> tuple[int, int]:
+    """``reg`` at instruction ``at`` as (a, b): a times the loop's index at the top of the
+    pass plus b strides; (0, 0) where it is neither (a constant, another value)."""
+    d = defs.before(reg, at, loop.head)
+    if d is None:  # not written in the pass before here: the index at the top, or a
+        # value from before the loop (the stride, or a constant multiple of it)
+        return (1, 0) if reg == index else (0, _multiple(defs.before(reg, loop.head)))
+    if depth > 16:
+        return 0, 0
+    last = d.text.rsplit(",", 1)[-1].strip().rstrip(";")
+    if d.opcode.startswith("add") and len(d.sources) == 2:
+        (a1, b1), (a2, b2) = (_linear(loop, r, d.index, defs, index, depth + 1)
+                              for r in d.sources)
+        return a1 + a2, b1 + b2
+    if d.opcode.startswith(("shl", "mul")) and len(d.sources) == 1 and _IMM.match(last):
+        a, b = _linear(loop, d.sources[0], d.index, defs, index, depth + 1)
+        k = 1 << int(last) if d.opcode.startswith("shl") else int(last)
+        return a * k, b * k
+    if d.opcode.startswith("mov") and len(d.sources) == 1:
+        return _linear(loop, d.sources[0], d.index, defs, index, depth + 1)
+    return 0, 0
+
+
+def _adds(loop: _Loop, r: str, at: int, defs: _Defs) -> int:
+    """The adds in the pass that step a pointer ``r`` from its value at the top."""
+    count = 0
     for _ in range(16):
         d = defs.before(r, at, loop.head)
         if d is None or not d.opcode.startswith("add"):
             break
+        count += 1
         inside = [x for x in d.sources if defs.before(x, d.index, loop.head) is not None]
-        step = next((x for x in d.sources if x not in inside and x != r), None)
-        count += 1 if pointer or step is None else _multiple(defs.before(step, loop.head))
         if not inside:
             break
         r, at = inside[0], d.index
-    return max(count, 1)
+    return count
 
 
 def _multiple(op: _Op | None) -> int:

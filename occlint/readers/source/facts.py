@@ -336,7 +336,7 @@ def _signed(expr: str, body: str) -> bool | None:
 def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None:
     """Whether the compiler unrolls the stride loop with the head at ``head`` (LLVM's
     runtime unrolling, which needs the trip count of a loop that cannot wrap): what NVRTC
-    13 does to each form of the loop (fixtures/ptx/unroll: 169 forms and their PTX):
+    13 does to each form of the loop (fixtures/ptx/unroll: 170 forms and their PTX):
 
     * an unsigned index (``unsigned``, ``size_t``): never;
     * an ``int`` index: when the stride is signed (``i += (int)blockDim.x``, an ``int``
