@@ -59,6 +59,8 @@ ROW_BYTES = 8.0
 # pass and unrolled four times by the compiler (device_params.loads_per_pass, from its
 # PTX); the bandwidth curves' X counts one, as a kernel's source does
 CURVE_UNROLL = 4
+# the bytes a copy's curve counts (read and written) per byte its loads hold in flight
+COPY_TRAFFIC = 2.0
 # atomics after a thread's loop partly drain while other threads still work: they join the
 # rest of the time as a p-norm of this p (1: they wait for all of it; 4, the overlap's p:
 # they drain beside it). The least error over the fit halves' grid-stride kernels ending
@@ -176,9 +178,14 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
     curve = dm.element_curve if short and dm.element_curve else \
         dm.copy_curve if stores else dm.read_curve
 
+    # Little's law on the curve: a load's latency is the bytes in flight over the rate they
+    # arrive at; a copy's GB/s (the copy and element curves) counts its writes too, twice
+    # the bytes its loads bring
+    traffic = 1.0 if curve is dm.read_curve else COPY_TRAFFIC
+
     def latency_at(x: float) -> float:
         x = max(x, curve[0][0])
-        return dm.sms * x / (bandwidth(curve, x) * 1e9)
+        return traffic * dm.sms * x / (bandwidth(curve, x) * 1e9)
 
     latency = latency_at(loads)
     in_flight = loads
@@ -211,10 +218,11 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     mem = latency = 0.0
     if load + store > 0:
         loads = per_sm * threads * max(load, 4.0)
-        # a loop the compiler does not unroll holds one element's loads a pass, not the
-        # CURVE_UNROLL the curves' loops held: a quarter of their X, and its wait for them
-        # set against one element's chain rather than the pass's CURVE_UNROLL
-        depth = 1 / CURVE_UNROLL if facts.unrolled is False and iterations > 1 else 1.0
+        # a loop the compiler unrolls less than the curves' loops (CURVE_UNROLL) holds
+        # fewer elements' loads a pass: that share of their X, and its wait for them set
+        # against that share of the pass's chain
+        depth = min(facts.unroll, CURVE_UNROLL) / CURVE_UNROLL \
+            if facts.unroll and iterations > 1 else 1.0
         bw, latency = _drawn(dm, store > 0, active, loads * depth, chain * depth,
                              iterations <= 1)
         if iterations > 1 and dm.element_curve:

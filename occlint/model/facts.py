@@ -48,9 +48,10 @@ class Facts:
     # the elements a program (block) works on when that is a compile-time tile (Triton's
     # BLOCK constexpr) rather than one per thread; 0: not a tile kernel
     tile: int = 0
-    # whether the compiler unrolls the stride loop (several elements' loads in flight at
-    # once, as the characterisation's loops: timing.CURVE_UNROLL); None: not known
-    unrolled: bool | None = None
+    # the elements a pass of the stride loop holds as compiled (the compiler's unrolling:
+    # their loads in flight at once, as the characterisation's loops held
+    # timing.CURVE_UNROLL); 1: not unrolled; None: not known
+    unroll: int | None = None
 
     @property
     def loops(self) -> bool:
@@ -71,4 +72,4 @@ class Facts:
                 "atomics_one_address_per_block": self.atomics_one_block,
                 "shared_per_thread": self.shared_per_thread, "barrier": self.barrier,
                 "source": self.source, **({"tile": self.tile} if self.tile else {}),
-                **({"unrolled": self.unrolled} if self.unrolled is not None else {})}
+                **({"unroll": self.unroll} if self.unroll is not None else {})}

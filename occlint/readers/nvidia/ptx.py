@@ -443,7 +443,7 @@ def _facts(entry: _Entry) -> Facts:
                  atomics_one_thread=atomics["one_thread"], atomics_block=atomics["block"],
                  atomics_one_block=atomics["one_block"],
                  shared_per_thread=shared_thread, barrier=barrier, source="ptx",
-                 unrolled=any(lp.unroll > 1 for lp in strided) if strided else None)
+                 unroll=max(lp.unroll for lp in strided) if strided else None)
 
 
 def _address_origins(op: _Op, origins: dict[str, set[str]]) -> set[str]:

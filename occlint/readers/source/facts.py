@@ -17,7 +17,10 @@ Read from the text of the kernel's parameters and body, comments removed:
   holds at most ``FULL_UNROLL`` instructions, else passes of about ``PASS`` each;
 * ``atomicAdd`` and its kin: one address when the address names no thread or block index,
   a block's address when it names only the block index; one per block when a
-  ``threadIdx`` guard leaves it to one thread of each block.
+  ``threadIdx`` guard leaves it to one thread of each block;
+* the stride loop's unrolling as NVRTC compiles it, the elements a pass holds: none where
+  the index's type stops it (:func:`unrolled_by_compiler`) or the body keeps a loop of its
+  own, else four, two or one by the body's size (``UNROLL_4_SIZE``, ``UNROLL_2_SIZE``).
 
 What the text does not show (a helper function's body, a pointer's type hidden behind a
 template parameter) stays None.
@@ -71,6 +74,16 @@ _UNROLL = re.compile(r"#\s*pragma\s+unroll\b\s*\(?\s*(\w*)\s*\)?\s*$")
 # 16 FMAs unrolled 8 times, 128 a pass)
 FULL_UNROLL = 300.0
 PASS = 128.0
+# a stride loop the index's type lets LLVM unroll (unrolled_by_compiler): four elements a
+# pass while its body's size is at most UNROLL_4_SIZE, two up to UNROLL_2_SIZE, one past
+# it (the runtime unroller's budget over the body's size). The size: the body's arithmetic
+# operators and FMA calls, and a lane for each 4 bytes it loads or stores. Both from
+# NVRTC 13.5's PTX of a chain of k FMAs in a float copy loop (unrolled four times up to 44
+# FMAs, size 46; twice at 48; once at 96, size 98) and in a float4 one (four times up to
+# 32, size 47; twice at 34; once at 80, size 95): fixtures/ptx/unroll, fma_chain_*
+UNROLL_4_SIZE = 48
+UNROLL_2_SIZE = 94
+_OPERATOR = re.compile(r"(?<=[\w)\]])\s*[-+*/](?![-+>])")
 
 
 def defines(data: bytes) -> dict[str, int]:
@@ -202,21 +215,34 @@ class _Region:
         """Loop-control instructions per element of the constant loops in ``lo..hi``,
         whose arithmetic is at ``arithmetic`` (each place an instruction)."""
         total = 0.0
-        for at, start, end, trips, unroll in self.loops:
-            if not lo <= at <= hi or not trips:
-                continue
-            if unroll is None and any(start <= a <= end for a, *_ in self.loops):
-                passes = trips  # LLVM unrolls innermost loops: one holding a loop stays
-            elif unroll is None:
-                pass_ = sum(self.weight(a) for a in arithmetic
-                            if start <= a <= end) / (trips * self.weight(at))
-                unrolled = trips * max(pass_, 1.0)
-                passes = 0.0 if unrolled <= FULL_UNROLL else math.ceil(unrolled / PASS)
-            else:
-                passes = -(-trips // unroll) if unroll else 0.0
-            if passes > 1:  # one pass is no loop: no back edge
-                total += self.weight(at) * passes * LOOP_CONTROL
+        for loop in self.loops:
+            if lo <= loop[0] <= hi and loop[3]:
+                passes = self._passes(loop, arithmetic)
+                if passes > 1:  # one pass is no loop: no back edge
+                    total += self.weight(loop[0]) * passes * LOOP_CONTROL
         return total
+
+    def _passes(self, loop: tuple[int, int, int, float, int | None],
+                arithmetic: list[int]) -> float:
+        """The passes a constant loop runs as compiled (0 or 1: unrolled whole)."""
+        at, start, end, trips, unroll = loop
+        if unroll is None and any(start <= a <= end for a, *_ in self.loops):
+            return trips  # LLVM unrolls innermost loops: one holding a loop stays
+        if unroll is None:
+            pass_ = sum(self.weight(a) for a in arithmetic
+                        if start <= a <= end) / (trips * self.weight(at))
+            unrolled = trips * max(pass_, 1.0)
+            return 0.0 if unrolled <= FULL_UNROLL else math.ceil(unrolled / PASS)
+        return -(-trips // unroll) if unroll else 0.0
+
+    def keeps_a_loop(self, lo: int, hi: int, heads: list[tuple[int, int]],
+                     arithmetic: list[int]) -> bool:
+        """Whether ``lo..hi`` holds a loop the compiler leaves a loop: one of unknown trips,
+        or a constant one it does not unroll whole."""
+        constant = {loop[0]: loop for loop in self.loops}
+        return any(lo <= start <= hi and (start not in constant
+                                          or self._passes(constant[start], arithmetic) > 1)
+                   for start, _ in heads)
 
     def weight(self, at: int) -> float:
         w = 1.0
@@ -334,9 +360,10 @@ def _signed(expr: str, body: str) -> bool | None:
 
 
 def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None:
-    """Whether the compiler unrolls the stride loop with the head at ``head`` (LLVM's
-    runtime unrolling, which needs the trip count of a loop that cannot wrap): what NVRTC
-    13 does to each form of the loop (fixtures/ptx/unroll: 170 forms and their PTX):
+    """Whether the compiler may unroll the stride loop with the head at ``head`` (LLVM's
+    runtime unrolling, which needs the trip count of a loop that cannot wrap; how far, the
+    body's size decides: :func:`_unroll`): what NVRTC 13 does to each form of the loop
+    (fixtures/ptx/unroll: 185 forms and their PTX):
 
     * an unsigned index (``unsigned``, ``size_t``): never;
     * an ``int`` index: when the stride is signed (``i += (int)blockDim.x``, an ``int``
@@ -373,6 +400,29 @@ def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None
     if kind in _SIGNED_64:
         return not (_SPECIAL.match(_bare(init[3])) and _SPECIAL.match(_bare(stride)))
     return None
+
+
+def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], region: _Region,
+            heads: list[tuple[int, int]], arithmetic: list[int], lanes: float) -> int | None:
+    """The elements a pass of the stride loop holds as compiled (``Facts.unroll``): one
+    where the index's type stops the unrolling (unrolled_by_compiler) or the body keeps a
+    loop of its own (LLVM unrolls innermost loops), else four or two or one by the body's
+    size (UNROLL_4_SIZE, UNROLL_2_SIZE): its operators and FMA calls, each times the
+    trips of a constant loop around it, and ``lanes`` (4-byte words loaded and stored).
+    None: an index type occlint does not know, and a body the compiler could unroll."""
+    rule = unrolled_by_compiler(body, head)
+    if rule is False:
+        return 1
+    if head is None:
+        return None
+    lo, hi = span
+    if region.keeps_a_loop(lo, hi, [h for h in heads if h != head], arithmetic):
+        return 1
+    ops = [m.start() for m in _OPERATOR.finditer(body, lo, hi)]
+    ops += [m.start() for m in _FMA.finditer(body, lo, hi)] if "fma" in body else []
+    size = sum(region.weight(at) for at in ops) + lanes
+    by_size = 4 if size <= UNROLL_4_SIZE else 2 if size <= UNROLL_2_SIZE else 1
+    return None if rule is None and by_size > 1 else by_size
 
 
 def _loop_of(body: str, heads: list[tuple[int, int]], shape: str) -> str:
@@ -448,7 +498,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block,
                  shared_per_thread=shared, barrier="__syncthreads" in body,
-                 unrolled=unrolled_by_compiler(body, head))
+                 unroll=_unroll(body, head, (lo, hi), region, heads, arithmetic,
+                                (load + store) / 4))
 
 
 def _subscripts(name: str, body: str) -> list[tuple[int, int]]:
