@@ -65,8 +65,10 @@ def test_every_defect_is_a_launch_group_of_the_trace(gpu):
 # ranges were a third wider (the spread of a derived device) and held for 89 %.
 # (H100 inside: 0.722 until a loop's first element per thread drew the element curve, 0.694
 # since; widths 0.19-0.21, Spearman 0.77 on both cards)
+# (the H200's oversub-1, 54 % saved, warned until a copy's latency counted its loads only:
+# claimed 1.5-24 % since, an info; its claim missed the measured saving either way)
 NOW = {"h100": {"inside": 0.69, "width": 0.25, "spearman": 0.75, "warned": 0.55},
-       "h200": {"inside": 0.65, "width": 0.26, "spearman": 0.72, "warned": 0.6}}
+       "h200": {"inside": 0.65, "width": 0.26, "spearman": 0.72, "warned": 0.55}}
 
 
 def test_measured_savings_lie_in_the_ranges(scored):
@@ -114,19 +116,28 @@ def test_without_the_source_the_ranges_widen_and_do_not_warn():
     loop from one element per thread: the rule's own suggestion is priced from 0 (info).
     Nor can it tell whether 50 KiB of dynamic shared memory follow the block (a tile, which
     a block of other threads with the same bytes could overrun): the model keeps the block,
-    and the finding claims no saving of its own."""
+    and the finding claims no saving of its own. A kernel slower than every reading the
+    model has (fma_chain's long chain) is not modelled: its findings keep the rules' own
+    shares, from no saving up."""
     out = run_occlint(str(HERE / "h100.pt.trace.json.gz"), "--format", "json", "--isolated",
                       "--exit-zero")
     assert out.code == 0, out.err
     doc = json.loads(out.out)
-    smem = next(g for g in doc["launches"] if g["kernel"] == "fma_chain"
-                and g["dynamic_shared_bytes"] == 50 * 1024)
-    f = next(f for f in smem["findings"] if f["rule"] == "LCH003")
+
+    def lch003(kernel: str) -> tuple[dict, dict]:
+        group = next(g for g in doc["launches"] if g["kernel"] == kernel
+                     and g["dynamic_shared_bytes"] == 50 * 1024)
+        return group, next(f for f in group["findings"] if f["rule"] == "LCH003")
+
+    smem, f = lch003("saxpy")
     assert f["severity"] == "info" and f.get("saving") is None
     (priced,) = f["data"]["priced"]
     assert priced["saving"]["low"] == 0 and priced["saving"]["high"] > 0.3
     assert "no source" in priced["saving"]["basis"]
     assert any("shared memory follows the block" in u for u in smem["model"]["unknown"])
+    chain, f = lch003("fma_chain")
+    assert chain.get("model") is None and f["severity"] == "info"
+    assert f["saving"]["low"] == 0 and "from no saving up" in f["saving"]["basis"]
 
 
 def test_spearman_of_known_orders():
