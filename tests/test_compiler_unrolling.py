@@ -159,3 +159,23 @@ def test_a_loop_whose_unrolling_is_unknown_is_priced_both_ways(tmp_path):
         assert model["saving"]["low"] <= unrolled[name]["saving"]["low"]
         assert model["saving"]["high"] >= unrolled[name]["saving"]["high"]
     assert compared >= 1 and sized >= 3, (compared, sized)
+
+
+def test_a_body_keeps_a_loop_or_not(tmp_path):
+    """A stride loop whose body holds a loop of unknown trips is left alone (LLVM unrolls
+    innermost loops); one of no trips, or a small constant one unrolled whole, is no loop;
+    the unknown index type stays unknown where the body would let the compiler unroll."""
+    grid = "for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; " \
+           "i += (long)blockDim.x * gridDim.x)"
+    path = tmp_path / "k.cu"
+    path.write_text(
+        'extern "C" __global__ void inner_variable(const float* a, float* c, int m, long n) {\n'
+        f"    {grid} {{ float t = a[i]; for (int k = 0; k < m; ++k) t *= 2.0f; c[i] = t; }}\n}}\n"
+        'extern "C" __global__ void inner_none(const float* a, float* c, long n) {\n'
+        f"    {grid} {{ float t = a[i]; for (int k = 0; k < 0; ++k) t *= 2.0f; c[i] = t; }}\n}}\n"
+        'extern "C" __global__ void unknown_index(const float* a, float* c, long n) {\n'
+        "    for (IdxT i = threadIdx.x; i < n; i += blockDim.x * gridDim.x) c[i] = a[i];\n}\n")
+    facts = {k.name: k.facts for k in read_source(str(path), "k.cu").kernels}
+    assert facts["inner_variable"].unroll == 1
+    assert facts["inner_none"].unroll == 4
+    assert facts["unknown_index"].unroll is None

@@ -219,31 +219,37 @@ def _steps(loop: _Loop, compare: _Op, origins: dict[str, set[str]], defs: _Defs)
         return 1
     if "param" in origins.get(index, set()):
         return max(_adds(loop, index, compare.index, defs), 1)
-    top, strides = _linear(loop, index, compare.index, defs, index, 0)
+    seen: dict[tuple[str, int], tuple[int, int]] = {}
+
+    def linear(reg: str, at: int, depth: int) -> tuple[int, int]:
+        """``reg`` at instruction ``at`` as (a, b): a times the index at the top of the
+        pass plus b strides; (0, 0) where it is neither (a constant, another value)."""
+        d = defs.before(reg, at, loop.head)
+        if d is None:  # not written in the pass before here: the index at the top, or a
+            # value from before the loop (the stride, or a constant multiple of it)
+            return (1, 0) if reg == index else (0, _multiple(defs.before(reg, loop.head)))
+        if depth > 16:
+            return 0, 0
+        if (reg, d.index) not in seen:
+            seen[reg, d.index] = _combine(d, [linear(r, d.index, depth + 1)
+                                              for r in d.sources])
+        return seen[reg, d.index]
+
+    top, strides = linear(index, compare.index, 0)
     return strides if top == 1 and 1 <= strides <= 64 else 1
 
 
-def _linear(loop: _Loop, reg: str, at: int, defs: _Defs, index: str, depth: int
-            ) -> tuple[int, int]:
-    """``reg`` at instruction ``at`` as (a, b): a times the loop's index at the top of the
-    pass plus b strides; (0, 0) where it is neither (a constant, another value)."""
-    d = defs.before(reg, at, loop.head)
-    if d is None:  # not written in the pass before here: the index at the top, or a
-        # value from before the loop (the stride, or a constant multiple of it)
-        return (1, 0) if reg == index else (0, _multiple(defs.before(reg, loop.head)))
-    if depth > 16:
-        return 0, 0
+def _combine(d: _Op, parts: list[tuple[int, int]]) -> tuple[int, int]:
+    """An add, a shift or multiply by a constant, or a move of values each (index
+    multiple, stride multiple): the same of its result; (0, 0) for anything else."""
     last = d.text.rsplit(",", 1)[-1].strip().rstrip(";")
-    if d.opcode.startswith("add") and len(d.sources) == 2:
-        (a1, b1), (a2, b2) = (_linear(loop, r, d.index, defs, index, depth + 1)
-                              for r in d.sources)
-        return a1 + a2, b1 + b2
-    if d.opcode.startswith(("shl", "mul")) and len(d.sources) == 1 and _IMM.match(last):
-        a, b = _linear(loop, d.sources[0], d.index, defs, index, depth + 1)
-        k = 1 << int(last) if d.opcode.startswith("shl") else int(last)
-        return a * k, b * k
-    if d.opcode.startswith("mov") and len(d.sources) == 1:
-        return _linear(loop, d.sources[0], d.index, defs, index, depth + 1)
+    if d.opcode.startswith("add") and len(parts) == 2:
+        return parts[0][0] + parts[1][0], parts[0][1] + parts[1][1]
+    if d.opcode.startswith(("shl", "mul")) and len(parts) == 1 and _IMM.match(last):
+        k = 1 << min(int(last), 8) if d.opcode.startswith("shl") else int(last)
+        return parts[0][0] * k, parts[0][1] * k
+    if d.opcode.startswith("mov") and len(parts) == 1:
+        return parts[0]
     return 0, 0
 
 

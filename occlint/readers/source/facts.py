@@ -226,6 +226,8 @@ class _Region:
                 arithmetic: list[int]) -> float:
         """The passes a constant loop runs as compiled (0 or 1: unrolled whole)."""
         at, start, end, trips, unroll = loop
+        if not trips:
+            return 0.0
         if unroll is None and any(start <= a <= end for a, *_ in self.loops):
             return trips  # LLVM unrolls innermost loops: one holding a loop stays
         if unroll is None:
