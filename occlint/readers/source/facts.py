@@ -405,12 +405,14 @@ def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None
 
 
 def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], region: _Region,
-            heads: list[tuple[int, int]], arithmetic: list[int], lanes: float) -> int | None:
+            heads: list[tuple[int, int]], arithmetic: list[int], fmas: list[int],
+            lanes: float) -> int | None:
     """The elements a pass of the stride loop holds as compiled (``Facts.unroll``): one
     where the index's type stops the unrolling (unrolled_by_compiler) or the body keeps a
     loop of its own (LLVM unrolls innermost loops), else four or two or one by the body's
-    size (UNROLL_4_SIZE, UNROLL_2_SIZE): its operators and FMA calls, each times the
-    trips of a constant loop around it, and ``lanes`` (4-byte words loaded and stored).
+    size (UNROLL_4_SIZE, UNROLL_2_SIZE): its operators and FMA calls (at ``fmas``), each
+    times the trips of a constant loop around it, and ``lanes`` (4-byte words loaded and
+    stored).
     None: an index type occlint does not know, and a body the compiler could unroll."""
     rule = unrolled_by_compiler(body, head)
     if rule is False:
@@ -418,10 +420,9 @@ def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], regi
     if head is None:
         return None
     lo, hi = span
-    if region.keeps_a_loop(lo, hi, [h for h in heads if h != head], arithmetic):
-        return 1
-    ops = [m.start() for m in _OPERATOR.finditer(body, lo, hi)]
-    ops += [m.start() for m in _FMA.finditer(body, lo, hi)] if "fma" in body else []
+    if region.keeps_a_loop(lo, hi, heads, arithmetic):  # the stride loop's own head is
+        return 1  # before its body's span
+    ops = [m.start() for m in _OPERATOR.finditer(body, lo, hi)] + fmas
     size = sum(region.weight(at) for at in ops) + lanes
     by_size = 4 if size <= UNROLL_4_SIZE else 2 if size <= UNROLL_2_SIZE else 1
     return None if rule is None and by_size > 1 else by_size
@@ -465,8 +466,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             if not written or compound:
                 load += size * w
     # the literal every match of a pattern holds, tested first: most bodies have none
-    arithmetic = [m.start() for pattern in ((_FMA, _MUL) if "fma" in body else (_MUL,))
-                  for m in pattern.finditer(body, lo, hi)]
+    fmas = [m.start() for m in _FMA.finditer(body, lo, hi)] if "fma" in body else []
+    arithmetic = fmas + [m.start() for m in _MUL.finditer(body, lo, hi)]
     fma = sum(region.weight(at) for at in arithmetic)
     one = one_thread = per_block = one_block = 0.0
     index_names: set[str] | None = None
@@ -500,7 +501,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block,
                  shared_per_thread=shared, barrier="__syncthreads" in body,
-                 unroll=_unroll(body, head, (lo, hi), region, heads, arithmetic,
+                 unroll=_unroll(body, head, (lo, hi), region, heads, arithmetic, fmas,
                                 (load + store) / 4))
 
 
