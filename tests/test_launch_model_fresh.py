@@ -52,21 +52,22 @@ CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
-    "advised 0.97": {"heldout-29/h100:score", "heldout-31/h100:score", "heldout-33/h100:score",
-                     "heldout-39/h100:fit", "heldout-41/h200:score", "heldout-47/h200:score",
-                     "heldout-48/h200:score"},
-    "inside 90 %": {"heldout-42/h200:score", "heldout-48/h200:score"},
+    "advised 0.97": {"heldout-31/h100:score", "heldout-39/h100:fit", "heldout-41/h200:score",
+                     "heldout-47/h200:score"},
+    "inside 90 %": {"heldout-35/h100:score", "heldout-38/h100:score", "heldout-39/h100:score",
+                    "heldout-42/h200:score", "heldout-48/h200:score"},
     "width 15 points": ALL,
     "every 10 % warned": ALL,
-    "spearman 0.9": {"heldout-30/h100:score", "heldout-31/h100:fit"},
-    "trace alone never slower": {"heldout-31/h100:fit"},  # image_08
+    "spearman 0.9": {"heldout-30/h100:score", "heldout-31/h100:fit", "heldout-49/h200:score"},
+    "trace alone never slower": {"heldout-31/h100:fit",  # image_08
+                                 "heldout-32/h100:score",  # elementwise_09: 3 of 4 inside
+                                 "heldout-40/h200:score"},  # image_15: 3 of 4 inside
     "never slower": {"heldout-29/h100:score",  # tile_01, tile_13: 4-5 % slower
-                     "heldout-30/h100:score",  # image_01: 3.5 % slower
                      "heldout-31/h100:fit",  # image_08: 3.2 % slower
                      "heldout-32/h100:fit",  # tile_10
-                     "heldout-35/h100:fit", "heldout-36/h100:score", "heldout-39/h100:fit",
+                     "heldout-39/h100:fit",
                      "heldout-42/h200:score"},  # elementwise_19
-    "no false warning": {"heldout-31/h100:fit"},
+    "no false warning": {"heldout-31/h100:fit", "heldout-36/h100:fit"},
 }
 
 
@@ -150,6 +151,9 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
         "heldout-30/h100": "the advice 0.934 of the best, the habit 0.938",
         "heldout-37/h100": "block_per_row_09 (rows of 1,000) advised 32-thread blocks, 7 % "
                            "slower (a claim of 0-12 %)",
+        "heldout-39/h100": "block_per_row_12 warned (a claim of 2.9-23 %) where nothing "
+                           "saves 2 %, since the band was refitted with the block starts' "
+                           "own overlap",
         "heldout-41/h200": "block_per_row_02 (rows of 1,000) advised 896-thread blocks, 10 % "
                            "slower (a claim of 0-18 %): a row's second pass runs with 104",
         "heldout-42/h200": "block_per_row_01 (rows of 1,000) advised 896-thread blocks, "
@@ -176,9 +180,9 @@ def test_the_family_added_after_the_unrolling_meets_the_targets(request, run):
     50: 0.976 of the best, none slower, 85 % of its claims inside, every launch worth 10 %
     warned (the model before reading the unrolling: 0.980, 77 %, 2 unwarned); since one
     resident block's waves are priced, 0.978, 85 %; since a copy's latency counts its loads
-    only, 0.975, 92 %, one launch worth 10 % unwarned."""
-    unmet = {"heldout-50/h200": "grid_stride_int_10, worth 10 %, is not warned",
-             "heldout-51/h200": "grid-stride-int reaches 0.965 of the best on seed 51"}
+    only, 0.975, 92 %, one launch worth 10 % unwarned; since the block starts overlap the work
+    with their own p, 0.981, 85 %, every launch worth 10 % warned."""
+    unmet = {"heldout-51/h200": "grid-stride-int reaches 0.965 of the best on seed 51"}
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))
     rows = json.loads(_rows_json(run, "source"))
