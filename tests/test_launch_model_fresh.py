@@ -18,7 +18,9 @@ model was scored; seed 45 on an H200 after a launch whose predicted time misses 
 traced one was planned with the traced time too (with its source), before that model was
 scored; seed 46 on an H200 to judge a change then not kept (a 2-D row's partial sector
 read once from DRAM): it scores the model as it stands; seed 47 on an H200 after the
-model's findings were split by what binds (LCH107, LCH108), the model itself unchanged.
+model's findings were split by what binds (LCH107, LCH108), the model itself unchanged;
+seeds 52 and 53 on an H200 after the block starts got their own overlap's p, scored once
+against that model.
 
 The issue's targets are checked on every run: what holds is asserted, what does not is a
 strict xfail naming the run, so that meeting it shows."""
@@ -47,18 +49,20 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-45/h200": (45, ("fit", "score")), "heldout-46/h200": (46, ("fit", "score")),
         "heldout-47/h200": (47, ("fit", "score")), "heldout-48/h200": (48, ("fit", "score")),
         "heldout-49/h200": (49, ("fit", "score")), "heldout-50/h200": (50, ("fit", "score")),
-        "heldout-51/h200": (51, ("fit", "score"))}
+        "heldout-51/h200": (51, ("fit", "score")), "heldout-52/h200": (52, ("fit", "score")),
+        "heldout-53/h200": (53, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
     "advised 0.97": {"heldout-31/h100:score", "heldout-39/h100:fit", "heldout-41/h200:score",
-                     "heldout-47/h200:score"},
+                     "heldout-47/h200:score", "heldout-53/h200:fit"},
     "inside 90 %": {"heldout-35/h100:score", "heldout-38/h100:score", "heldout-39/h100:score",
                     "heldout-42/h200:score", "heldout-48/h200:score"},
     "width 15 points": ALL,
-    "every 10 % warned": ALL,
-    "spearman 0.9": {"heldout-30/h100:score", "heldout-31/h100:fit", "heldout-49/h200:score"},
+    "every 10 % warned": ALL - {"heldout-53/h200:score"},
+    "spearman 0.9": {"heldout-30/h100:score", "heldout-31/h100:fit", "heldout-49/h200:score",
+                     "heldout-53/h200:fit", "heldout-53/h200:score"},
     "trace alone never slower": {"heldout-31/h100:fit",  # image_08
                                  "heldout-32/h100:score",  # elementwise_09: 3 of 4 inside
                                  "heldout-40/h200:score"},  # image_15: 3 of 4 inside
@@ -67,7 +71,8 @@ UNMET = {
                      "heldout-32/h100:fit",  # tile_10
                      "heldout-39/h100:fit",
                      "heldout-42/h200:score"},  # elementwise_19
-    "no false warning": {"heldout-31/h100:fit", "heldout-36/h100:fit"},
+    "no false warning": {"heldout-31/h100:fit", "heldout-36/h100:fit",
+                         "heldout-53/h200:score"},  # image_05
 }
 
 
@@ -161,6 +166,10 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
         "heldout-43/h200": "block_per_row_12 warned where nothing saves 2 %",
         "heldout-48/h200": "block_per_row_08 and _15 (rows of 1,000) advised 896- and "
                            "928-thread blocks, 15 % and 4 % slower: the same",
+        "heldout-53/h200": "block_per_row_13 (rows of 256, 512 dependent FMAs an element) "
+                           "warned (a claim of 34-65 %) where nothing saves 2 %: the model's "
+                           "issue rate at 32 warps (0.56 of the peak; measured 0.87), so "
+                           "the work solved from the trace is 0.37 of the true",
         "heldout-50/h200": "block_per_row_13 (256 rows of 16,384: two blocks an SM, 273 "
                            "FMAs an element) advised 544 threads, 5 % slower: the model's "
                            "arithmetic at few warps",
@@ -182,7 +191,9 @@ def test_the_family_added_after_the_unrolling_meets_the_targets(request, run):
     resident block's waves are priced, 0.978, 85 %; since a copy's latency counts its loads
     only, 0.975, 92 %, one launch worth 10 % unwarned; since the block starts overlap the work
     with their own p, 0.981, 85 %, every launch worth 10 % warned."""
-    unmet = {"heldout-51/h200": "grid-stride-int reaches 0.965 of the best on seed 51"}
+    unmet = {"heldout-51/h200": "grid-stride-int reaches 0.965 of the best on seed 51",
+             "heldout-53/h200": "grid-stride-int reaches 0.952 of the best on seed 53; "
+                                "grid_stride_int_15, worth 32 %, is not warned"}
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))
     rows = json.loads(_rows_json(run, "source"))
