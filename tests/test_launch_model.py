@@ -377,6 +377,38 @@ def test_the_steady_issue_curve_is_the_characterisation_reduced():
     assert at8 > 1.5 * 8 / (8 + H100.half_rate_warps)
 
 
+def test_two_d_rows_are_the_characterisation_reduced():
+    """row_curve and row_curve_16 (measured on an H200, not used by the model yet):
+    device_params.py's reduction of the row_bandwidth rows; a 2-D block's rows of 16 bytes
+    draw about half a 1-D copy's bandwidth (floats), of 4 bytes a seventh, of 256 all."""
+    from benchmarks.gpu.device_params import row_curves
+
+    doc = _doc(FIXTURES / "traces/heldout-53/h200/rows.characterization.json")
+    curves = row_curves(doc["row_bandwidth"])
+    h200 = launch_model(shipped_db().get("h200"))
+    assert [list(x) for x in h200.row_curve] == curves[4]
+    assert [list(x) for x in h200.row_curve_16] == curves[16]
+    assert H100.row_curve == h200.row_curve  # the H200's: the same SM and L2 sectors
+    floats, float4s = dict(h200.row_curve), dict(h200.row_curve_16)
+    assert 0.5 < floats[16] < 0.65 and floats[4] < 0.2 and floats[256] > 0.95
+    assert float4s[16] < 0.3 and float4s[64] > 0.9
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28: the model charges a 2-D row whole 32-byte "
+                   "sectors and ROW_BYTES more: rows of 16 bytes of floats at 0.33 of a 1-D "
+                   "block's bandwidth, measured 0.57 (docs/validation.md, stop 37)")
+def test_the_models_rows_draw_what_the_device_measured():
+    from occlint.judgement.timing import CONSTANTS
+
+    h200 = launch_model(shipped_db().get("h200"))
+    for width, share in h200.row_curve:
+        row = int(width // 4)
+        if row < 2:
+            continue
+        model = Config(256, 1, 1, row=row).row_efficiency(4.0, CONSTANTS.row_bytes)
+        assert model == pytest.approx(share, rel=0.15), width
+
+
 def test_a_blocks_reduction_tree_is_the_characterisation_reduced():
     """reduce_curve (measured on an H200, not used by the model yet): what a block's
     reduction tree adds to its lifetime at two blocks per SM, device_params.py's reduction

@@ -24,7 +24,9 @@ L2 is what is measured):
 * a loop's blocks off the warp (``block_alignment``): grid-stride copies by blocks whose
   run of elements is or is not a whole number of 32-byte sectors;
 * many waves of blocks by the blocks resident (``wave_resident``): grid-stride copies in
-  1 to 80 waves of 1 to 8 resident blocks per SM.
+  1 to 80 waves of 1 to 8 resident blocks per SM;
+* 2-D blocks' rows (``row_bandwidth``): a copy over a row-major image by blocks of 1 to
+  256 threads along a row.
 
 Writes one JSON document; ``python -m benchmarks.gpu.device_params OUT.json`` turns it
 into the device database's ``[launch_model]`` entry. Nothing here reads occlint.
@@ -124,6 +126,15 @@ extern "C" __global__ void element_float(const float* a, float* c, long n)
     { copy_element<float>(a, c, n); }
 extern "C" __global__ void element_float4(const float4* a, float4* c, long n)
     { copy_element<float4>(a, c, n); }
+template <typename T>
+__device__ void copy_rows(const T* __restrict__ a, T* __restrict__ c, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) { long i = (long)y * w + x; c[i] = a[i]; }
+}
+extern "C" __global__ void rows_float(const float* a, float* c, int w, int h)
+    { copy_rows<float>(a, c, w, h); }
+extern "C" __global__ void rows_float4(const float4* a, float4* c, int w, int h)
+    { copy_rows<float4>(a, c, w, h); }
 extern "C" __global__ void atomic_thread(float* out) {
     atomicAdd(out + blockIdx.x * (long)blockDim.x + threadIdx.x, 1.0f);
 }
@@ -270,6 +281,33 @@ def element_bandwidth(b: Bench) -> list[dict]:
             rows.append({"kernel": name, "vector": width, "block": 256, "grid": grid,
                          "blocks_per_sm": per_sm, "ms": ms,
                          "gbps": (1 << 30) * 2 / ms / 1e6})
+    del big, dst
+    return rows
+
+
+def row_bandwidth(b: Bench) -> list[dict]:
+    """2-D blocks over a row-major image (``rows``): a copy of 1 GiB, one float or float4 per
+    thread, blocks of x threads along a row and 64 / x or 256 / x rows (a block's row is
+    4x or 16x bytes), the grid covering the image; against the same copy in rows of the
+    whole block, what narrow rows cost (partly used sectors, a request per row)."""
+    cp = b.cp
+    big = cp.random.default_rng(3).standard_normal((1 << 28,), dtype=cp.float32)
+    dst = cp.empty_like(big)
+    rows = []
+    for name, width in (("rows_float", 1), ("rows_float4", 4)):
+        fn = b.f(name)
+        w, h = (1 << 14) // width, 1 << 14
+        for threads in (64, 256):
+            x = 1
+            while x <= threads:
+                y = threads // x
+                grid = (-(-w // x), -(-h // y))
+                ms = b.time(lambda fn=fn, grid=grid, x=x, y=y, w=w, h=h, a=big, c=dst: fn(
+                    grid, (x, y), (a, c, cp.int32(w), cp.int32(h))), reps=5)
+                rows.append({"kernel": name, "vector": width, "block": [x, y],
+                             "row_bytes": x * 4 * width, "ms": ms,
+                             "gbps": (1 << 30) * 2 / ms / 1e6})
+                x *= 2
     del big, dst
     return rows
 
@@ -537,7 +575,7 @@ def main(argv: list[str]) -> int:
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
                     ("block_reduce", block_reduce), ("block_alignment", block_alignment),
-                    ("wave_resident", wave_resident)):
+                    ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth)):
         if only and key not in only:
             continue
         t = time.time()
@@ -553,6 +591,8 @@ def main(argv: list[str]) -> int:
               f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("wave_resident", ()):
         print("waves", r["kernel"], r["block"], r["resident"], r["waves"], f"{r['gbps']:.0f}")
+    for r in doc.get("row_bandwidth", ()):
+        print("rows", r["kernel"], r["block"], r["row_bytes"], f"{r['gbps']:.0f}")
     for r in doc.get("block_alignment", ()):
         print("alignment", r["kernel"], r["block"], r["blocks_per_sm"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("block_atomics", ()):

@@ -133,6 +133,22 @@ def wave_curve_one(rows: list[dict]) -> list[list[float]]:
     return [[waves, round(statistics.median(v), 3)] for waves, v in sorted(by.items())]
 
 
+def row_curves(rows: list[dict]) -> dict[int, list[list[float]]]:
+    """Per element width (4 and 16 bytes: ``characterize.row_bandwidth``'s floats and
+    float4s), (bytes a 2-D block's row holds, bandwidth over the same copy's in rows of the
+    whole block) of 256-thread blocks; then the running maximum, capped at 1 (a wider row
+    never draws less). The 64-thread rows are not used: those blocks start no faster than
+    the block rate allows, whatever their rows (about 835 GB/s from 8-byte rows up)."""
+    out = {}
+    for vector in sorted({r["vector"] for r in rows}):
+        by = {r["row_bytes"]: r["gbps"] for r in rows
+              if r["vector"] == vector and r["block"][0] * r["block"][1] == 256}
+        whole = by[max(by)]
+        out[4 * vector] = [[x, min(y, 1.0)] for x, y in _rising(
+            {x: [g / whole] for x, g in by.items()}, 3)]
+    return out
+
+
 def reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:
     """(threads per block, us) a block's reduction tree adds to its lifetime: blocks capped
     at two per SM by dynamic shared memory, the tree ending in a store (``reduce_store``)
@@ -170,6 +186,7 @@ def params(doc: dict) -> dict:
     block = [r["ns_per_atomic"] for r in doc["atomics"] if r["kernel"] == "atomic_block"]
     floor = doc.get("floor", {}).get("median_us")
     element = doc.get("element_bandwidth")
+    rows = row_curves(doc["row_bandwidth"]) if doc.get("row_bandwidth") else {}
     return {
         "sms": sms,
         "read_curve": _curve(bw, "read", sms),
@@ -186,6 +203,7 @@ def params(doc: dict) -> dict:
         else None,
         "reduce_curve": reduce_curve(doc["block_reduce"], sms) if doc.get("block_reduce")
         else None,
+        "row_curve": rows.get(4), "row_curve_16": rows.get(16),
         "latency_ns": round(next(r["ns_per_load"] for r in doc["latency"]
                                  if r["level"] == "dram"), 1),
         "sm_bandwidth_gbs": round(max(partial), 1),

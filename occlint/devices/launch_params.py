@@ -79,6 +79,12 @@ class DeviceModel:
     # block's lifetime, against threads per block; measured, not used by the model
     # (docs/validation.md: as a cost per wave it advised the block-reduce family worse)
     reduce_curve: Curve = ()
+    # 2-D blocks: a copy's bandwidth over the same copy's in rows of the whole block,
+    # against the bytes a block's row holds, of 4- and 16-byte elements; measured, not
+    # used by the model (docs/validation.md: in place of its rows' sectors and row_bytes
+    # the advice tied and the band refitted narrower warned a calibration pair)
+    row_curve: Curve = ()
+    row_curve_16: Curve = ()
 
 
 @cache
@@ -90,7 +96,7 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
                     "atomic_block_curve", "issue_curve", "wave_curve", "wave_curve_one",
-                    "reduce_curve"):
+                    "reduce_curve", "row_curve", "row_curve_16"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
@@ -141,7 +147,8 @@ def _derived(device: Device) -> DeviceModel | None:
                f"(device_db/launch_model.toml)",
         sms=units, read_curve=curve(ref.read_curve), copy_curve=curve(ref.copy_curve),
         element_curve=curve(ref.element_curve), wave_curve=ref.wave_curve,
-        wave_curve_one=ref.wave_curve_one,
+        wave_curve_one=ref.wave_curve_one, row_curve=ref.row_curve,
+        row_curve_16=ref.row_curve_16,
         sm_bandwidth_gbs=ref.sm_bandwidth_gbs * scale_x,
         block_rate=ref.block_rate / ref.sms * units * clock_ratio,
         block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,
