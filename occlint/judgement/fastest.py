@@ -463,6 +463,15 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                 best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed)
 
 
+def _reading(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Candidate,
+             seconds: float | None, k: Constants | None = None) -> Scenario:
+    """Another reading of the launch as it is: its work solved again with ``facts`` and
+    the model's constants ``k``, and its predicted time."""
+    elements, _ = _work(report, facts, space, dm, current, seconds, k)
+    return Scenario(facts, space.wave, elements,
+                    predict(dm, facts, current.config(space.wave), elements, k), k)
+
+
 def _not_unrolled(report: Any, facts: Facts | None, space: _Space, dm: DeviceModel,
                   current: Candidate, seconds: float | None) -> Scenario | None:
     """A loop's other reading where its source does not say whether the compiler unrolls
@@ -470,10 +479,7 @@ def _not_unrolled(report: Any, facts: Facts | None, space: _Space, dm: DeviceMod
     a pass. None: not a loop, or known."""
     if facts is None or not facts.loops or facts.unroll is not None:
         return None
-    facts = replace(facts, unroll=1)
-    elements, _ = _work(report, facts, space, dm, current, seconds)
-    return Scenario(facts, space.wave, elements,
-                    predict(dm, facts, current.config(space.wave), elements))
+    return _reading(report, replace(facts, unroll=1), space, dm, current, seconds)
 
 
 def _atomics_beside(report: Any, facts: Facts | None, space: _Space, dm: DeviceModel,
@@ -486,12 +492,9 @@ def _atomics_beside(report: Any, facts: Facts | None, space: _Space, dm: DeviceM
     if facts is None or not (facts.atomics_one or facts.atomics_one_thread or facts.atomics_block
             or facts.atomics_one_block):
         return None
-    k = replace(timing.CONSTANTS, atomics_beside=True)
-    elements, _ = _work(report, facts, space, dm, current, seconds, k)
-    now = predict(dm, facts, current.config(space.wave), elements, k)
-    if now.atomics < ATOMICS_SHARE * now.total:
-        return None
-    return Scenario(facts, space.wave, elements, now, k)
+    other = _reading(report, facts, space, dm, current, seconds,
+                     replace(timing.CONSTANTS, atomics_beside=True))
+    return other if other.now.atomics >= ATOMICS_SHARE * other.now.total else None
 
 
 def _basis(now: Breakdown, fast: Breakdown, readings: int) -> str:
