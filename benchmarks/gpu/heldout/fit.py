@@ -70,6 +70,13 @@ def objective(rows: list[dict]) -> float:
     return gm - 0.02 * slower
 
 
+def _chosen(scores: dict[float, float], in_use: float) -> float:
+    """The value scoring best (the smaller of a tie), unless it beats the one in use by no
+    more than TIE."""
+    top = max(scores, key=lambda v: (round(scores[v], 4), -v))
+    return in_use if scores[top] <= scores.get(in_use, -1.0) + TIE else top
+
+
 def residuals(rows: list[dict]) -> list[float]:
     """Measured minus predicted saving s, over s (1 - s) + fastest.BAND_FLOOR, per advised
     fix (the model errs most on savings midway)."""
@@ -146,16 +153,13 @@ def main(argv: list[str]) -> int:
         timing.CONSTANTS = replace(best[1], starts_p=sp)
         starts[sp] = objective(fit_rows(runs))
         print(f"starts p {sp:4.1f}: {starts[sp]:.4f}", flush=True)
-    top_p = max(starts, key=lambda sp: (round(starts[sp], 4), -sp))
-    timing.CONSTANTS = replace(best[1], starts_p=best[1].starts_p if starts[top_p] <= starts.get(
-        best[1].starts_p, -1.0) + TIE else top_p)
+    timing.CONSTANTS = replace(best[1], starts_p=_chosen(starts, best[1].starts_p))
     gains = {}
     for gain in (0.03, 0.05, 0.08, 0.10):
         fastest.MIN_GAIN = gain
         gains[gain] = objective(fit_rows(runs))
         print(f"min gain {gain:.2f}: {gains[gain]:.4f}", flush=True)
-    top = max(gains, key=lambda g: (round(gains[g], 4), -g))
-    fastest.MIN_GAIN = gain_in_use if gains[top] <= gains.get(gain_in_use, -1.0) + TIE else top
+    fastest.MIN_GAIN = _chosen(gains, gain_in_use)
     res = residuals(fit_rows(runs))
     q = statistics.quantiles(res, n=20)
     band = (round(q[0], 3), round(q[-1], 3))
