@@ -373,6 +373,9 @@ def test_the_steady_issue_curve_is_the_characterisation_reduced():
 
     doc = _doc(FIXTURES / "traces/heldout-33/h100/fma.characterization.json")
     assert [list(x) for x in H100.issue_curve] == issue_curve(doc["fma_steady"])
+    h200 = launch_model(shipped_db().get("h200"))  # its own since seed 54's run
+    doc = _doc(FIXTURES / "traces/heldout-54/h200/fma.characterization.json")
+    assert [list(x) for x in h200.issue_curve] == issue_curve(doc["fma_steady"])
     at8 = dict(H100.issue_curve)[8]
     assert at8 > 1.5 * 8 / (8 + H100.half_rate_warps)
 

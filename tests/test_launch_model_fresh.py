@@ -20,7 +20,7 @@ scored; seed 46 on an H200 to judge a change then not kept (a 2-D row's partial 
 read once from DRAM): it scores the model as it stands; seed 47 on an H200 after the
 model's findings were split by what binds (LCH107, LCH108), the model itself unchanged;
 seeds 52 and 53 on an H200 after the block starts got their own overlap's p, scored once
-against that model.
+against that model; seed 54 on an H200 at the end of that stop, the model unchanged.
 
 The issue's targets are checked on every run: what holds is asserted, what does not is a
 strict xfail naming the run, so that meeting it shows."""
@@ -50,13 +50,13 @@ RUNS = {"heldout-29/h100": (29, ("score",)), "heldout-30/h100": (30, ("score",))
         "heldout-47/h200": (47, ("fit", "score")), "heldout-48/h200": (48, ("fit", "score")),
         "heldout-49/h200": (49, ("fit", "score")), "heldout-50/h200": (50, ("fit", "score")),
         "heldout-51/h200": (51, ("fit", "score")), "heldout-52/h200": (52, ("fit", "score")),
-        "heldout-53/h200": (53, ("fit", "score"))}
+        "heldout-53/h200": (53, ("fit", "score")), "heldout-54/h200": (54, ("fit", "score"))}
 CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
     "advised 0.97": {"heldout-31/h100:score", "heldout-39/h100:fit", "heldout-41/h200:score",
-                     "heldout-47/h200:score", "heldout-53/h200:fit"},
+                     "heldout-47/h200:score", "heldout-53/h200:fit", "heldout-54/h200:score"},
     "inside 90 %": {"heldout-35/h100:score", "heldout-38/h100:score", "heldout-39/h100:score",
                     "heldout-42/h200:score", "heldout-48/h200:score"},
     "width 15 points": ALL,
@@ -170,6 +170,8 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
                            "warned (a claim of 34-65 %) where nothing saves 2 %: the model's "
                            "issue rate at 32 warps (0.56 of the peak; measured 0.87), so "
                            "the work solved from the trace is 0.37 of the true",
+        "heldout-54/h200": "block_per_row_02 (rows of 1,000) advised 896-thread blocks, 7 % "
+                           "slower (a claim of 1-19 %, info): the same",
         "heldout-50/h200": "block_per_row_13 (256 rows of 16,384: two blocks an SM, 273 "
                            "FMAs an element) advised 544 threads, 5 % slower: the model's "
                            "arithmetic at few warps",
@@ -193,7 +195,8 @@ def test_the_family_added_after_the_unrolling_meets_the_targets(request, run):
     with their own p, 0.981, 85 %, every launch worth 10 % warned."""
     unmet = {"heldout-51/h200": "grid-stride-int reaches 0.965 of the best on seed 51",
              "heldout-53/h200": "grid-stride-int reaches 0.952 of the best on seed 53; "
-                                "grid_stride_int_15, worth 32 %, is not warned"}
+                                "grid_stride_int_15, worth 32 %, is not warned",
+             "heldout-54/h200": "grid-stride-int reaches 0.967 of the best on seed 54"}
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))
     rows = json.loads(_rows_json(run, "source"))
