@@ -26,7 +26,9 @@ L2 is what is measured):
 * many waves of blocks by the blocks resident (``wave_resident``): grid-stride copies in
   1 to 80 waves of 1 to 8 resident blocks per SM;
 * 2-D blocks' rows (``row_bandwidth``): a copy over a row-major image by blocks of 1 to
-  256 threads along a row.
+  256 threads along a row;
+* random gathers (``gather_bandwidth``): 4-byte reads at hashed indices, a 32-byte sector
+  each, into DRAM and into the L2.
 
 Writes one JSON document; ``python -m benchmarks.gpu.device_params OUT.json`` turns it
 into the device database's ``[launch_model]`` entry. Nothing here reads occlint.
@@ -151,6 +153,18 @@ __device__ void reduce_tree(float* out, float s) {
     if (threadIdx.x == 0) {
         if (ATOMIC) atomicAdd(out, part[0]);
         else out[blockIdx.x] = part[0];
+    }
+}
+// random 4-byte gathers (gather_bandwidth): a lane each, its index a hash of the thread's
+// (xorshift-multiply), into a set of mask + 1 floats; the value kept, nothing stored
+extern "C" __global__ void gather_read(const float* __restrict__ a, float* __restrict__ out,
+                                       long n, long mask) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned long long h = (unsigned long long)i;
+        h ^= h >> 17; h *= 0xed5ad4bbULL; h ^= h >> 11; h *= 0xac4c1b51ULL; h ^= h >> 15;
+        float v = a[h & mask];
+        if (v == 12345.0f) out[0] = v;
     }
 }
 extern "C" __global__ void reduce_store(float* out, float s) { reduce_tree<0>(out, s); }
@@ -309,6 +323,27 @@ def row_bandwidth(b: Bench) -> list[dict]:
                              "gbps": (1 << 30) * 2 / ms / 1e6})
                 x *= 2
     del big, dst
+    return rows
+
+
+def gather_bandwidth(b: Bench) -> list[dict]:
+    """Random 4-byte gathers, one a thread (``gather_read``): 2^26 of them into 1 GiB (DRAM)
+    and into 8 MiB (the L2), blocks of 64 to 1,024 threads; each gather moves a 32-byte
+    sector, so sector GB/s is 32 bytes a gather over the time."""
+    cp = b.cp
+    big = cp.random.default_rng(5).standard_normal((1 << 28,), dtype=cp.float32)
+    out = cp.zeros(4, dtype=cp.float32)
+    fn = b.f("gather_read")
+    n = 1 << 26
+    rows = []
+    for level, mask in (("dram", (1 << 28) - 1), ("l2", (1 << 21) - 1)):
+        for block in (64, 256, 1024):
+            grid = -(-n // block)
+            ms = b.time(lambda block=block, grid=grid, mask=mask, a=big: fn(
+                (grid,), (block,), (a, out, cp.int64(n), cp.int64(mask))), reps=5)
+            rows.append({"level": level, "block": block, "gathers": n, "ms": ms,
+                         "sector_gbps": n * 32 / ms / 1e6})
+    del big
     return rows
 
 
@@ -575,7 +610,8 @@ def main(argv: list[str]) -> int:
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
                     ("block_reduce", block_reduce), ("block_alignment", block_alignment),
-                    ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth)):
+                    ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
+                    ("gather_bandwidth", gather_bandwidth)):
         if only and key not in only:
             continue
         t = time.time()
@@ -591,6 +627,9 @@ def main(argv: list[str]) -> int:
               f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("wave_resident", ()):
         print("waves", r["kernel"], r["block"], r["resident"], r["waves"], f"{r['gbps']:.0f}")
+    for r in doc.get("gather_bandwidth", ()):
+        print("gather", r["level"], r["block"], f"{r['ms'] * 1e3:.1f} us",
+              f"{r['sector_gbps']:.0f} GB/s of sectors")
     for r in doc.get("row_bandwidth", ()):
         print("rows", r["kernel"], r["block"], r["row_bytes"], f"{r['gbps']:.0f}")
     for r in doc.get("block_alignment", ()):

@@ -204,6 +204,9 @@ def params(doc: dict) -> dict:
         "reduce_curve": reduce_curve(doc["block_reduce"], sms) if doc.get("block_reduce")
         else None,
         "row_curve": rows.get(4), "row_curve_16": rows.get(16),
+        "gather_gbs": round(statistics.median(
+            r["sector_gbps"] for r in doc["gather_bandwidth"] if r["level"] == "dram"))
+        if doc.get("gather_bandwidth") else None,
         "latency_ns": round(next(r["ns_per_load"] for r in doc["latency"]
                                  if r["level"] == "dram"), 1),
         "sm_bandwidth_gbs": round(max(partial), 1),

@@ -85,6 +85,10 @@ class DeviceModel:
     # the advice tied and the band refitted narrower warned a calibration pair)
     row_curve: Curve = ()
     row_curve_16: Curve = ()
+    # random 4-byte gathers from DRAM: GB/s of the 32-byte sectors they move (a lane's
+    # own sector each; flat in the block); 0 where not measured (sectors stream as the
+    # read curve has it)
+    gather_gbs: float = 0.0
 
 
 @cache
@@ -148,7 +152,7 @@ def _derived(device: Device) -> DeviceModel | None:
         sms=units, read_curve=curve(ref.read_curve), copy_curve=curve(ref.copy_curve),
         element_curve=curve(ref.element_curve), wave_curve=ref.wave_curve,
         wave_curve_one=ref.wave_curve_one, row_curve=ref.row_curve,
-        row_curve_16=ref.row_curve_16,
+        row_curve_16=ref.row_curve_16, gather_gbs=ref.gather_gbs * scale_bw,
         sm_bandwidth_gbs=ref.sm_bandwidth_gbs * scale_x,
         block_rate=ref.block_rate / ref.sms * units * clock_ratio,
         block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,

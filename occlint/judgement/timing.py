@@ -102,6 +102,15 @@ class Config:
     def warps(self) -> int:
         return -(-self.block // self.wave)
 
+    def column_efficiency(self, element: float) -> float:
+        """Share of what a warp moves that is its data where its accesses are consecutive
+        along y and strided along x (a column-major image read by x): each of the warp's
+        x lanes reads its own run of wave / x elements, in whole 32-byte sectors (a 1-D
+        block: every lane its own sector)."""
+        across = min(self.row or self.block, self.wave)
+        run = -(-self.wave // across) * min(max(element, 1.0), 16.0)
+        return self.wave * min(max(element, 1.0), 16.0) / (across * -(-run // 32) * 32)
+
     def row_efficiency(self, element: float, row_bytes: float) -> float:
         """Share of what a 2-D block's rows move that is its data: rows of ``element``-byte
         loads use whole 32-byte sectors, and each row is a request of its own."""
@@ -223,7 +232,14 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     chain = instructions * dm.half_rate_warps / peak / facts.chains
     mem = latency = 0.0
     if load + store > 0:
-        loads = per_sm * threads * max(load, 4.0)
+        # accesses a warp does not make to consecutive elements move more than they use:
+        # their bytes in flight and their time count what moves
+        element = store or load
+        irregular = facts.column_bytes + facts.scattered_bytes
+        spread = 1.0 if not irregular else (
+            load + store - irregular + facts.column_bytes / cfg.column_efficiency(element)
+            + facts.scattered_sectors * _gather_cost(dm)) / (load + store)
+        loads = per_sm * threads * max(load, 4.0) * spread
         # a loop the compiler unrolls less than the curves' loops (CURVE_UNROLL) holds
         # fewer elements' loads a pass: that share of their X, and its wait for them set
         # against that share of the pass's chain
@@ -237,9 +253,8 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
             # short row, are mostly the first
             first, _ = _drawn(dm, store > 0, active, loads, chain, True)
             bw = 1 / (1 / (iterations * first) + (1 - 1 / iterations) / bw)
-        element = store or load
-        mem = blocks * threads * per_thread * (load + store) / bw / gain / cfg.row_efficiency(
-            element, k.row_bytes)
+        mem = blocks * threads * per_thread * (load + store) * spread / bw / gain \
+            / cfg.row_efficiency(element, k.row_bytes)
         if iterations > 1 and facts.loop == "grid-stride":
             mem /= _request_efficiency(threads, cfg.wave, load, store)
     busiest = math.ceil(per_sm - 1e-9)
@@ -256,6 +271,15 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         tail = min(latency, _knee_latency(dm, facts)) * k.stragglers * math.log(
             cfg.warps / ELEMENT_WARPS)
     return _pnorm((mem, cmp), k.p) + tail, mem, cmp
+
+
+@lru_cache(maxsize=16)
+def _gather_cost(dm: DeviceModel) -> float:
+    """What a byte of scattered sectors costs against a streamed one: the read curve's
+    plateau over the measured random-gather bandwidth (1 where none was measured)."""
+    if not dm.gather_gbs:
+        return 1.0
+    return max(1.0, max(y for _, y in dm.read_curve) / dm.gather_gbs)
 
 
 def _request_efficiency(threads: int, wave: int, load: float, store: float) -> float:
@@ -333,7 +357,7 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     rate = dm.block_rate_1024 if b > 512 else dm.block_rate
     starts = B / rate
     ns = dm.atomic_one_ns * 1e-9
-    after = threads * facts.atomics_one_thread * ns
+    after = (threads * facts.atomics_one_thread + B * cfg.warps * facts.atomics_one_warp) * ns
     one = (elements * facts.atomics_one + B * facts.atomics_one_block) * ns
     spread = _block_atomics(dm, facts, cfg, threads)
     # atomics on one address queue at one L2 slice: they add to the time (all of them wait

@@ -42,6 +42,10 @@ class Facts:
     atomics_one_thread: float = 0.0  # ... per thread, after its loop
     atomics_block: float = 0.0  # atomics per thread to an address of its block
     atomics_one_block: float = 0.0  # atomics to one address per block (one thread's)
+    atomics_one_warp: float = 0.0  # ... per warp (one lane's, after its loop)
+    # atomics per element to addresses the data picks (a histogram's bins): how they
+    # queue is the data's, not priced
+    atomics_data: float = 0.0
     shared_per_thread: bool = False  # dynamic shared memory indexed by the thread
     barrier: bool = False  # __syncthreads() in the body
     source: str = "source"  # where the facts come from
@@ -52,10 +56,23 @@ class Facts:
     # their loads in flight at once, as the characterisation's loops held
     # timing.CURVE_UNROLL); 1: not unrolled; None: not known
     unroll: int | None = None
+    # of load_bytes + store_bytes, the accesses a warp's lanes do not make to consecutive
+    # elements (occlint.readers.source.access): consecutive along threadIdx.y, strided
+    # along x (a column of a 2-D block's lanes reads consecutive elements); each lane to
+    # its own sectors whatever the block (a gather, a stride in a 1-D block), and the
+    # bytes those move (32-byte sectors, or a small stride's span)
+    column_bytes: float = 0.0
+    scattered_bytes: float = 0.0
+    scattered_sectors: float = 0.0
 
     @property
     def loops(self) -> bool:
         return self.loop in ("grid-stride", "block-stride")
+
+    @property
+    def atomics(self) -> bool:
+        return bool(self.atomics_one or self.atomics_one_thread or self.atomics_block
+                    or self.atomics_one_block or self.atomics_one_warp)
 
     @property
     def known(self) -> bool:
@@ -70,6 +87,13 @@ class Facts:
                                             if self.atomics_one_thread else None),
                 "atomics_per_block_address": self.atomics_block,
                 "atomics_one_address_per_block": self.atomics_one_block,
+                **({"atomics_one_address_per_warp": self.atomics_one_warp}
+                   if self.atomics_one_warp else {}),
+                **({"atomics_data_addressed": self.atomics_data} if self.atomics_data else {}),
                 "shared_per_thread": self.shared_per_thread, "barrier": self.barrier,
                 "source": self.source, **({"tile": self.tile} if self.tile else {}),
-                **({"unroll": self.unroll} if self.unroll is not None else {})}
+                **({"unroll": self.unroll} if self.unroll is not None else {}),
+                **({"column_bytes": self.column_bytes} if self.column_bytes else {}),
+                **({"scattered_bytes": self.scattered_bytes,
+                    "scattered_moved_bytes": self.scattered_sectors}
+                   if self.scattered_bytes else {})}

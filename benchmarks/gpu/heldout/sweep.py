@@ -214,7 +214,10 @@ def main(argv: list[str]) -> int:
         if k["facts"]["store"] and k["facts"]["atomic"] is None:
             ref = r.output(k, h)
             got = r.output(k, todo[0])
-            check = bool(cp.array_equal(ref, got)) and not bool(cp.isnan(got).any())
+            # a reduction whose order follows the block (zoo.py's "close") rounds apart
+            same = cp.allclose(ref, got, rtol=1e-5, atol=1e-6) \
+                if k.get("check") == "close" else cp.array_equal(ref, got)
+            check = bool(same) and not bool(cp.isnan(got).any())
             if not check:
                 print(f"{k['name']}: the defect's output differs from the habit's", flush=True)
         todo = [c for c in todo if r.launches(k, c)]  # blocks past the registers: not timed

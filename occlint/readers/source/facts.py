@@ -32,6 +32,7 @@ import math
 import re
 
 from occlint.model.facts import LOOP_CONTROL, Facts
+from occlint.readers.source import access
 
 TYPE_BYTES = {
     "char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "uchar": 1,
@@ -51,12 +52,18 @@ _POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
 _FOR = re.compile(r"for\s*\(")  # where a word starts (_words)
 _IF = re.compile(r"if\s*\(")
 _WORD = re.compile(r"\w")
+_FOR_INIT = re.compile(r"\s*(?:[A-Za-z_][\w:]*\s+)+\**\s*([A-Za-z_]\w*)\s*=([^;,]*)[;,]")
 _ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
                      r"(?:_system|_block)?|unsafeAtomicAdd)\s*\(")
 _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
 _MUL = re.compile(r"[\w\])]\s*\*\s*[\w(.]")
 _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
+# a condition that picks lanes of each warp: the lane index (threadIdx.x & 31, % 32,
+# % warpSize) or a variable named for it
+WARP_LANES = 32  # the lanes a warp guard's one lane stands for (NVIDIA's warp)
+_WARP_LANE = re.compile(r"&\s*(?:31|0x1[fF])\b|&\s*\(\s*(?:warpSize|WARP_SIZE)\s*-\s*1\s*\)"
+                        r"|%\s*(?:32\b|warpSize\b|WARP_SIZE\b)|\blane(?:_?[iI]d[x]?)?\b")
 _BLOCK = re.compile(r"\bblockIdx\b|\bhipBlockIdx_")
 _BLOCK_STRIDE = re.compile(r"\+=\s*(?:\(\s*\w+(?:\s+\w+)*\s*\)\s*)?"
                            r"(?:blockDim\.x|hipBlockDim_x)\s*[;)]")
@@ -154,7 +161,7 @@ class _Region:
         # the constant loops: where each starts, its body's span, its trips and its
         # pragma's unroll (0: whole; None: no pragma)
         self.loops: list[tuple[int, int, int, float, int | None]] = []
-        self.guards: list[tuple[int, int]] = []
+        self.guards: list[tuple[int, int, str]] = []  # start, end, "warp" or "block"
         for head_start, head_end in heads:
             head = body[head_start:head_end]
             end = self._statement_end(body, head_end + 1)
@@ -165,9 +172,11 @@ class _Region:
         for m in _words(_IF, body):
             cond_end = _matching(body, m.end() - 1, "(", ")")
             cond = body[m.end():cond_end]
-            if _THREAD.search(cond) and not re.search(r"\b(n|N|size|count|len)\b|<\s*\w*[nN]\w*",
-                                                      cond):
-                self.guards.append((cond_end + 1, self._statement_end(body, cond_end + 1)))
+            lane = _WARP_LANE.search(cond)
+            if (lane or _THREAD.search(cond)) and not re.search(
+                    r"\b(n|N|size|count|len)\b|<\s*\w*[nN]\w*", cond):
+                self.guards.append((cond_end + 1, self._statement_end(body, cond_end + 1),
+                                    "warp" if lane else "block"))
 
     @staticmethod
     def _statement_end(body: str, at: int) -> int:
@@ -254,7 +263,14 @@ class _Region:
         return w
 
     def guarded(self, at: int) -> bool:
-        return any(s <= at <= e for s, e in self.guards)
+        return any(s <= at <= e for s, e, _ in self.guards)
+
+    def guard_lanes(self, at: int) -> str | None:
+        """Which lanes a guard around ``at`` leaves: "block" (one thread of each block, or
+        a few), "warp" (one lane of each warp: ``(threadIdx.x & 31) == 0``, ``lane ==
+        0``), None (no guard)."""
+        kinds = {kind for s, e, kind in self.guards if s <= at <= e}
+        return "block" if "block" in kinds else "warp" if kinds else None
 
 
 def _words(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
@@ -271,31 +287,38 @@ def _loop_heads(body: str) -> list[tuple[int, int]]:
     return [(m.end(), _matching(body, m.end() - 1, "(", ")")) for m in _words(_FOR, body)]
 
 
-def _stride_head(body: str, loop: str, heads: list[tuple[int, int]]
-                 ) -> tuple[int, int] | None:
-    """The head of the grid- or block-stride loop (where it starts, where its ``)`` is)."""
+def _stride_heads(body: str, loop: str, heads: list[tuple[int, int]]
+                  ) -> list[tuple[int, int]]:
+    """The heads of the grid- or block-stride loops (where each starts, where its ``)``
+    is): every pass a kernel makes over its elements (softmax's three over a row)."""
     if loop not in ("grid-stride", "block-stride"):
-        return None
+        return []
+    out = []
     for head_start, head_end in heads:
         head = body[head_start:head_end]
         if ("gridDim" in head or "GridDim" in head) if loop == "grid-stride" \
                 else _BLOCK_STRIDE.search(head + ";"):
-            return head_start, head_end
-    if loop == "grid-stride":  # stepped by a variable holding the grid's threads
-        for head_start, head_end in heads:
-            step = body[head_start:head_end].rsplit(";", 1)[-1]
-            m = re.fullmatch(r"\s*\w+\s*\+=\s*([A-Za-z_]\w*)\s*", step)
-            if m and re.search(rf"\b{m[1]}\s*=[^;]*(?:gridDim|GridDim)", body):
-                return head_start, head_end
-    return None
+            out.append((head_start, head_end))
+    if out or loop != "grid-stride":
+        return out
+    for head_start, head_end in heads:  # stepped by a variable holding the grid's threads
+        step = body[head_start:head_end].rsplit(";", 1)[-1]
+        m = re.fullmatch(r"\s*\w+\s*\+=\s*([A-Za-z_]\w*)\s*", step)
+        if m and re.search(rf"\b{m[1]}\s*=[^;]*(?:gridDim|GridDim)", body):
+            out.append((head_start, head_end))
+    return out
 
 
-def _element_span(body: str, head: tuple[int, int] | None, region: _Region
-                  ) -> tuple[int, int]:
-    """The part of the body that is one element's work: the stride loop's body."""
-    if head is None:
-        return 0, len(body)
-    return head[1] + 1, region._statement_end(body, head[1] + 1)
+def _element_spans(body: str, heads: list[tuple[int, int]], region: _Region
+                   ) -> list[tuple[int, int]]:
+    """The parts of the body that are one element's work: the stride loops' bodies (each
+    once: a loop inside another stride loop is part of it), else the whole body."""
+    spans: list[tuple[int, int]] = []
+    for head in heads:
+        lo, hi = head[1] + 1, region._statement_end(body, head[1] + 1)
+        if not any(a <= lo <= b for a, b in spans):
+            spans.append((lo, hi))
+    return spans or [(0, len(body))]
 
 
 # the index types of a stride loop, by how the compiler treats them (unrolled_by_compiler)
@@ -445,13 +468,35 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
     region = _Region(body, heads, consts)
-    head = _stride_head(body, loop, heads)
-    lo, hi = _element_span(body, head, region)
-    load = store = 0.0
+    stride_heads = _stride_heads(body, loop, heads)
+    spans = _element_spans(body, stride_heads, region)
+
+    def inside(at: int) -> bool:
+        return any(lo <= at <= hi for lo, hi in spans)
+
+    env = access.variables(body, consts) if "=" in body else {}
+    # a for loop's own index (``for (int kk = ty; ...)``): inside that loop, its value
+    # there, not the worst over every loop that reuses the name
+    scoped = []
+    for head_start, head_end in heads:
+        m = _FOR_INIT.match(body, head_start, head_end)
+        if m:
+            scoped.append((head_start, region._statement_end(body, head_end + 1), m[1],
+                           access.spread_of(m[2], env, consts)))
+
+    def env_at(at: int) -> dict[str, access.Spread | None]:
+        inner = [(name, spread) for lo, hi, name, spread in scoped if lo <= at <= hi]
+        return {**env, **dict(inner)} if inner else env
+    offsets = {name: "0" for name in pointers}
+    for alias, (param, offset) in access.aliases(body, pointers).items():
+        if alias not in pointers:
+            pointers[alias], offsets[alias] = pointers[param], offset
+    load = store = column = scattered = sectors = 0.0
+    seen: set[tuple[str, str, int]] = set()
     unknown = False
     for name, size in pointers.items():
         for at, end in _subscripts(name, body):
-            if not lo <= at <= hi or region.guarded(at):
+            if not inside(at) or region.guarded(at):
                 continue
             close = _matching(body, end - 1, "[", "]")
             after = body[close + 1:close + 4].lstrip()
@@ -460,32 +505,55 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             if size is None:
                 unknown = True
                 continue
-            w = region.weight(at)
+            index = body[end:close]
+            if not written and not compound:
+                # a neighbour of an element this thread already loads (a stencil's
+                # a[i - 1], a[i + width]; x[j] * x[j]): the caches hold it
+                near = (name, _neighbourhood(index), next(k for k, (lo, hi) in
+                                                          enumerate(spans) if lo <= at <= hi))
+                if near in seen:
+                    continue
+                seen.add(near)
+            w = region.weight(at) * ((written or compound) + (not written or compound))
             if written or compound:
-                store += size * w
+                store += size * region.weight(at)
             if not written or compound:
-                load += size * w
+                load += size * region.weight(at)
+            spread = access.spread_of(f"{offsets[name]} + ({index})", env_at(at), consts)
+            kind, moved = access.moved(spread, size) if spread else ("coalesced", size)
+            if kind == "column":
+                column += size * w
+            elif kind == "scattered":
+                scattered += size * w
+                sectors += moved * w
     # the literal every match of a pattern holds, tested first: most bodies have none
-    fmas = [m.start() for m in _FMA.finditer(body, lo, hi)] if "fma" in body else []
-    arithmetic = fmas + [m.start() for m in _MUL.finditer(body, lo, hi)]
+    fmas = [m.start() for lo, hi in spans for m in _FMA.finditer(body, lo, hi)] \
+        if "fma" in body else []
+    arithmetic = fmas + [m.start() for lo, hi in spans for m in _MUL.finditer(body, lo, hi)]
     fma = sum(region.weight(at) for at in arithmetic)
-    one = one_thread = per_block = one_block = 0.0
-    index_names: set[str] | None = None
+    one = one_thread = per_block = one_block = one_warp = data = 0.0
     for m in _ATOMIC.finditer(body) if "tomic" in body else ():
         close = _matching(body, m.end() - 1, "(", ")")
         address = body[m.end():close].split(",")[0]
         if _THREAD.search(address):
             continue  # a thread's own address: no queue
-        if index_names is None:
-            index_names = _index_names(body)
-        if index_names & set(re.findall(r"\w+", address)):
+        spread = access.spread_of(address, env_at(m.start()), consts)
+        if spread is None or access.SCATTERED in spread:
+            data += region.weight(m.start())  # an address the data (or unread text) picks
             continue
-        inside = lo <= m.start() <= hi and (lo, hi) != (0, len(body))
-        if region.guarded(m.start()) and not inside:  # one thread of each block
+        if spread != access.UNIFORM:
+            continue  # a thread's own address: no queue
+        looped = inside(m.start()) and bool(stride_heads)
+        lanes = region.guard_lanes(m.start())
+        if lanes == "warp" and not looped:  # one lane of each warp
+            one_warp += 1.0
+        elif lanes == "warp":  # ... each pass: a 32nd of the elements' (a warp's ballot)
+            one += region.weight(m.start()) / WARP_LANES
+        elif lanes and not looped:  # one thread of each block
             one_block += 1.0
         elif _BLOCK.search(address):
-            per_block += region.weight(m.start()) if inside else 1.0
-        elif loop in ("grid-stride", "block-stride") and not inside:
+            per_block += region.weight(m.start()) if looped else 1.0
+        elif loop in ("grid-stride", "block-stride") and not looped:
             one_thread += 1.0
         else:
             one += region.weight(m.start())
@@ -493,16 +561,36 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     for m in _EXTERN_SHARED.finditer(body) if "extern" in body else ():
         if re.search(rf"\b{re.escape(m[1])}\s*\[[^\]]*threadIdx", body):
             shared = True
-    control = region.control(lo, hi, arithmetic) if region.loops else 0.0
-    chains = (len(set(_CHAIN.findall(body, lo, hi))) if "fma" in body else 0) or 1
+    control = sum(region.control(lo, hi, arithmetic) for lo, hi in spans) \
+        if region.loops else 0.0
+    chains = (len({c for lo, hi in spans for c in _CHAIN.findall(body, lo, hi)})
+              if "fma" in body else 0) or 1
+    head = stride_heads[0] if stride_heads else None
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
-                 atomics_one_block=one_block,
+                 atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
                  shared_per_thread=shared, barrier="__syncthreads" in body,
-                 unroll=_unroll(body, head, (lo, hi), region, heads, arithmetic, fmas,
-                                (load + store) / 4))
+                 unroll=_unroll(body, head, spans[0], region, heads, arithmetic, fmas,
+                                (load + store) / 4),
+                 column_bytes=0.0 if unknown else column,
+                 scattered_bytes=0.0 if unknown else scattered,
+                 scattered_sectors=0.0 if unknown else sectors)
+
+
+# a last term of an index that moves it to a neighbour: a literal, a name (a row's
+# width), or their product
+_NEIGHBOUR = re.compile(r"[-+](?:\d+|[A-Za-z_]\w*|\d+\*[A-Za-z_]\w*|[A-Za-z_]\w*\*\d+)$")
+
+
+def _neighbourhood(index: str) -> str:
+    """An index without the terms that move it to a neighbour (``i - 1``, ``i + width``:
+    ``i``)."""
+    text = re.sub(r"\s+", "", index)
+    while (m := _NEIGHBOUR.search(text)) and m.start():
+        text = text[:m.start()]
+    return text
 
 
 def _subscripts(name: str, body: str) -> list[tuple[int, int]]:
@@ -519,8 +607,3 @@ def _subscripts(name: str, body: str) -> list[tuple[int, int]]:
         else:
             at = body.find(name, at + 1)
     return out
-
-
-def _index_names(body: str) -> set[str]:
-    """Variables set from a thread index (``int i = blockIdx.x * blockDim.x + threadIdx.x``)."""
-    return {m[1] for m in re.finditer(r"\b(\w+)\s*=\s*[^;]*\bthreadIdx\b", body)}

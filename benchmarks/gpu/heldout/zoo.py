@@ -1,0 +1,421 @@
+"""Hand-written kernels in the patterns real code uses, for the launch model's proof on work
+nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
+
+    python -m benchmarks.gpu.heldout.zoo [--set 1|2] [--out DIR]  # fixtures/traces/zoo[-2]
+
+Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
+them and score.py scores them unchanged. The generated suites vary one template (loads,
+an FMA chain, a store); these are written the way CUDA code is: a naive transpose, a 2-D
+stencil, Mandelbrot, a 256-bin histogram, a gather, softmax, RMS norm and a matrix-vector
+product a block per row, a dot product reduced by warp shuffles, SAXPY and a float4 scale
+as grid-stride loops, GELU, a 1-D convolution through a shared-memory tile, and an image
+indexed with x along its columns. Each has one launch defect a user would write. Their
+``family`` is the sweep's shape of configurations (and of arguments), their ``pattern``
+what they are; ``check`` says how the defect's output is compared with the habit's
+("exact", "close" for reductions whose order follows the block, "none" where the output
+is a count or a handful of values).
+
+The kernels were written and swept after the model's constants were fixed (7d6493d) and
+scored once against it; nothing here reads occlint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.gpu.heldout.generate import LOOP_BLOCKS, LOOP_GRID_FACTORS, PRELUDE, SHAPES_2D
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parents[2] / "fixtures/traces/zoo"
+
+_ARGS = ("const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, "
+         "float* __restrict__ sum, float s, long n")
+_IMAGE = _ARGS + ", int width, int height"
+_ROWS = _ARGS + ", long cols"
+
+# a block's sum (or max) of v, through warp shuffles and 32 floats of shared memory;
+# every thread gets it
+_BLOCK_REDUCE = r"""
+#define NEG_INF __int_as_float(0xff800000)  // NVRTC has no math.h INFINITY
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ float block_sum(float v, float* red) {
+    v = warp_sum(v);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    int warps = (blockDim.x + 31) >> 5;
+    v = threadIdx.x < warps ? red[threadIdx.x] : 0.0f;
+    if (threadIdx.x < 32) v = warp_sum(v);
+    if (threadIdx.x == 0) red[0] = v;
+    __syncthreads();
+    v = red[0];
+    __syncthreads();
+    return v;
+}
+__device__ float block_max(float v, float* red) {
+    v = warp_max(v);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    int warps = (blockDim.x + 31) >> 5;
+    v = threadIdx.x < warps ? red[threadIdx.x] : NEG_INF;
+    if (threadIdx.x < 32) v = warp_max(v);
+    if (threadIdx.x == 0) red[0] = v;
+    __syncthreads();
+    v = red[0];
+    __syncthreads();
+    return v;
+}
+"""
+
+KERNELS: dict[str, str] = {
+    "transpose_naive": f"""
+extern "C" __global__ void transpose_naive({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height)
+        c[(long)x * height + y] = a[(long)y * width + x];
+}}
+""",
+    "stencil5": f"""
+extern "C" __global__ void stencil5({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    long i = (long)y * width + x;
+    float v = a[i];
+    if (x > 0 && y > 0 && x < width - 1 && y < height - 1)
+        v = s * (a[i - 1] + a[i + 1] + a[i - width] + a[i + width]) - 4.0f * v;
+    c[i] = v;
+}}
+""",
+    "mandelbrot": f"""
+extern "C" __global__ void mandelbrot({_IMAGE}) {{
+    int px = blockIdx.x * blockDim.x + threadIdx.x;
+    int py = blockIdx.y * blockDim.y + threadIdx.y;
+    if (px >= width || py >= height) return;
+    float x0 = -2.0f + 2.5f * px / width, y0 = -1.25f + 2.5f * py / height;
+    float x = 0.0f, y = 0.0f;
+    int it = 0;
+    while (x * x + y * y < 4.0f && it < 256) {{
+        float xt = x * x - y * y + x0;
+        y = 2.0f * x * y + y0;
+        x = xt;
+        ++it;
+    }}
+    c[(long)py * width + px] = (float)it;
+}}
+""",
+    "column_major": f"""
+extern "C" __global__ void column_major({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;  // along the rows' columns...
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)x * height + y;  // ... indexing the slow dimension
+        c[i] = s * a[i] + b[i];
+    }}
+}}
+""",
+    "histogram256": f"""
+extern "C" __global__ void histogram256({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        int bin = (int)((a[i] + 4.0f) * 32.0f);
+        bin = min(max(bin, 0), 255);
+        atomicAdd(&sum[bin], 1.0f);
+    }}
+}}
+""",
+    "gather": f"""
+extern "C" __global__ void gather({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        long j = (i * 2654435761L) & (n - 1);
+        c[i] = s * a[j];
+    }}
+}}
+""",
+    "gelu": f"""
+extern "C" __global__ void gelu({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        c[i] = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+    }}
+}}
+""",
+    "conv1d_tile": """
+extern "C" __global__ void conv1d_tile(const float* __restrict__ a, float* __restrict__ c,
+                                       float* __restrict__ sum, float s, long n) {
+    extern __shared__ float tile[];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    int t = threadIdx.x + 3;
+    tile[t] = i < n ? a[i] : 0.0f;
+    if (threadIdx.x < 3) {
+        tile[threadIdx.x] = i >= 3 ? a[i - 3] : 0.0f;
+        long j = i + blockDim.x;
+        tile[t + blockDim.x] = j < n ? a[j] : 0.0f;
+    }
+    __syncthreads();
+    if (i < n) {
+        float v = 0.0f;
+        #pragma unroll
+        for (int k = -3; k <= 3; ++k) v += tile[t + k] * (1.0f / 7.0f);
+        c[i] = v;
+    }
+}
+""",
+    "softmax_row": f"""
+extern "C" __global__ void softmax_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    t = block_sum(t, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] - m) / t;
+}}
+""",
+    "rmsnorm_row": f"""
+extern "C" __global__ void rmsnorm_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * x[j];
+    float r = rsqrtf(block_sum(t, red) / cols + 1e-6f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * r * b[j];
+}}
+""",
+    "matvec_row": f"""
+extern "C" __global__ void matvec_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* row = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += row[j] * b[j];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}}
+""",
+    "dot_shfl": f"""
+extern "C" __global__ void dot_shfl({_ARGS}) {{
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i] * b[i];
+    acc = warp_sum(acc);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc);
+}}
+""",
+    "saxpy": f"""
+extern "C" __global__ void saxpy({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        c[i] = s * a[i] + b[i];
+}}
+""",
+    "scale4": """
+extern "C" __global__ void scale4(const float4* __restrict__ a, const float4* __restrict__ b,
+                                  float4* __restrict__ c, float* __restrict__ sum, float s,
+                                  long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {
+        float4 v = a[i];
+        v.x *= s; v.y *= s; v.z *= s; v.w *= s;
+        c[i] = v;
+    }
+}
+""",
+}
+
+# the second set: written after the model read the first set's access patterns, its
+# aliases, its passes and its warps' atomics, swept once and scored once against that
+# model (docs/validation.md)
+KERNELS_2: dict[str, str] = {
+    "column_sum": f"""
+extern "C" __global__ void column_sum({_ARGS}) {{
+    long col = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (col < n) {{
+        float acc = 0.0f;
+        for (int r = 0; r < 1024; ++r) acc += a[r * n + col];
+        c[col] = acc;
+    }}
+}}
+""",
+    "bias_relu": f"""
+extern "C" __global__ void bias_relu({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = fmaxf(a[i] + b[i % 1024], 0.0f);
+}}
+""",
+    "data_gather": f"""
+extern "C" __global__ void data_gather({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        long j = (long)(fabsf(b[i]) * 1000003.0f) & (n - 1);
+        c[i] = a[j] + b[i];
+    }}
+}}
+""",
+    "pair_sum": f"""
+extern "C" __global__ void pair_sum({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[2 * i] + a[2 * i + 1];
+}}
+""",
+    "layernorm_row": f"""
+extern "C" __global__ void layernorm_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    float mean = block_sum(t, red) / cols;
+    float v = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float d = x[j] - mean;
+        v += d * d;
+    }}
+    float inv = rsqrtf(block_sum(v, red) / cols + 1e-5f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        c[blockIdx.x * cols + j] = (x[j] - mean) * inv * b[j];
+}}
+""",
+    "count_positive": f"""
+extern "C" __global__ void count_positive({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {{
+        unsigned ballot = __ballot_sync(0xffffffffu, a[i] > 0.0f);
+        if ((threadIdx.x & 31) == 0) atomicAdd(sum, (float)__popc(ballot));
+    }}
+}}
+""",
+    "axpy2": """
+extern "C" __global__ void axpy2(const float2* __restrict__ a, const float2* __restrict__ b,
+                                 float2* __restrict__ c, float* __restrict__ sum, float s,
+                                 long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {
+        float2 x = a[i], y = b[i];
+        c[i] = make_float2(s * x.x + y.x, s * x.y + y.y);
+    }
+}
+""",
+    "blur3x3": f"""
+extern "C" __global__ void blur3x3({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 1 || y < 1 || x >= width - 1 || y >= height - 1) {{
+        if (x < width && y < height) c[(long)y * width + x] = 0.0f;
+        return;
+    }}
+    long i = (long)y * width + x;
+    float v = a[i - width - 1] + a[i - width] + a[i - width + 1]
+            + a[i - 1] + a[i] + a[i + 1]
+            + a[i + width - 1] + a[i + width] + a[i + width + 1];
+    c[i] = v * (1.0f / 9.0f);
+}}
+""",
+    "rgba_gray": f"""
+extern "C" __global__ void rgba_gray({_IMAGE}) {{
+    const float4* px = reinterpret_cast<const float4*>(a);
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        float4 p = px[i];
+        c[i] = 0.299f * p.x + 0.587f * p.y + 0.114f * p.z;
+    }}
+}}
+""",
+}
+
+M = 1 << 20
+# name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
+# sweep needs: vector lanes, a store, an atomic)
+SUITE: dict[str, tuple] = {
+    "transpose_naive": ("image", 64 * M, {"block": [32, 32, 1]}, {}, "exact", 1),
+    "stencil5": ("image", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "mandelbrot": ("image", 16 * M, {"block": [10, 10, 1]}, {}, "exact", 1),
+    "column_major": ("image", 16 * M, {"block": [32, 4, 1]}, {}, "exact", 1),
+    "histogram256": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "none", 1),
+    "gather": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "gelu": ("elementwise", 64 * M, {"block": [1000, 1, 1]}, {}, "exact", 1),
+    "conv1d_tile": ("tile", 64 * M, {"block": [48, 1, 1]},
+                    {"radius": 3, "smem_per_thread": 4}, "exact", 1),
+    "softmax_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 768},
+                    "close", 1),
+    "rmsnorm_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 4096},
+                    "close", 1),
+    "matvec_row": ("block-per-row", 64 * M, {"block": [512, 1, 1]}, {"cols": 16384},
+                   "none", 1),
+    "dot_shfl": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 80}, {}, "none",
+                 1),
+    "saxpy": ("grid-stride-int", 64 * M, {"block": [128, 1, 1], "grid_sms": 1}, {}, "exact",
+              1),
+    "scale4": ("grid-stride", 16 * M, {"block": [1024, 1, 1], "grid_sms": 0.5}, {}, "exact",
+               4),
+}
+SUITE_2: dict[str, tuple] = {
+    "column_sum": ("elementwise", 16 * 1024, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "bias_relu": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "data_gather": ("elementwise", 32 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "pair_sum": ("elementwise", 32 * M, {"block": [1000, 1, 1]}, {}, "exact", 1),
+    "layernorm_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 1024},
+                      "close", 1),
+    "count_positive": ("grid-stride-int", 64 * M, {"block": [64, 1, 1], "grid_sms": 40},
+                       {}, "none", 1),
+    "axpy2": ("grid-stride", 32 * M, {"block": [256, 1, 1], "grid_sms": 0.36}, {}, "exact",
+              2),
+    "blur3x3": ("image", 64 * M, {"block": [8, 8, 1]}, {}, "exact", 1),
+    "rgba_gray": ("image", 16 * M, {"block": [4, 32, 1]}, {}, "exact", 1),
+}
+SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2)}
+
+
+def suite(which: int = 1) -> list[dict]:
+    out = []
+    for name, (family, n, defect, extra, check, vector) in SETS[which][1].items():
+        k = {"name": name, "family": family, "pattern": name, "n": n, "defect": defect,
+             "check": check, "split": "zoo" if which == 1 else f"zoo-{which}",
+             "facts": {"vector": vector, "store": check != "none", "atomic": None, "smem": 0,
+                       **{key: extra[key] for key in ("radius", "smem_per_thread")
+                          if key in extra}}}
+        if family == "image":
+            k["width"], k["height"] = 4096, n // 4096
+        if family == "block-per-row":
+            k["cols"] = extra["cols"]
+            k["rows"] = n // extra["cols"]
+        out.append(k)
+    return out
+
+
+def source(which: int = 1) -> str:
+    kernels, names = SETS[which]
+    return PRELUDE + _BLOCK_REDUCE + "".join(kernels[name] for name in names)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", type=int, choices=sorted(SETS), default=1)
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    out = args.out or (OUT if args.set == 1 else OUT.with_name(f"zoo-{args.set}"))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "kernels.cu").write_text(source(args.set))
+    doc = {"seed": None, "loop_blocks": LOOP_BLOCKS, "loop_grid_factors": LOOP_GRID_FACTORS,
+           "shapes_2d": SHAPES_2D, "kernels": suite(args.set)}
+    (out / "suite.json").write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"{len(doc['kernels'])} kernels -> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

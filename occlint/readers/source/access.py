@@ -1,0 +1,312 @@
+"""How a kernel's global accesses spread over a warp's lanes, from its index expressions
+(issue 28: the launch-time model's memory traffic).
+
+Each variable the body assigns, and each subscript's index, gets a *spread* along
+``threadIdx.x`` and along ``threadIdx.y``: how the value moves from one lane to the next
+along that axis —
+
+* ``0``: not at all (the same for every lane: ``blockIdx.x * cols``);
+* ``1``: by one (``blockIdx.x * blockDim.x + threadIdx.x``, ``j`` of ``for (j =
+  threadIdx.x; ...; j += blockDim.x)``);
+* ``k`` > 1: by a literal ``k`` (``2 * i``);
+* :data:`STRIDED`: by a value the text does not fix (``x * height``);
+* :data:`SCATTERED`: not linearly (a hash, ``%``/``&`` of a product, a loaded value).
+
+A subscript of a global pointer is then *coalesced* (its spread along x is 0 or 1: a warp
+reads consecutive elements, or one), *column* (strided along x, by one along y: a 2-D
+block's column of lanes reads consecutive elements, a row of them one element each), or
+*scattered* (every lane its own 32-byte sector, whatever the block: a gather, a stride in
+a 1-D block). Expressions are parsed, not matched: C's operators and precedence, casts,
+calls, subscripts; what the parser cannot read is scattered (the model then moves a sector
+a lane, the cautious reading).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+STRIDED = 1 << 20
+SCATTERED = 1 << 21
+Spread = tuple[int, int]  # along threadIdx.x, along threadIdx.y
+UNIFORM: Spread = (0, 0)
+
+_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
+                    r"[fFlLuU]*|([A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*)"
+                    r"|(<<|>>|<=|>=|==|!=|&&|\|\||->|[-+*/%&|^~!<>?:()\[\],]))")
+_THREAD_X = frozenset({"threadIdx.x", "hipThreadIdx_x", "__lane_id"})
+_THREAD_Y = frozenset({"threadIdx.y", "hipThreadIdx_y"})
+_TYPES = frozenset({"int", "long", "unsigned", "signed", "short", "char", "float", "double",
+                    "size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "const",
+                    "ptrdiff_t", "uint", "ulong", "longlong", "bool", "auto", "half",
+                    "__half", "float2", "float4", "int2", "int4"})
+# calls whose value moves with their arguments as their arguments do
+_PASS = frozenset({"min", "max", "umin", "umax", "llmin", "llmax", "static_cast", "int",
+                   "long", "size_t", "__mul24"})
+_BINARY = {"*": 13, "/": 13, "%": 13, "+": 12, "-": 12, "<<": 11, ">>": 11, "<": 10,
+           ">": 10, "<=": 10, ">=": 10, "==": 9, "!=": 9, "&": 8, "^": 7, "|": 6, "&&": 5,
+           "||": 4, "?": 3}
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _worse(a: int, b: int) -> int:
+    return max(a, b)
+
+
+def _scale(s: int, k: int | None) -> int:
+    """A spread times a factor (None: not a literal)."""
+    if s in (0, SCATTERED):
+        return s
+    if k is None or s == STRIDED or k < 0:
+        return STRIDED if s else 0
+    return 0 if k == 0 else min(s * k, STRIDED)
+
+
+class _Value:
+    __slots__ = ("const", "spread")
+
+    def __init__(self, spread: Spread, const: int | None = None):
+        self.spread, self.const = spread, const
+
+
+def _each(a: Spread, b: Spread, f: Callable[[int, int], int]) -> Spread:
+    return f(a[0], b[0]), f(a[1], b[1])
+
+
+def _add(a: int, b: int) -> int:
+    if not a or not b:
+        return a or b
+    return SCATTERED if a == SCATTERED or b == SCATTERED else STRIDED
+
+
+class _Parser:
+    def __init__(self, text: str, env: dict[str, Spread], consts: dict[str, int]):
+        self.toks: list[str] = []
+        at = 0
+        text = text.strip()
+        while at < len(text):
+            m = _TOKEN.match(text, at)
+            if m is None or m.end() == at:
+                raise _Unreadable
+            self.toks.append(m[1] or re.sub(r"\s+", "", m[2] or "") or m[3])
+            at = m.end()
+        self.i = 0
+        self.env, self.consts = env, consts
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self, want: str | None = None) -> str:
+        t = self.peek()
+        if t is None or (want is not None and t != want):
+            raise _Unreadable
+        self.i += 1
+        return t
+
+    def expr(self, floor: int = 0) -> _Value:
+        left = self.unary()
+        while True:
+            op = self.peek()
+            prec = _BINARY.get(op or "")
+            if prec is None or prec < floor:
+                return left
+            self.take()
+            if op == "?":
+                a = self.expr()
+                self.take(":")
+                b = self.expr(prec)
+                left = _Value(_each(a.spread, b.spread, _worse))  # either branch's
+                continue
+            right = self.expr(prec + 1)
+            left = _binary(op or "", left, right)
+
+    def unary(self) -> _Value:
+        t = self.peek()
+        if t in ("-", "+", "~", "!", "&", "*"):
+            self.take()
+            v = self.unary()
+            if t == "-" and v.const is not None:
+                return _Value(v.spread, -v.const)
+            return _Value(v.spread) if t in ("-", "+", "&") else \
+                _Value(_each(v.spread, v.spread, lambda a, _: SCATTERED if a else 0))
+        if t == "(" and self._cast():
+            return self.unary()
+        return self.postfix(self.primary())
+
+    def _cast(self) -> bool:
+        """Skip ``(type)`` at the cursor; whether it was one."""
+        j = self.i + 1
+        words = []
+        while j < len(self.toks) and self.toks[j] not in (")",):
+            words.append(self.toks[j])
+            j += 1
+        if not words or j >= len(self.toks) or not all(
+                w in _TYPES or w == "*" for w in words):
+            return False
+        self.i = j + 1
+        return True
+
+    def primary(self) -> _Value:
+        t = self.take()
+        if t == "(":
+            v = self.expr()
+            self.take(")")
+            return v
+        if t[0].isdigit() or t[0] == ".":
+            try:
+                return _Value(UNIFORM, int(t, 0))
+            except ValueError:
+                return _Value(UNIFORM)
+        if not (t[0].isalpha() or t[0] == "_"):
+            raise _Unreadable
+        if self.peek() == "(":
+            self.take()
+            args = []
+            while self.peek() != ")":
+                args.append(self.expr())
+                if self.peek() == ",":
+                    self.take()
+            self.take(")")
+            spread = UNIFORM
+            for a in args:
+                spread = _each(spread, a.spread, _worse)
+            if t in _PASS:
+                return _Value(spread)
+            return _Value(_each(spread, spread, lambda a, _: SCATTERED if a else 0))
+        if t in _THREAD_X:
+            return _Value((1, 0))
+        if t in _THREAD_Y:
+            return _Value((0, 1))
+        known = self.env.get(t, self.env.get(re.split(r"\.|->", t)[0], UNIFORM))
+        if known is None:  # a variable whose value the parser could not read
+            raise _Unreadable
+        return _Value(known, self.consts.get(t))
+
+    def postfix(self, v: _Value) -> _Value:
+        while self.peek() == "[":
+            self.take()
+            index = self.expr()
+            self.take("]")
+            # a loaded value: the same for every lane only where the index is
+            moved = _each(v.spread, index.spread, _worse)
+            v = _Value(_each(moved, moved, lambda a, _: SCATTERED if a else 0))
+        return v
+
+
+def _binary(op: str, a: _Value, b: _Value) -> _Value:
+    if op in ("+", "-"):
+        const = None if a.const is None or b.const is None else \
+            a.const + b.const if op == "+" else a.const - b.const
+        return _Value(_each(a.spread, b.spread, _add), const)
+    if op == "*":
+        if a.spread == UNIFORM and b.spread == UNIFORM:
+            const = None if a.const is None or b.const is None else a.const * b.const
+            return _Value(UNIFORM, const)
+        if a.spread == UNIFORM or b.spread == UNIFORM:
+            moving, factor = (b, a.const) if a.spread == UNIFORM else (a, b.const)
+            return _Value((_scale(moving.spread[0], factor), _scale(moving.spread[1], factor)))
+        return _Value(_each(a.spread, b.spread, lambda x, y: SCATTERED if x or y else 0))
+    if op == "<<" and b.spread == UNIFORM:
+        factor = 1 << b.const if b.const is not None and 0 <= b.const < 31 else None
+        return _Value((_scale(a.spread[0], factor), _scale(a.spread[1], factor)))
+    if op in ("/", ">>") and b.spread == UNIFORM:
+        # lanes share elements (threadIdx.x / 2) or a warp one (/ 32): no wider than before
+        return _Value(_each(a.spread, a.spread, lambda x, _: min(x, 1) if x != SCATTERED
+                            else x))
+    if op in ("%", "&") and b.spread == UNIFORM:
+        # a lane's index within a warp or a row (threadIdx.x & 31, i % width) keeps a spread
+        # of one; anything wider wraps at an unknown place
+        return _Value(_each(a.spread, a.spread, lambda x, _: x if x <= 1 else SCATTERED))
+    spread = _each(a.spread, b.spread, _worse)
+    return _Value(_each(spread, spread, lambda x, _: SCATTERED if x else 0))
+
+
+_CPP_CAST = re.compile(r"\b(?:static|reinterpret|const)_cast\s*<[^<>;]*>")
+
+
+def spread_of(text: str, env: dict[str, Spread | None], consts: dict[str, int]
+              ) -> Spread | None:
+    """The spread of the expression ``text``; None where the parser cannot read it (or a
+    variable it names): the model then keeps its reading of a coalesced access."""
+    try:
+        p = _Parser(_CPP_CAST.sub("", text), env, consts)
+        v = p.expr()
+        if p.peek() is not None:
+            raise _Unreadable
+        return v.spread
+    except (_Unreadable, RecursionError):
+        return None
+
+
+# a variable's assignment at statement level: ``[type] name = value;`` (a for loop's
+# initialiser too); not ==, <=, compound assignments, nor an element's store
+_ASSIGNMENT = re.compile(r"(?<![\w.\]>])([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
+_POINTER_ALIAS = re.compile(r"\*\s*(?:const\s+|__restrict__\s+|__restrict\s+)*"
+                            r"([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
+_SEPARATOR = re.compile(r"[()\[\],]")
+
+
+def _value(text: str) -> str:
+    """An assigned value's text up to its declaration's next top-level comma."""
+    depth = 0
+    for m in _SEPARATOR.finditer(text):
+        c = m[0]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth < 0:  # a for loop's head closing
+                return text[:m.start()]
+        elif depth == 0:
+            return text[:m.start()]
+    return text
+
+
+def variables(body: str, consts: dict[str, int]) -> dict[str, Spread | None]:
+    """The spread of every scalar the body assigns (the worst over its assignments; None
+    where one could not be read), read twice so that a value used before its assignment in
+    the text (a loop's step) counts."""
+    found = [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)]
+    env: dict[str, Spread | None] = {}
+    for _ in range(2):
+        for name, value in found:
+            s = spread_of(value, env, consts)
+            was = env.get(name, UNIFORM)
+            env[name] = None if s is None or was is None else _each(was, s, _worse)
+    return env
+
+
+def aliases(body: str, pointers: dict[str, int | None]) -> dict[str, tuple[str, str]]:
+    """Local pointers set from a pointer parameter: name -> (the parameter, the offset's
+    text): ``const float* x = a + blockIdx.x * cols`` is ``a`` at ``blockIdx.x * cols``,
+    ``&a[k]`` ``a`` at ``k``."""
+    out: dict[str, tuple[str, str]] = {}
+    for m in _POINTER_ALIAS.finditer(body):
+        value = _value(m[2]).strip()
+        address = re.fullmatch(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", value, re.S)
+        if address and address[1] in pointers:
+            out[m[1]] = (address[1], address[2])
+            continue
+        plus = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*\)?\s*\+\s*(.+)", value, re.S)
+        if plus and plus[1] in pointers:
+            out[m[1]] = (plus[1], plus[2])
+        elif value in pointers:
+            out[m[1]] = (value, "0")
+    return out
+
+
+def moved(spread: Spread, size: float) -> tuple[str, float]:
+    """How an access of ``size`` bytes at ``spread`` moves: ("coalesced", size), ("column",
+    size) or ("scattered", bytes moved per lane: a 32-byte sector, or the element where it
+    is larger)."""
+    x, y = spread
+    if x <= 1 or x * size <= 32:
+        # a small literal stride streams through whole sectors: an interleaved pair's
+        # a[2 * i] beside its a[2 * i + 1] (a neighbour, loaded once) moves no more
+        return "coalesced", size
+    if x == STRIDED and y == 1:
+        return "column", size
+    return "scattered", max(32.0, size)

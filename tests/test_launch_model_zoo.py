@@ -1,0 +1,131 @@
+"""The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's two sets, swept on an H200
+(fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
+Nsight Compute's estimates). The first set was scored once against the model as it stood
+(7d6493d: two launches advised slower, one 50 %) and the model's reading of access
+patterns, local pointers, passes and warps' atomics was built on what it showed; the second
+was written and swept after that and scored once (0.862 of the best), then a small stride
+read as streaming: neither is unseen any more. What holds is asserted; what does not is a
+strict xfail with the figures."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import pytest
+
+from benchmarks.gpu.heldout import score, zoo
+from occlint.devices.db import shipped_db
+from occlint.devices.launch_params import launch_model
+from tests.conftest import FIXTURES
+
+RUNS = {"zoo/h200": (1, "zoo"), "zoo-2/h200": (2, "zoo-2")}
+
+
+@cache
+def _rows(run: str, facts: str | None = "source") -> str:
+    return json.dumps(score.rows(FIXTURES / "traces" / run, facts))
+
+
+def _targets(run: str, facts: str | None = "source") -> dict:
+    return score.targets(json.loads(_rows(run, facts)))
+
+
+@pytest.mark.parametrize("which", [1, 2])
+def test_each_set_is_the_scripts(tmp_path, which):
+    zoo.main(["--set", str(which), "--out", str(tmp_path)])
+    folder = FIXTURES / "traces" / ("zoo" if which == 1 else f"zoo-{which}")
+    for name in ("suite.json", "kernels.cu"):
+        assert (tmp_path / name).read_bytes() == (folder / name).read_bytes()
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_no_advice_makes_a_hand_written_launch_slower(run):
+    t = _targets(run)
+    assert t["unmeasured"] == [] and t["slower"] == []
+    assert t["false_warnings"] == []
+
+
+def test_a_transposes_column_is_advised_the_block_that_coalesces_it():
+    """transpose_naive and column_major: 32 x 32 and 32 x 4 blocks write (or read) a column
+    a sector a lane; the sweep's best is 8 x 32 (71 % faster), which the model now
+    advises (before it read the accesses, 256 x 1: 4.6 % and 50 % slower)."""
+    rows = {r["name"]: r for r in json.loads(_rows("zoo/h200"))}
+    for name in ("transpose_naive", "column_major"):
+        r = rows[name]
+        assert r["fix"]["block"] == r["best"]["block"] == [8, 32, 1], name
+        assert r["saving"] > 0.65
+
+
+def test_the_gather_bandwidth_is_the_characterisation_reduced():
+    """gather_gbs: device_params.py's reduction of characterize.py's gather_bandwidth rows
+    (H200); random 4-byte gathers draw under a third of the streamed plateau, whatever the
+    block; the H100's is the H200's scaled by the two read plateaus."""
+    from benchmarks.gpu.device_params import params
+
+    doc = json.loads((FIXTURES / "traces/zoo/h200/gather.characterization.json").read_text())
+    dram = [r["sector_gbps"] for r in doc["gather_bandwidth"] if r["level"] == "dram"]
+    h200, h100 = (launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
+    reduced = params({**doc, **_stand_ins(doc)})["gather_gbs"]
+    assert h200.gather_gbs == reduced
+    assert max(dram) / min(dram) < 1.02
+    assert h200.gather_gbs < max(y for _, y in h200.read_curve) / 3
+    ratio = max(y for _, y in h100.read_curve) / max(y for _, y in h200.read_curve)
+    assert h100.gather_gbs == pytest.approx(h200.gather_gbs * ratio, abs=1)
+
+
+def _stand_ins(doc: dict) -> dict:
+    """The keys params() needs besides gather_bandwidth (the --only run has no others):
+    the H200's full characterisation."""
+    import gzip
+
+    full = json.loads(gzip.decompress(
+        (FIXTURES / "traces/heldout-31/h200-characterization/characterization.json.gz")
+        .read_bytes()))
+    return {k: v for k, v in full.items() if k not in doc}
+
+
+# the issue's targets on the sets: (run, target) -> what was measured
+UNMET = {
+    ("zoo/h200", "advised 0.97"): "0.903 of the best (habit 0.918): softmax_row (rows of 768 "
+                                  "in 1,024-thread blocks, 61 %) and rmsnorm_row (26 %) are "
+                                  "not advised",
+    ("zoo-2/h200", "advised 0.97"): "0.880 (habit 0.970): layernorm_row (56 %) and "
+                                    "data_gather (25 %: an L2-resident gather priced at DRAM's "
+                                    "random rate) are not advised",
+    ("zoo/h200", "inside 90 %"): "7 of 9 claims hold",
+    ("zoo-2/h200", "inside 90 %"): "2 of 6 claims hold",
+    ("zoo/h200", "width 15 points"): "27 points",
+    ("zoo-2/h200", "width 15 points"): "31 points",
+    ("zoo/h200", "every 10 % warned"): "softmax_row, rmsnorm_row",
+    ("zoo-2/h200", "every 10 % warned"): "data_gather, layernorm_row",
+    ("zoo/h200", "spearman 0.9"): "0.70",
+    ("zoo-2/h200", "spearman 0.9"): "0.03",
+}
+TARGETS = {
+    "advised 0.97": lambda t: t["advised_vs_best"] >= 0.97,
+    "inside 90 %": lambda t: t["inside"] >= 0.9,
+    "width 15 points": lambda t: t["median_width"] <= 0.15,
+    "every 10 % warned": lambda t: t["missed"] == [],
+    "spearman 0.9": lambda t: t["spearman"] >= 0.9,
+}
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+@pytest.mark.parametrize("run", list(RUNS))
+def test_the_issues_target(request, target, run):
+    why = UNMET.get((run, target))
+    if why:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {why}"))
+    assert TARGETS[target](_targets(run))
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_from_the_trace_alone_the_advice_is_never_slower(request, run):
+    if run == "zoo/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: without the source transpose_naive's column cannot be seen: 32 x 32 "
+            "advised 256 x 1, 4.6 % slower")))
+    t = _targets(run, None)
+    assert t["slower"] == [] and t["inside"] >= 0.8

@@ -1,0 +1,161 @@
+"""How a kernel's accesses spread over a warp's lanes, read from its source (issue 28:
+occlint.readers.source.access and the facts built on it). The expected spreads are what
+the C expressions are, worked out by hand; the traffic the model draws from them is held
+against the GPU's measurements in tests/test_launch_model_zoo.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from occlint.judgement.timing import Config
+from occlint.readers.source.access import (SCATTERED, STRIDED, UNIFORM, aliases, moved,
+                                           spread_of, variables)
+from occlint.readers.source.facts import kernel_facts
+
+X = {"x": (1, 0), "y": (0, 1), "i": (1, 0)}
+
+
+@pytest.mark.parametrize(("expr", "spread"), [
+    ("blockIdx.x * (long)blockDim.x + threadIdx.x", (1, 0)),
+    ("(long)y * width + x", (1, STRIDED)),
+    ("(long)x * height + y", (STRIDED, 1)),
+    ("2 * i + 1", (2, 0)),
+    ("i << 2", (4, 0)),
+    ("(i * 2654435761L) & (n - 1)", (SCATTERED, 0)),
+    ("i % 1024", (1, 0)),
+    ("threadIdx.x & 31", (1, 0)),
+    ("threadIdx.x / 32", (1, 0)),
+    ("blockIdx.x * cols", UNIFORM),
+    ("min(i, n - 1)", (1, 0)),
+    ("hash(i)", (SCATTERED, 0)),
+    ("idx[i]", (SCATTERED, 0)),  # a loaded value
+    ("idx[blockIdx.x]", UNIFORM),
+    ("i < n ? i : 0", (1, 0)),
+    ("static_cast<long>(threadIdx.x) + 4", (1, 0)),
+])
+def test_an_expressions_spread_is_read_from_its_operators(expr, spread):
+    assert spread_of(expr, X, {}) == spread
+
+
+def test_what_the_parser_cannot_read_is_none_not_a_guess():
+    assert spread_of("a->b.c[i] @ 3", X, {}) is None
+    assert spread_of("i + q", {"q": None}, {}) is None  # a variable that was not read
+
+
+def test_variables_follow_their_assignments_in_any_order():
+    body = """{ int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y
+        + threadIdx.y; long i = (long)col * height + row;
+        for (long j = threadIdx.x; j < n; j += blockDim.x) { int bin = (int)(a[j] * 4.0f); } }"""
+    env = variables(body, {})
+    assert env["col"] == (1, 0) and env["row"] == (0, 1)
+    assert env["i"] == (STRIDED, 1)
+    assert env["j"] == (1, 0)
+    assert env["bin"][0] == SCATTERED
+
+
+def test_local_pointers_into_a_parameter_are_its_aliases():
+    body = ("{ const float* x = a + blockIdx.x * cols; float* __restrict__ y = &c[blockIdx.x];"
+            " const float* p = q + 1; float* z = c; }")
+    assert aliases(body, {"a": 4, "c": 4}) == {"x": ("a", "blockIdx.x * cols"),
+                                               "y": ("c", "blockIdx.x"), "z": ("c", "0")}
+
+
+def test_an_access_moves_what_its_spread_makes_it():
+    assert moved((1, 0), 4) == ("coalesced", 4)
+    assert moved(UNIFORM, 4) == ("coalesced", 4)
+    assert moved((STRIDED, 1), 4) == ("column", 4)
+    assert moved((2, 0), 4) == ("coalesced", 4)  # a pair's half: its neighbour is loaded
+    assert moved((16, 0), 4) == ("scattered", 32)  # lanes 64 bytes apart
+    assert moved((SCATTERED, 0), 4) == ("scattered", 32)  # a sector a lane
+    assert moved((STRIDED, 0), 16) == ("scattered", 32)
+
+
+def test_a_columns_efficiency_follows_the_blocks_shape():
+    """A warp of a (bx, by) block reads bx runs of 32 / bx consecutive floats, each in whole
+    32-byte sectors: 8 x 32 blocks four floats a run (16 of a sector's 32 bytes), a row of
+    32 one float a lane (4 of 32)."""
+    assert Config(256, 1, 1, row=8).column_efficiency(4) == 0.5
+    assert Config(256, 1, 1, row=32).column_efficiency(4) == 0.125
+    assert Config(256, 1, 1).column_efficiency(4) == 0.125  # a 1-D block
+    assert Config(256, 1, 1, row=4).column_efficiency(4) == 1.0
+
+
+def _facts(body: str, shape: str = "per-element", params: str = ""):
+    return kernel_facts(params or "(const float* a, const float* b, float* c, float* sum, "
+                        "long n, int width, int height)", body, shape, {})
+
+
+def test_a_transposes_store_is_a_column_and_its_load_coalesced():
+    f = _facts("""{ int x = blockIdx.x * blockDim.x + threadIdx.x;
+        int y = blockIdx.y * blockDim.y + threadIdx.y;
+        if (x < width && y < height) c[(long)x * height + y] = a[(long)y * width + x]; }""")
+    assert (f.load_bytes, f.store_bytes, f.column_bytes, f.scattered_bytes) == (4, 4, 4, 0)
+
+
+def test_a_gather_moves_a_sector_a_lane():
+    f = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (i < n) c[i] = a[(i * 2654435761L) & (n - 1)]; }""")
+    assert (f.scattered_bytes, f.scattered_sectors, f.column_bytes) == (4, 32, 0)
+
+
+def test_a_stencils_neighbours_are_loaded_once():
+    """a[i - 1] .. a[i + width] are cached beside a[i]: one element's bytes from DRAM; an
+    element read twice in one expression (x[j] * x[j]) is one load too."""
+    f = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        c[i] = a[i - 1] + a[i + 1] + a[i - width] + a[i + width] + a[i] + b[i] * b[i]; }""")
+    assert (f.load_bytes, f.store_bytes) == (8, 4)
+
+
+def test_every_pass_of_a_block_per_row_counts_through_its_aliases():
+    """softmax's three passes over its row, read through local pointers: three loads and a
+    store an element."""
+    body = """{ const float* x = a + blockIdx.x * n; float* y = c + blockIdx.x * n;
+        float m = -1e30f;
+        for (long j = threadIdx.x; j < n; j += blockDim.x) m = fmaxf(m, x[j]);
+        float t = 0.0f;
+        for (long j = threadIdx.x; j < n; j += blockDim.x) t += __expf(x[j] - m);
+        for (long j = threadIdx.x; j < n; j += blockDim.x) y[j] = __expf(x[j] - m) / t; }"""
+    f = _facts(body, "other")
+    assert f.loop == "block-stride"
+    assert (f.load_bytes, f.store_bytes) == (12, 4)
+
+
+def test_a_warps_lane_atomics_and_the_datas_are_told_apart():
+    loop = ("{ float acc = 0.0f; for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x;"
+            " i < n; i += (long)blockDim.x * gridDim.x) acc += a[i]; ")
+    per_warp = _facts(loop + "if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc); }",
+                      "grid-stride")
+    assert (per_warp.atomics_one_warp, per_warp.atomics_one_block,
+            per_warp.atomics_one_thread) == (1, 0, 0)
+    lane = _facts(loop + "int lane = threadIdx.x % 32; if (lane == 0) atomicAdd(sum, acc); }",
+                  "grid-stride")
+    assert lane.atomics_one_warp == 1
+    block = _facts(loop + "if (threadIdx.x == 0) atomicAdd(sum, acc); }", "grid-stride")
+    assert (block.atomics_one_block, block.atomics_one_warp) == (1, 0)
+    bins = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        int bin = (int)(a[i] * 32.0f); atomicAdd(&sum[bin], 1.0f); }""")
+    assert (bins.atomics_data, bins.atomics_one) == (1, 0)
+    ballot = _facts("""{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+        i += blockDim.x * gridDim.x) { unsigned v = __ballot_sync(~0u, a[i] > 0.0f);
+        if ((threadIdx.x & 31) == 0) atomicAdd(sum, (float)__popc(v)); } }""", "grid-stride")
+    assert ballot.atomics_one == pytest.approx(1 / 32)  # a warp's lane each pass
+
+
+def test_a_loops_own_index_is_read_inside_that_loop():
+    """A tiled matmul reuses ``kk`` for a loop from threadIdx.x and one from threadIdx.y
+    (fixtures/nvidia/src/smem_tiles.cu): each load is read with its own loop's ``kk``, and
+    both are coalesced; a thread reading its own row of 256 floats (stack.cu) is not."""
+    body = """{ const int tx = threadIdx.x, ty = threadIdx.y;
+        const int row = blockIdx.y * 32 + ty, col = blockIdx.x * 32 + tx;
+        for (int k0 = 0; k0 < K; k0 += 32) {
+            for (int kk = tx; kk < 32; kk += 32) As[ty][kk] = A[(size_t)row * K + k0 + kk];
+            for (int kk = ty; kk < 32; kk += 32) Bs[kk][tx] = B[(size_t)(k0 + kk) * N + col];
+        } }"""
+    f = kernel_facts("(const float* A, const float* B, float* C, int M, int N, int K)", body,
+                     "other", {})
+    assert (f.load_bytes, f.scattered_bytes, f.column_bytes) == (8, 0, 0)
+    rows = kernel_facts("(const float* in, float* out, int n)", """{
+        const int t = blockIdx.x * blockDim.x + threadIdx.x; float s = 0.0f;
+        for (int j = 0; j < 256; ++j) s += in[(size_t)t * 256 + j]; out[t] = s; }""",
+                        "per-element", {})
+    assert (rows.scattered_bytes, rows.scattered_sectors) == (1024, 256 * 32)
