@@ -8,8 +8,15 @@ from __future__ import annotations
 import pytest
 
 from occlint.judgement.timing import Config
-from occlint.readers.source.access import (SCATTERED, STRIDED, UNIFORM, aliases, moved,
-                                           spread_of, variables)
+from occlint.readers.source.access import (
+    SCATTERED,
+    STRIDED,
+    UNIFORM,
+    aliases,
+    moved,
+    spread_of,
+    variables,
+)
 from occlint.readers.source.facts import kernel_facts
 
 X = {"x": (1, 0), "y": (0, 1), "i": (1, 0)}
@@ -45,12 +52,14 @@ def test_what_the_parser_cannot_read_is_none_not_a_guess():
 def test_variables_follow_their_assignments_in_any_order():
     body = """{ int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y
         + threadIdx.y; long i = (long)col * height + row;
-        for (long j = threadIdx.x; j < n; j += blockDim.x) { int bin = (int)(a[j] * 4.0f); } }"""
+        for (long j = threadIdx.x; j < n; j += blockDim.x) { int bin = (int)(a[j] * 4.0f);
+        out[i] += h[bin]; } }"""
     env = variables(body, {})
     assert env["col"] == (1, 0) and env["row"] == (0, 1)
     assert env["i"] == (STRIDED, 1)
     assert env["j"] == (1, 0)
     assert env["bin"][0] == SCATTERED
+    assert "unused" not in variables("{ int unused = threadIdx.x; a[0] = 1; }", {})
 
 
 def test_local_pointers_into_a_parameter_are_its_aliases():

@@ -91,7 +91,10 @@ class _Parser:
             m = _TOKEN.match(text, at)
             if m is None or m.end() == at:
                 raise _Unreadable
-            self.toks.append(m[1] or re.sub(r"\s+", "", m[2] or "") or m[3])
+            name = m[2]
+            if (name and " " in name) or (name and "\n" in name) or (name and "\t" in name):
+                name = "".join(name.split())
+            self.toks.append(m[1] or name or m[3])
             at = m.end()
         self.i = 0
         self.env, self.consts = env, consts
@@ -224,6 +227,7 @@ def _binary(op: str, a: _Value, b: _Value) -> _Value:
     return _Value(_each(spread, spread, lambda x, _: SCATTERED if x else 0))
 
 
+_NAME = re.compile(r"[A-Za-z_]\w*")
 _CPP_CAST = re.compile(r"\b(?:static|reinterpret|const)_cast\s*<[^<>;]*>")
 
 
@@ -231,8 +235,15 @@ def spread_of(text: str, env: dict[str, Spread | None], consts: dict[str, int]
               ) -> Spread | None:
     """The spread of the expression ``text``; None where the parser cannot read it (or a
     variable it names): the model then keeps its reading of a coalesced access."""
+    word = text.strip()
+    if _NAME.fullmatch(word):  # most indices: one variable
+        if word in _THREAD_X:
+            return 1, 0
+        if word in _THREAD_Y:
+            return 0, 1
+        return env.get(word, UNIFORM)
     try:
-        p = _Parser(_CPP_CAST.sub("", text), env, consts)
+        p = _Parser(_CPP_CAST.sub("", text) if "_cast" in text else text, env, consts)
         v = p.expr()
         if p.peek() is not None:
             raise _Unreadable
@@ -265,13 +276,37 @@ def _value(text: str) -> str:
     return text
 
 
+# where a variable's spread matters: a subscript's index, an atomic's address, a pointer's
+# offset (a first argument up to its comma)
+_USES = re.compile(r"\[([^\[\];]*)|atomic\w*\s*\(([^,;]*)|\*\s*\w+\s*=\s*[^;]*?\+([^;]*);")
+
+
 def variables(body: str, consts: dict[str, int]) -> dict[str, Spread | None]:
-    """The spread of every scalar the body assigns (the worst over its assignments; None
-    where one could not be read), read twice so that a value used before its assignment in
-    the text (a loop's step) counts."""
-    found = [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)]
+    """The spread of every scalar the body assigns that an index, an atomic's address or a
+    pointer's offset uses, directly or through others (the worst over its assignments;
+    None where one could not be read), read twice so that a value used before its
+    assignment in the text (a loop's step) counts."""
+    assigned: dict[str, list[str]] = {}
+    for m in _ASSIGNMENT.finditer(body):
+        assigned.setdefault(m[1], []).append(_value(m[2]))
+    needed = {w for m in _USES.finditer(body) for g in m.groups() if g
+              for w in _NAME.findall(g) if w in assigned}
+    todo = list(needed)
+    while todo:  # what those are computed from
+        for value in assigned[todo.pop()]:
+            for w in _NAME.findall(value):
+                if w in assigned and w not in needed:
+                    needed.add(w)
+                    todo.append(w)
+    found = [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body) if m[1] in needed]
+    first: dict[str, int] = {}
+    for k, (name, _) in enumerate(found):
+        first.setdefault(name, k)
+    # a second reading only where a value names a variable assigned after it (a step)
+    forward = any(first.get(w, -1) > k for k, (_, value) in enumerate(found)
+                  for w in _NAME.findall(value))
     env: dict[str, Spread | None] = {}
-    for _ in range(2):
+    for _ in range(2 if forward else 1):
         for name, value in found:
             s = spread_of(value, env, consts)
             was = env.get(name, UNIFORM)

@@ -480,7 +480,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     scoped = []
     for head_start, head_end in heads:
         m = _FOR_INIT.match(body, head_start, head_end)
-        if m:
+        if m and m[1] in env:  # an index some access uses
             scoped.append((head_start, region._statement_end(body, head_end + 1), m[1],
                            access.spread_of(m[2], env, consts)))
 
@@ -519,7 +519,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 store += size * region.weight(at)
             if not written or compound:
                 load += size * region.weight(at)
-            spread = access.spread_of(f"{offsets[name]} + ({index})", env_at(at), consts)
+            offset = offsets[name]
+            spread = access.spread_of(index if offset == "0" else f"{offset} + ({index})",
+                                      env_at(at), consts)
             kind, moved = access.moved(spread, size) if spread else ("coalesced", size)
             if kind == "column":
                 column += size * w
