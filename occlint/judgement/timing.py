@@ -108,8 +108,9 @@ class Config:
         x lanes reads its own run of wave / x elements, in whole 32-byte sectors (a 1-D
         block: every lane its own sector)."""
         across = min(self.row or self.block, self.wave)
-        run = -(-self.wave // across) * min(max(element, 1.0), 16.0)
-        return self.wave * min(max(element, 1.0), 16.0) / (across * -(-run // 32) * 32)
+        size = min(max(element, 1.0), 16.0)  # a lane's access: a vector's at most
+        run = -(-self.wave // across) * size
+        return self.wave * size / (across * -(-run // 32) * 32)
 
     def row_efficiency(self, element: float, row_bytes: float) -> float:
         """Share of what a 2-D block's rows move that is its data: rows of ``element``-byte
@@ -236,10 +237,10 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         # their bytes in flight and their time count what moves
         element = store or load
         irregular = facts.column_bytes + facts.scattered_bytes
-        spread = 1.0 if not irregular else (
+        moved = 1.0 if not irregular else (
             load + store - irregular + facts.column_bytes / cfg.column_efficiency(element)
             + facts.scattered_sectors * _gather_cost(dm)) / (load + store)
-        loads = per_sm * threads * max(load, 4.0) * spread
+        loads = per_sm * threads * max(load, 4.0) * moved
         # a loop the compiler unrolls less than the curves' loops (CURVE_UNROLL) holds
         # fewer elements' loads a pass: that share of their X, and its wait for them set
         # against that share of the pass's chain
@@ -253,7 +254,7 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
             # short row, are mostly the first
             first, _ = _drawn(dm, store > 0, active, loads, chain, True)
             bw = 1 / (1 / (iterations * first) + (1 - 1 / iterations) / bw)
-        mem = blocks * threads * per_thread * (load + store) * spread / bw / gain \
+        mem = blocks * threads * per_thread * (load + store) * moved / bw / gain \
             / cfg.row_efficiency(element, k.row_bytes)
         if iterations > 1 and facts.loop == "grid-stride":
             mem /= _request_efficiency(threads, cfg.wave, load, store)

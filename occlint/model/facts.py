@@ -60,7 +60,7 @@ class Facts:
     # elements (occlint.readers.source.access): consecutive along threadIdx.y, strided
     # along x (a column of a 2-D block's lanes reads consecutive elements); each lane to
     # its own sectors whatever the block (a gather, a stride in a 1-D block), and the
-    # bytes those move (32-byte sectors, or a small stride's span)
+    # bytes those move (a 32-byte sector a lane, or the element where it is larger)
     column_bytes: float = 0.0
     scattered_bytes: float = 0.0
     scattered_sectors: float = 0.0

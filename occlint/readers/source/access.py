@@ -17,14 +17,14 @@ reads consecutive elements, or one), *column* (strided along x, by one along y: 
 block's column of lanes reads consecutive elements, a row of them one element each), or
 *scattered* (every lane its own 32-byte sector, whatever the block: a gather, a stride in
 a 1-D block). Expressions are parsed, not matched: C's operators and precedence, casts,
-calls, subscripts; what the parser cannot read is scattered (the model then moves a sector
-a lane, the cautious reading).
+calls, subscripts; what the parser cannot read stays unknown (None), and the facts keep
+the reading every access had before, coalesced.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 STRIDED = 1 << 20
 SCATTERED = 1 << 21
@@ -92,7 +92,7 @@ class _Parser:
             if m is None or m.end() == at:
                 raise _Unreadable
             name = m[2]
-            if (name and " " in name) or (name and "\n" in name) or (name and "\t" in name):
+            if name and not name.isidentifier():  # a member, spaced: ``p -> n``
                 name = "".join(name.split())
             self.toks.append(m[1] or name or m[3])
             at = m.end()
@@ -276,21 +276,23 @@ def _value(text: str) -> str:
     return text
 
 
-# where a variable's spread matters: a subscript's index, an atomic's address, a pointer's
-# offset (a first argument up to its comma)
-_USES = re.compile(r"\[([^\[\];]*)|atomic\w*\s*\(([^,;]*)|\*\s*\w+\s*=\s*[^;]*?\+([^;]*);")
+# where a variable's spread matters: a subscript's index, an atomic's address (its first
+# argument, up to its comma)
+_USES = re.compile(r"\[([^\[\];]*)|atomic\w*\s*\(([^,;]*)")
 
 
-def variables(body: str, consts: dict[str, int]) -> dict[str, Spread | None]:
-    """The spread of every scalar the body assigns that an index, an atomic's address or a
-    pointer's offset uses, directly or through others (the worst over its assignments;
-    None where one could not be read), read twice so that a value used before its
-    assignment in the text (a loop's step) counts."""
+def variables(body: str, consts: dict[str, int], offsets: Iterable[str] = ()
+              ) -> dict[str, Spread | None]:
+    """The spread of every scalar the body assigns that an index, an atomic's address or
+    one of ``offsets`` (local pointers' offsets: :func:`aliases`) uses, directly or
+    through others (the worst over its assignments; None where one could not be read);
+    read twice where a value names a variable assigned after it (a loop's step)."""
+    every = [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)]
     assigned: dict[str, list[str]] = {}
-    for m in _ASSIGNMENT.finditer(body):
-        assigned.setdefault(m[1], []).append(_value(m[2]))
-    needed = {w for m in _USES.finditer(body) for g in m.groups() if g
-              for w in _NAME.findall(g) if w in assigned}
+    for name, value in every:
+        assigned.setdefault(name, []).append(value)
+    uses = [g for m in _USES.finditer(body) for g in m.groups() if g] + list(offsets)
+    needed = {w for text in uses for w in _NAME.findall(text) if w in assigned}
     todo = list(needed)
     while todo:  # what those are computed from
         for value in assigned[todo.pop()]:
@@ -298,7 +300,7 @@ def variables(body: str, consts: dict[str, int]) -> dict[str, Spread | None]:
                 if w in assigned and w not in needed:
                     needed.add(w)
                     todo.append(w)
-    found = [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body) if m[1] in needed]
+    found = [(name, value) for name, value in every if name in needed]
     first: dict[str, int] = {}
     for k, (name, _) in enumerate(found):
         first.setdefault(name, k)

@@ -471,10 +471,15 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     stride_heads = _stride_heads(body, loop, heads)
     spans = _element_spans(body, stride_heads, region)
 
-    def inside(at: int) -> bool:
-        return any(lo <= at <= hi for lo, hi in spans)
+    def span_of(at: int) -> int | None:
+        """The element span ``at`` is in (its index in ``spans``), None outside them."""
+        return next((k for k, (lo, hi) in enumerate(spans) if lo <= at <= hi), None)
 
-    env = access.variables(body, consts) if "=" in body else {}
+    offsets = {name: "0" for name in pointers}
+    for alias, (param, offset) in access.aliases(body, pointers).items():
+        if alias not in pointers:
+            pointers[alias], offsets[alias] = pointers[param], offset
+    env = access.variables(body, consts, offsets.values()) if "=" in body else {}
     # a for loop's own index (``for (int kk = ty; ...)``): inside that loop, its value
     # there, not the worst over every loop that reuses the name
     scoped = []
@@ -487,16 +492,14 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     def env_at(at: int) -> dict[str, access.Spread | None]:
         inner = [(name, spread) for lo, hi, name, spread in scoped if lo <= at <= hi]
         return {**env, **dict(inner)} if inner else env
-    offsets = {name: "0" for name in pointers}
-    for alias, (param, offset) in access.aliases(body, pointers).items():
-        if alias not in pointers:
-            pointers[alias], offsets[alias] = pointers[param], offset
+
     load = store = column = scattered = sectors = 0.0
     seen: set[tuple[str, str, int]] = set()
     unknown = False
     for name, size in pointers.items():
         for at, end in _subscripts(name, body):
-            if not inside(at) or region.guarded(at):
+            span = span_of(at)
+            if span is None or region.guarded(at):
                 continue
             close = _matching(body, end - 1, "[", "]")
             after = body[close + 1:close + 4].lstrip()
@@ -509,16 +512,16 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             if not written and not compound:
                 # a neighbour of an element this thread already loads (a stencil's
                 # a[i - 1], a[i + width]; x[j] * x[j]): the caches hold it
-                near = (name, _neighbourhood(index), next(k for k, (lo, hi) in
-                                                          enumerate(spans) if lo <= at <= hi))
+                near = (name, _neighbourhood(index), span)
                 if near in seen:
                     continue
                 seen.add(near)
-            w = region.weight(at) * ((written or compound) + (not written or compound))
+            weight = region.weight(at)
+            w = weight * ((written or compound) + (not written or compound))
             if written or compound:
-                store += size * region.weight(at)
+                store += size * weight
             if not written or compound:
-                load += size * region.weight(at)
+                load += size * weight
             offset = offsets[name]
             spread = access.spread_of(index if offset == "0" else f"{offset} + ({index})",
                                       env_at(at), consts)
@@ -545,7 +548,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             continue
         if spread != access.UNIFORM:
             continue  # a thread's own address: no queue
-        looped = inside(m.start()) and bool(stride_heads)
+        looped = span_of(m.start()) is not None and bool(stride_heads)
         lanes = region.guard_lanes(m.start())
         if lanes == "warp" and not looped:  # one lane of each warp
             one_warp += 1.0
