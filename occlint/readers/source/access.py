@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 STRIDED = 1 << 20
 SCATTERED = 1 << 21
@@ -242,8 +243,19 @@ def spread_of(text: str, env: dict[str, Spread | None], consts: dict[str, int]
         if word in _THREAD_Y:
             return 0, 1
         return env.get(word, UNIFORM)
+    # the same index recurs across kernels (``blockIdx.x * blockDim.x + threadIdx.x``):
+    # parsed once for the values its names have
+    names = _NAME.findall(text)
+    return _parsed(text, tuple((w, env[w]) for w in names if w in env),
+                   tuple((w, consts[w]) for w in names if w in consts))
+
+
+@lru_cache(maxsize=8192)
+def _parsed(text: str, env: tuple[tuple[str, Spread | None], ...],
+            consts: tuple[tuple[str, int], ...]) -> Spread | None:
     try:
-        p = _Parser(_CPP_CAST.sub("", text) if "_cast" in text else text, env, consts)
+        p = _Parser(_CPP_CAST.sub("", text) if "_cast" in text else text, dict(env),
+                    dict(consts))
         v = p.expr()
         if p.peek() is not None:
             raise _Unreadable
