@@ -1,12 +1,14 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's two sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's three sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
 patterns, local pointers, passes and warps' atomics was built on what it showed; the second
 was written and swept after that and scored once (0.862 of the best), then a small stride
-read as streaming: neither is unseen any more. What holds is asserted; what does not is a
-strict xfail with the figures."""
+read as streaming; the third was written and swept before a block per row's reductions and
+re-reads were measured on the device and priced, and scored once against 6d056e8 (0.839,
+habit 0.935): none is unseen any more. What holds is asserted; what does not is a strict
+xfail with the figures."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {"zoo/h200": (1, "zoo"), "zoo-2/h200": (2, "zoo-2")}
+RUNS = {"zoo/h200": (1, "zoo"), "zoo-2/h200": (2, "zoo-2"), "zoo-3/h200": (3, "zoo-3")}
 
 
 @cache
@@ -32,7 +34,7 @@ def _targets(run: str, facts: str | None = "source") -> dict:
     return score.targets(json.loads(_rows(run, facts)))
 
 
-@pytest.mark.parametrize("which", [1, 2])
+@pytest.mark.parametrize("which", [1, 2, 3])
 def test_each_set_is_the_scripts(tmp_path, which):
     zoo.main(["--set", str(which), "--out", str(tmp_path)])
     folder = FIXTURES / "traces" / ("zoo" if which == 1 else f"zoo-{which}")
@@ -56,6 +58,47 @@ def test_a_transposes_column_is_advised_the_block_that_coalesces_it():
         r = rows[name]
         assert r["fix"]["block"] == r["best"]["block"] == [8, 32, 1], name
         assert r["saving"] > 0.65
+
+
+def test_a_block_per_rows_reductions_and_rereads_are_advised_within_five_percent():
+    """softmax, RMS norm, layer norm, log-sum-exp, L2 norm: rows in blocks too large (their
+    reductions stop every thread, fewer rows in flight) or too small (the rows resident per
+    SM overflow its cache, so the later passes read DRAM again): the advice is within 5 %
+    of the best the sweep timed, never slower than the launch as traced (before the
+    reductions and re-reads were priced, softmax's 61 %, RMS norm's 26 %, layer norm's
+    56 % and log-sum-exp's 40 % were not advised at all)."""
+    for run, names in (("zoo/h200", ("softmax_row", "rmsnorm_row")),
+                       ("zoo-2/h200", ("layernorm_row",)),
+                       ("zoo-3/h200", ("logsumexp_row", "l2norm_row"))):
+        rows = {r["name"]: r for r in json.loads(_rows(run))}
+        for name in names:
+            assert rows[name]["ratio"] >= 0.95 and rows[name]["saving"] > -0.015, name
+
+
+def test_the_row_curves_are_the_characterisation_reduced():
+    """pass_curve, warp_reduce_curve, reread_curve: device_params.py's reductions of
+    characterize.py's row_phases, block_reduce and row_reread rows (H200), the H100's the
+    H200's. A pass of a block per row costs its block about half a microsecond whatever
+    its threads; a second read of the row is served by the SM's cache while the resident
+    rows hold up to 128 KB, and not at all past 512 KB."""
+    from benchmarks.gpu.device_params import pass_curve, reread_curve, warp_reduce_curve
+
+    h200, h100 = (launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
+    folder = FIXTURES / "traces/zoo-3/h200"
+    phases, repeat, reduce, reread = (
+        json.loads((folder / f"{name}.characterization.json").read_text())
+        for name in ("row-phases", "row-phases-repeat", "reduce", "reread"))
+    assert [list(x) for x in h200.pass_curve] == pass_curve(phases["row_phases"], 132)
+    again = dict(map(tuple, pass_curve(repeat["row_phases"], 132)))
+    assert all(abs(again[x] - y) < 0.01 for x, y in h200.pass_curve)
+    assert all(0.5 < y < 0.7 for _, y in h200.pass_curve)
+    assert [list(x) for x in h200.warp_reduce_curve] == warp_reduce_curve(
+        reduce["block_reduce"], 132)
+    assert [list(x) for x in h200.reread_curve] == reread_curve(reread["row_reread"])
+    share = dict(h200.reread_curve)
+    assert share[131072] > 0.8 and share[524288] < 0.05
+    assert (h100.pass_curve, h100.warp_reduce_curve, h100.reread_curve) == (
+        h200.pass_curve, h200.warp_reduce_curve, h200.reread_curve)
 
 
 def test_the_gather_bandwidth_is_the_characterisation_reduced():
@@ -88,20 +131,21 @@ def _stand_ins(doc: dict) -> dict:
 
 # the issue's targets on the sets: (run, target) -> what was measured
 UNMET = {
-    ("zoo/h200", "advised 0.97"): "0.903 of the best (habit 0.918): softmax_row (rows of 768 "
-                                  "in 1,024-thread blocks, 61 %) and rmsnorm_row (26 %) are "
-                                  "not advised",
-    ("zoo-2/h200", "advised 0.97"): "0.880 (habit 0.970): layernorm_row (56 %) and "
-                                    "data_gather (25 %: an L2-resident gather priced at DRAM's "
-                                    "random rate) are not advised",
-    ("zoo/h200", "inside 90 %"): "7 of 9 claims hold",
-    ("zoo-2/h200", "inside 90 %"): "2 of 6 claims hold",
+    ("zoo-2/h200", "advised 0.97"): "0.960 (habit 0.970): data_gather (25 %: an L2-resident "
+                                    "gather priced at DRAM's random rate) is not advised",
+    ("zoo-3/h200", "advised 0.97"): "0.955 (habit 0.935): rmsnorm4_row advised 224 threads "
+                                    "(24 % saved; 512 saves 39 %), planar_to_rgb (22 %) not "
+                                    "advised",
+    ("zoo/h200", "inside 90 %"): "9 of 11 claims hold (transpose_naive, mandelbrot)",
+    ("zoo-2/h200", "inside 90 %"): "3 of 7 claims hold",
     ("zoo/h200", "width 15 points"): "27 points",
     ("zoo-2/h200", "width 15 points"): "31 points",
-    ("zoo/h200", "every 10 % warned"): "softmax_row, rmsnorm_row",
-    ("zoo-2/h200", "every 10 % warned"): "data_gather, layernorm_row",
-    ("zoo/h200", "spearman 0.9"): "0.70",
-    ("zoo-2/h200", "spearman 0.9"): "0.03",
+    ("zoo-3/h200", "width 15 points"): "22 points",
+    ("zoo-2/h200", "every 10 % warned"): "data_gather",
+    ("zoo-3/h200", "every 10 % warned"): "naive_sum (claims 0-89 %: whether its atomics wait "
+                                         "for the work is unknown), planar_to_rgb",
+    ("zoo/h200", "spearman 0.9"): "0.77",
+    ("zoo-2/h200", "spearman 0.9"): "0.35",
 }
 TARGETS = {
     "advised 0.97": lambda t: t["advised_vs_best"] >= 0.97,

@@ -31,7 +31,9 @@ X = {"x": (1, 0), "y": (0, 1), "i": (1, 0)}
     ("(i * 2654435761L) & (n - 1)", (SCATTERED, 0)),
     ("i % 1024", (1, 0)),
     ("threadIdx.x & 31", (1, 0)),
-    ("threadIdx.x / 32", (1, 0)),
+    ("threadIdx.x / 2", (1, 0)),  # lanes share elements
+    ("threadIdx.x / 32", UNIFORM),  # a warp's index: one value over its lanes
+    ("idx[i >> 8] * 256 + (i & 255)", (1, 0)),  # a row the data picks, read along it
     ("blockIdx.x * cols", UNIFORM),
     ("min(i, n - 1)", (1, 0)),
     ("hash(i)", (SCATTERED, 0)),
@@ -65,8 +67,26 @@ def test_variables_follow_their_assignments_in_any_order():
 def test_local_pointers_into_a_parameter_are_its_aliases():
     body = ("{ const float* x = a + blockIdx.x * cols; float* __restrict__ y = &c[blockIdx.x];"
             " const float* p = q + 1; float* z = c; }")
-    assert aliases(body, {"a": 4, "c": 4}) == {"x": ("a", "blockIdx.x * cols"),
-                                               "y": ("c", "blockIdx.x"), "z": ("c", "0")}
+    assert aliases(body, {"a": 4, "c": 4}) == {"x": ("a", "blockIdx.x * cols", None),
+                                               "y": ("c", "blockIdx.x", None),
+                                               "z": ("c", "0", None)}
+
+
+def test_a_cast_pointer_is_an_alias_read_as_its_new_type():
+    body = ("{ const float4* x = reinterpret_cast<const float4*>(a + blockIdx.x * cols);"
+            " const float4* w = reinterpret_cast<const float4 *>(b); float2* y = (float2*)(c + 2);"
+            " const int* q = static_cast<const int*>(p); }")
+    assert aliases(body, {"a": 4, "b": 4, "c": 4}) == {
+        "x": ("a", "blockIdx.x * cols", "float4"), "w": ("b", "0", "float4"),
+        "y": ("c", "2", "float2")}
+
+
+def test_a_division_by_a_warps_span_or_more_leaves_one_value_per_warp():
+    env = variables("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; long t = i >> 8;"
+                    " long h = i / 2; long w = i / 64; long s = (4 * i) >> 6;"
+                    " long q = (4 * i) >> 7; a[t] = a[h] + a[w] + a[s] + a[q]; }", {})
+    assert env["t"] == UNIFORM and env["w"] == UNIFORM and env["q"] == UNIFORM
+    assert env["h"] == (1, 0) and env["s"] == (1, 0)
 
 
 def test_an_access_moves_what_its_spread_makes_it():
@@ -127,6 +147,33 @@ def test_every_pass_of_a_block_per_row_counts_through_its_aliases():
     f = _facts(body, "other")
     assert f.loop == "block-stride"
     assert (f.load_bytes, f.store_bytes) == (12, 4)
+    # its second and third reads of x are the row again; no reduction is visible here
+    assert (f.passes, f.reductions, f.reread_bytes, f.reread_row_bytes) == (3, 0, 8, 4)
+
+
+REDUCED = """{ __shared__ float red[32]; const float4* x = reinterpret_cast<const float4*>(
+        a + blockIdx.x * n); float t = 0.0f;
+    for (long j = threadIdx.x; j < n / 4; j += blockDim.x) { float4 v = x[j]; t += v.x; }
+    t = block_sum(t, red);
+    for (long j = threadIdx.x; j < n / 4; j += blockDim.x) {
+        float4 v = x[j]; c[blockIdx.x * n + 4 * j] = v.x * t; }
+    %s }"""
+
+
+@pytest.mark.parametrize(("tail", "reductions"), [
+    ("", 1),  # block_sum(t, red): a call given the body's shared array
+    ("float u = 0.0f; for (long j = threadIdx.x; j < n; j += blockDim.x) u += b[j];"
+     " __syncthreads(); if (threadIdx.x == 0) sum[blockIdx.x] = u;", 2),  # a barrier
+    ("float u = 0.0f; for (long j = threadIdx.x; j < n; j += blockDim.x) u += b[j];"
+     " u = BlockReduce(storage).Sum(u);", 2),  # cub's
+    ("float u = 0.0f; for (long j = threadIdx.x; j < n; j += blockDim.x) u += b[j];"
+     " atomicAdd(&sum[blockIdx.x], u);", 1),  # each thread's own atomic: no reduction
+])
+def test_a_rows_passes_that_end_in_a_blocks_reduction_are_counted(tail, reductions):
+    f = _facts(REDUCED % tail, "other")
+    assert f.reductions == reductions
+    # x read as float4 through a cast pointer, twice: the second read is the row again
+    assert (f.reread_bytes, f.reread_row_bytes) == (16, 16)
 
 
 def test_a_warps_lane_atomics_and_the_datas_are_told_apart():

@@ -167,6 +167,59 @@ extern "C" __global__ void gather_read(const float* __restrict__ a, float* __res
         if (v == 12345.0f) out[0] = v;
     }
 }
+// a block's sum the way most kernels take it now (cub's warp reductions, a softmax's
+// block_sum): warp shuffles, a word per warp in shared memory, the first warp's shuffles,
+// every thread reading the sum back (reduce_shfl: two barriers)
+__device__ __forceinline__ float shfl_sum(float v, float* part) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.0f;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (threadIdx.x == 0) part[0] = v;
+    }
+    __syncthreads();
+    return part[0];
+}
+extern "C" __global__ void reduce_shfl(float* out, float s) {
+    extern __shared__ float cap[];
+    __shared__ float part[32];
+    float v = shfl_sum(threadIdx.x * s, part);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+// a block per row in PASSES passes, each a load per thread from DRAM (its own slice of
+// the row: no pass hits the caches) and the block's sum of them (row_phases)
+template <int PASSES>
+__device__ void row_phases(const float* __restrict__ a, float* __restrict__ out) {
+    extern __shared__ float cap[];
+    __shared__ float part[32];
+    const float* row = a + (long)blockIdx.x * PASSES * blockDim.x;
+    float t = 0.0f;
+    for (int p = 0; p < PASSES; ++p) t = shfl_sum(row[p * blockDim.x + threadIdx.x] + t, part);
+    if (threadIdx.x == 0) out[blockIdx.x] = t;
+}
+extern "C" __global__ void row_phases_1(const float* a, float* out) { row_phases<1>(a, out); }
+extern "C" __global__ void row_phases_2(const float* a, float* out) { row_phases<2>(a, out); }
+extern "C" __global__ void row_phases_3(const float* a, float* out) { row_phases<3>(a, out); }
+extern "C" __global__ void row_phases_4(const float* a, float* out) { row_phases<4>(a, out); }
+// a block per row in two passes: its sum, then the row scaled by it, read again
+// (row_reread: REREAD 1, the same row; 0, another array's, which no cache holds)
+template <int REREAD>
+__device__ void two_pass(const float* __restrict__ a, const float* __restrict__ b,
+                         float* __restrict__ c, long cols) {
+    __shared__ float part[32];
+    const float* x = a + blockIdx.x * cols;
+    const float* y = (REREAD ? a : b) + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    t = shfl_sum(t, part);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) c[blockIdx.x * cols + j] = y[j] * t;
+}
+extern "C" __global__ void reread_row(const float* a, const float* b, float* c, long cols)
+    { two_pass<1>(a, b, c, cols); }
+extern "C" __global__ void fresh_row(const float* a, const float* b, float* c, long cols)
+    { two_pass<0>(a, b, c, cols); }
 extern "C" __global__ void reduce_store(float* out, float s) { reduce_tree<0>(out, s); }
 extern "C" __global__ void reduce_atomic(float* out, float s) { reduce_tree<1>(out, s); }
 extern "C" __global__ void reduce_none(float* out, float s) {
@@ -468,7 +521,7 @@ def block_reduce(b: Bench) -> list[dict]:
     cp = b.cp
     out = cp.zeros(1 << 18, dtype=cp.float32)
     rows = []
-    for name in ("reduce_none", "reduce_store", "reduce_atomic"):
+    for name in ("reduce_none", "reduce_store", "reduce_atomic", "reduce_shfl"):
         fn = b.f(name)
         fn.max_dynamic_shared_size_bytes = 200 * 1024  # past 48 KiB (its 4 KiB static beside)
         for block in (32, 64, 128, 256, 512, 1024):
@@ -479,6 +532,56 @@ def block_reduce(b: Bench) -> list[dict]:
                     (blocks,), (block,), (out, cp.float32(1.0)), shared_mem=smem), reps=5)
                 rows.append({"kernel": name, "block": block, "blocks": blocks, "smem": smem,
                              "registers": fn.num_regs, "ms": ms})
+    return rows
+
+
+def row_phases(b: Bench) -> list[dict]:
+    """A block per row of 1, 2 and 4 passes (``row_phases_P``), each a load per thread from
+    DRAM and the block's sum by warp shuffles (two barriers), 2^17 blocks of 32-1,024
+    threads capped at two per SM by 104 KiB of dynamic shared memory, and as many per SM
+    as fit: what a pass of a block per row costs its block besides its bytes (a load's
+    wait and the reduction; device_params.phase_curve reads the capped ones)."""
+    cp = b.cp
+    blocks = 1 << 17
+    src = cp.ones(blocks * 4 * 1024, dtype=cp.float32)
+    out = cp.zeros(blocks, dtype=cp.float32)
+    rows = []
+    for passes in (1, 2, 3, 4):
+        fn = b.f(f"row_phases_{passes}")
+        fn.max_dynamic_shared_size_bytes = 200 * 1024
+        for block in (32, 64, 128, 256, 512, 1024):
+            for smem in (0, 104 * 1024):
+                ms = b.time(lambda fn=fn, block=block, smem=smem, a=src, o=out: fn(
+                    (blocks,), (block,), (a, o), shared_mem=smem), reps=9)
+                rows.append({"kernel": "row_phases", "passes": passes, "block": block,
+                             "blocks": blocks, "smem": smem, "registers": fn.num_regs,
+                             "ms": ms})
+    del src, out
+    return rows
+
+
+def row_reread(b: Bench) -> list[dict]:
+    """A block per row in two passes whose second reads the row again (``reread_row``) or
+    another array's (``fresh_row``), 2^26 floats in rows of 512 to 32,768, blocks of 256
+    and 1,024 threads (8 and 2 resident per SM): where the second pass stops finding its
+    row in the SM's cache, by the rows' bytes per SM (device_params.reread_bytes)."""
+    cp = b.cp
+    n = 1 << 26
+    a, other, c = (cp.ones(n, dtype=cp.float32) for _ in range(3))
+    rows = []
+    for block, resident in ((256, 8), (1024, 2)):
+        for cols in (512, 1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192, 12288, 16384,
+                     24576, 32768):
+            for name in ("reread_row", "fresh_row"):
+                fn = b.f(name)
+                grid = n // cols
+                ms = b.time(lambda fn=fn, block=block, grid=grid, cols=cols, x=a, y=other,
+                                z=c: fn((grid,), (block,), (x, y, z, cp.int64(cols))), reps=7)
+                rows.append({"kernel": name, "block": block, "resident": resident,
+                             "cols": cols, "row_bytes": cols * 4,
+                             "bytes_per_sm": cols * 4 * resident, "registers": fn.num_regs,
+                             "ms": ms})
+    del a, other, c
     return rows
 
 
@@ -611,7 +714,8 @@ def main(argv: list[str]) -> int:
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
                     ("block_reduce", block_reduce), ("block_alignment", block_alignment),
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
-                    ("gather_bandwidth", gather_bandwidth)):
+                    ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
+                    ("row_reread", row_reread)):
         if only and key not in only:
             continue
         t = time.time()
@@ -625,6 +729,11 @@ def main(argv: list[str]) -> int:
     for r in doc.get("block_reduce", ()):
         print("reduce", r["kernel"], r["block"], r["blocks"], r["smem"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("row_reread", ()):
+        print("reread", r["kernel"], r["block"], r["cols"], r["bytes_per_sm"],
+              f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("row_phases", ()):
+        print("phases", r["passes"], r["block"], r["smem"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("wave_resident", ()):
         print("waves", r["kernel"], r["block"], r["resident"], r["waves"], f"{r['gbps']:.0f}")
     for r in doc.get("gather_bandwidth", ()):

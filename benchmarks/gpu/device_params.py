@@ -149,7 +149,8 @@ def row_curves(rows: list[dict]) -> dict[int, list[list[float]]]:
     return out
 
 
-def reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:
+def reduce_curve(rows: list[dict], sms: int, kernel: str = "reduce_store"
+                 ) -> list[list[float]]:
     """(threads per block, us) a block's reduction tree adds to its lifetime: blocks capped
     at two per SM by dynamic shared memory, the tree ending in a store (``reduce_store``)
     against the same block with one barrier and no tree (``reduce_none``), over the waves
@@ -157,10 +158,47 @@ def reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:
     by = {(r["kernel"], r["block"]): r for r in rows if r["smem"]}
     out = []
     for block in sorted({b for _, b in by}):
-        tree, none = by[("reduce_store", block)], by[("reduce_none", block)]
+        tree, none = by[(kernel, block)], by[("reduce_none", block)]
         waves = tree["blocks"] / (sms * 2)
         out.append([block, round(max(tree["ms"] - none["ms"], 0.0) * 1e3 / waves, 3)])
     return out
+
+
+def pass_curve(rows: list[dict], sms: int) -> list[list[float]]:
+    """(threads per block, us) a pass of a block per row costs its block besides its bytes
+    (row_phases): the slope of the time a wave of blocks capped at two per SM takes over 1
+    to 4 passes (least squares), each pass a load from DRAM and a block's sum by warp
+    shuffles."""
+    by = {(r["passes"], r["block"]): r for r in rows if r["smem"]}
+    out = []
+    for block in sorted({b for _, b in by}):
+        pts = [(p, by[(p, block)]["ms"] * 1e3 / (by[(p, block)]["blocks"] / (sms * 2)))
+               for p, b in sorted(by) if b == block]
+        out.append([block, round(statistics.linear_regression(*zip(*pts, strict=True)).slope, 3)])
+    return out
+
+
+def warp_reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:
+    """(threads per block, us) a block's sum by warp shuffles (``reduce_shfl``: two
+    barriers, every thread reading it back) adds to its lifetime, as reduce_curve reads
+    the tree's."""
+    return reduce_curve(rows, sms, "reduce_shfl")
+
+
+def reread_curve(rows: list[dict]) -> list[list[float]]:
+    """(bytes per SM of the rows, share) of a block per row's second read of its row that
+    the SM's cache serves (row_reread): a fresh second pass moves 12 bytes an element (two
+    reads and a write), one finding its row in the cache 8, so the share is the time the
+    re-read saves over a third of the fresh pass's; the median over the block sizes at each
+    bytes per SM, within [0, 1]."""
+    fresh = {(r["block"], r["cols"]): r["ms"] for r in rows if r["kernel"] == "fresh_row"}
+    by_x: dict[int, list[float]] = {}
+    for r in rows:
+        if r["kernel"] == "reread_row":
+            f = fresh[(r["block"], r["cols"])]
+            by_x.setdefault(r["bytes_per_sm"], []).append((f - r["ms"]) / (f / 3))
+    return [[x, round(min(max(statistics.median(v), 0.0), 1.0), 3)]
+            for x, v in sorted(by_x.items())]
 
 
 def params(doc: dict) -> dict:
@@ -203,6 +241,10 @@ def params(doc: dict) -> dict:
         else None,
         "reduce_curve": reduce_curve(doc["block_reduce"], sms) if doc.get("block_reduce")
         else None,
+        "warp_reduce_curve": warp_reduce_curve(doc["block_reduce"], sms)
+        if any(r["kernel"] == "reduce_shfl" for r in doc.get("block_reduce", ())) else None,
+        "pass_curve": pass_curve(doc["row_phases"], sms) if doc.get("row_phases") else None,
+        "reread_curve": reread_curve(doc["row_reread"]) if doc.get("row_reread") else None,
         "row_curve": rows.get(4), "row_curve_16": rows.get(16),
         "gather_gbs": round(statistics.median(
             r["sector_gbps"] for r in doc["gather_bandwidth"] if r["level"] == "dram"))

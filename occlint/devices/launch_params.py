@@ -79,6 +79,14 @@ class DeviceModel:
     # block's lifetime, against threads per block; measured, not used by the model
     # (docs/validation.md: as a cost per wave it advised the block-reduce family worse)
     reduce_curve: Curve = ()
+    # a block per row: us a pass over its row costs the block besides its bytes (a load's
+    # wait from DRAM and a block's sum by warp shuffles), two blocks per SM; and us that
+    # sum alone adds (two barriers), against threads per block; () where not measured
+    pass_curve: Curve = ()
+    warp_reduce_curve: Curve = ()
+    # a block per row's second read of its row: the share of its bytes the SM's cache
+    # serves, against the resident blocks' bytes of rows per SM; () where not measured
+    reread_curve: Curve = ()
     # 2-D blocks: a copy's bandwidth over the same copy's in rows of the whole block,
     # against the bytes a block's row holds, of 4- and 16-byte elements; measured, not
     # used by the model (docs/validation.md: in place of its rows' sectors and row_bytes
@@ -100,7 +108,8 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
                     "atomic_block_curve", "issue_curve", "wave_curve", "wave_curve_one",
-                    "reduce_curve", "row_curve", "row_curve_16"):
+                    "reduce_curve", "row_curve", "row_curve_16", "pass_curve",
+                    "warp_reduce_curve", "reread_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
@@ -162,6 +171,9 @@ def _derived(device: Device) -> DeviceModel | None:
         atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
         atomic_block_curve=tuple((x, y / clock_ratio) for x, y in ref.atomic_block_curve),
         reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.reduce_curve),
+        # a pass's wait is mostly DRAM's latency, kept; its reduction follows the clock
+        pass_curve=ref.pass_curve, reread_curve=ref.reread_curve,  # the SM's cache's
+        warp_reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.warp_reduce_curve),
         floor_us=ref.floor_us, stream_launch_us=ref.stream_launch_us,
         graph_node_us=ref.graph_node_us, spread=DERIVED_SPREAD)
 

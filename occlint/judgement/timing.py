@@ -226,6 +226,11 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     threads = cfg.block if busy is None else busy  # a block's threads that have elements
     warps = -(-threads // cfg.wave)
     load, store = facts.load_bytes or 0.0, facts.store_bytes or 0.0
+    if facts.reread_bytes and dm.reread_curve:
+        # a block per row's later passes find its row in the SM's cache while the resident
+        # blocks' rows fit (measured): those loads move no DRAM bytes
+        rows = per_sm * threads * per_thread * facts.reread_row_bytes
+        load -= facts.reread_bytes * _at(dm.reread_curve, rows)
     instructions = (facts.fma or 0.0) + k.overhead
     peak = _peak_issue(dm, cfg.wave)
     # seconds an element's dependent chain takes: the issue rate's hyperbola, peak x w /
@@ -271,7 +276,26 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     if mem and iterations <= 1 and cfg.warps > ELEMENT_WARPS:
         tail = min(latency, _knee_latency(dm, facts)) * k.stragglers * math.log(
             cfg.warps / ELEMENT_WARPS)
-    return _pnorm((mem, cmp), k.p) + tail, mem, cmp
+    # a block per row's reductions stop its every thread: they add to the wave
+    return _pnorm((mem, cmp), k.p) + tail + _row_passes(dm, facts, cfg.block), mem, cmp
+
+
+def _row_passes(dm: DeviceModel, facts: Facts, block: int) -> float:
+    """Seconds a block per row spends on its passes besides their bytes: a pass ending in
+    a block's reduction waits for its last load and then for the reduction, every thread
+    of the block at its barriers (measured: a pass of a load from DRAM and a reduction by
+    warp shuffles); the SM's other blocks, doing the same, hide none of it. A pass that
+    ends in no barrier streams into the next as a loop does."""
+    if not facts.reductions or not dm.pass_curve:
+        return 0.0
+    return facts.reductions * _at(dm.pass_curve, block) * 1e-6
+
+
+def _at(curve: Curve, x: float) -> float:
+    """A measured curve's value at ``x``, flat past its ends (0 where none)."""
+    if not curve:
+        return 0.0
+    return _along(curve, max(x, curve[0][0]))
 
 
 @lru_cache(maxsize=16)

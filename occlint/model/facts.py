@@ -64,6 +64,16 @@ class Facts:
     column_bytes: float = 0.0
     scattered_bytes: float = 0.0
     scattered_sectors: float = 0.0
+    # a block-stride loop (a block per row): its passes over the row, and of them those
+    # that end in a block's reduction (a barrier, or a call given the body's shared
+    # array); 0: one pass, or not known (the PTX reader)
+    passes: int = 0
+    reductions: int = 0
+    # of load_bytes, the loads of a row an earlier pass of the block already read (a
+    # softmax's second and third reads of x), and the bytes per element of the rows they
+    # read again (the SM's cache holds them while the resident blocks' rows fit)
+    reread_bytes: float = 0.0
+    reread_row_bytes: float = 0.0
 
     @property
     def loops(self) -> bool:
@@ -96,4 +106,8 @@ class Facts:
                 **({"column_bytes": self.column_bytes} if self.column_bytes else {}),
                 **({"scattered_bytes": self.scattered_bytes,
                     "scattered_moved_bytes": self.scattered_sectors}
-                   if self.scattered_bytes else {})}
+                   if self.scattered_bytes else {}),
+                **({"row_passes": self.passes, "block_reductions": self.reductions}
+                   if self.passes else {}),
+                **({"reread_bytes": self.reread_bytes,
+                    "reread_row_bytes": self.reread_row_bytes} if self.reread_bytes else {})}

@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1|2] [--out DIR]  # fixtures/traces/zoo[-2]
+    python -m benchmarks.gpu.heldout.zoo [--set 1|2|3] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -337,6 +337,148 @@ extern "C" __global__ void rgba_gray({_IMAGE}) {{
 """,
 }
 
+# the third set: written before the model read a row's passes and block reductions (stop
+# 39), swept and scored once against 6d056e8 before that change, then once after it
+KERNELS_3: dict[str, str] = {
+    "logsumexp_row": f"""
+extern "C" __global__ void logsumexp_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = m + __logf(t);
+}}
+""",
+    "l2norm_row": f"""
+extern "C" __global__ void l2norm_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * x[j];
+    float r = rsqrtf(block_sum(t, red) + 1e-12f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) c[blockIdx.x * cols + j] = x[j] * r;
+}}
+""",
+    "rmsnorm4_row": f"""
+extern "C" __global__ void rmsnorm4_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float4* x = reinterpret_cast<const float4*>(a + blockIdx.x * cols);
+    const float4* w = reinterpret_cast<const float4*>(b);
+    float4* y = reinterpret_cast<float4*>(c + blockIdx.x * cols);
+    long n4 = cols / 4;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < n4; j += blockDim.x) {{
+        float4 v = x[j];
+        t += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+    }}
+    float r = rsqrtf(block_sum(t, red) / cols + 1e-6f);
+    for (long j = threadIdx.x; j < n4; j += blockDim.x) {{
+        float4 v = x[j], g = w[j];
+        y[j] = make_float4(v.x * r * g.x, v.y * r * g.y, v.z * r * g.z, v.w * r * g.w);
+    }}
+}}
+""",
+    "silu_mul": f"""
+extern "C" __global__ void silu_mul({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        c[i] = x / (1.0f + __expf(-x)) * b[i];
+    }}
+}}
+""",
+    "embedding_gather": f"""
+extern "C" __global__ void embedding_gather({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        long row = (long)(fabsf(b[i >> 8]) * 997.0f) & 8191;  // a token's row of 256
+        c[i] = a[row * 256 + (i & 255)];
+    }}
+}}
+""",
+    "where_select": f"""
+extern "C" __global__ void where_select({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] > 0.0f ? a[i] : s * b[i];
+}}
+""",
+    "block_reduce_atomic": f"""
+extern "C" __global__ void block_reduce_atomic({_ARGS}) {{
+    __shared__ float red[32];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i];
+    acc = block_sum(acc, red);
+    if (threadIdx.x == 0) atomicAdd(sum, acc);
+}}
+""",
+    "naive_sum": f"""
+extern "C" __global__ void naive_sum({_ARGS}) {{
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        acc += a[i];
+    atomicAdd(sum, acc);
+}}
+""",
+    "poly_eval": f"""
+extern "C" __global__ void poly_eval({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float x = 0.25f * a[i], p = 1.0f;
+        #pragma unroll
+        for (int k = 0; k < 32; ++k) p = p * x + s;
+        c[i] = p;
+    }}
+}}
+""",
+    "flip_lr": f"""
+extern "C" __global__ void flip_lr({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height)
+        c[(long)y * width + (width - 1 - x)] = a[(long)y * width + x];
+}}
+""",
+    "planar_to_rgb": f"""
+extern "C" __global__ void planar_to_rgb({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        c[3 * i] = a[i];
+        c[3 * i + 1] = a[i + n];
+        c[3 * i + 2] = a[i + 2 * n];
+    }}
+}}
+""",
+    "stencil1d_r8": """
+extern "C" __global__ void stencil1d_r8(const float* __restrict__ a, float* __restrict__ c,
+                                        float* __restrict__ sum, float s, long n) {
+    extern __shared__ float tile[];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    int t = threadIdx.x + 8;
+    tile[t] = i < n ? a[i] : 0.0f;
+    if (threadIdx.x < 8) {
+        tile[threadIdx.x] = i >= 8 ? a[i - 8] : 0.0f;
+        long j = i + blockDim.x;
+        tile[t + blockDim.x] = j < n ? a[j] : 0.0f;
+    }
+    __syncthreads();
+    if (i < n) {
+        float v = 0.0f;
+        #pragma unroll
+        for (int k = -8; k <= 8; ++k) v += tile[t + k] * (1.0f / 17.0f);
+        c[i] = v;
+    }
+}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -377,7 +519,28 @@ SUITE_2: dict[str, tuple] = {
     "blur3x3": ("image", 64 * M, {"block": [8, 8, 1]}, {}, "exact", 1),
     "rgba_gray": ("image", 16 * M, {"block": [4, 32, 1]}, {}, "exact", 1),
 }
-SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2)}
+SUITE_3: dict[str, tuple] = {
+    "logsumexp_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 2048},
+                      "none", 1),
+    "l2norm_row": ("block-per-row", 64 * M, {"block": [128, 1, 1]}, {"cols": 512}, "close",
+                   1),
+    "rmsnorm4_row": ("block-per-row", 64 * M, {"block": [32, 1, 1]}, {"cols": 4096},
+                     "close", 1),
+    "silu_mul": ("elementwise", 64 * M, {"block": [160, 1, 1]}, {}, "exact", 1),
+    "embedding_gather": ("elementwise", 32 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "where_select": ("elementwise", 64 * M, {"block": [512, 1, 1]}, {}, "exact", 1),
+    "block_reduce_atomic": ("grid-stride", 64 * M, {"block": [32, 1, 1], "grid_sms": 1}, {},
+                            "none", 1),
+    "naive_sum": ("grid-stride-int", 64 * M, {"block": [256, 1, 1], "grid_sms": 32}, {},
+                  "none", 1),
+    "poly_eval": ("grid-stride", 16 * M, {"block": [64, 1, 1], "grid_sms": 0.5}, {}, "exact",
+                  1),
+    "flip_lr": ("image", 64 * M, {"block": [16, 4, 1]}, {}, "exact", 1),
+    "planar_to_rgb": ("image", 16 * M, {"block": [8, 16, 1]}, {}, "exact", 3),
+    "stencil1d_r8": ("tile", 64 * M, {"block": [32, 1, 1]},
+                     {"radius": 8, "smem_per_thread": 4}, "exact", 1),
+}
+SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3)}
 
 
 def suite(which: int = 1) -> list[dict]:

@@ -31,6 +31,7 @@ STRIDED = 1 << 20
 SCATTERED = 1 << 21
 Spread = tuple[int, int]  # along threadIdx.x, along threadIdx.y
 UNIFORM: Spread = (0, 0)
+WARP_LANES = 32  # NVIDIA's warp: the lanes an access spreads over
 
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
                     r"[fFlLuU]*|([A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*)"
@@ -200,6 +201,15 @@ class _Parser:
         return v
 
 
+def _divided(x: int, divisor: int | None) -> int:
+    """A spread divided by a literal ``divisor`` (None: not a literal)."""
+    if x in (0, SCATTERED):
+        return x
+    if divisor and x < STRIDED and divisor >= x * WARP_LANES:
+        return 0
+    return min(x, 1)
+
+
 def _binary(op: str, a: _Value, b: _Value) -> _Value:
     if op in ("+", "-"):
         const = None if a.const is None or b.const is None else \
@@ -217,9 +227,12 @@ def _binary(op: str, a: _Value, b: _Value) -> _Value:
         factor = 1 << b.const if b.const is not None and 0 <= b.const < 31 else None
         return _Value((_scale(a.spread[0], factor), _scale(a.spread[1], factor)))
     if op in ("/", ">>") and b.spread == UNIFORM:
-        # lanes share elements (threadIdx.x / 2) or a warp one (/ 32): no wider than before
-        return _Value(_each(a.spread, a.spread, lambda x, _: min(x, 1) if x != SCATTERED
-                            else x))
+        # lanes share elements (threadIdx.x / 2): no wider than before; a divisor of a
+        # warp's whole span or more (i >> 8, i / 64) leaves its lanes one value (two where
+        # the span straddles a boundary)
+        divisor = b.const if op == "/" else 1 << b.const \
+            if b.const is not None and 0 <= b.const < 31 else None
+        return _Value(_each(a.spread, a.spread, lambda x, _: _divided(x, divisor)))
     if op in ("%", "&") and b.spread == UNIFORM:
         # a lane's index within a warp or a row (threadIdx.x & 31, i % width) keeps a spread
         # of one; anything wider wraps at an unknown place
@@ -328,22 +341,46 @@ def variables(body: str, consts: dict[str, int], offsets: Iterable[str] = ()
     return env
 
 
-def aliases(body: str, pointers: dict[str, int | None]) -> dict[str, tuple[str, str]]:
+_CAST_TO = re.compile(r"(?:static|reinterpret|const)_cast\s*<([^<>;]*)>\s*\((.*)\)"
+                      r"|\(\s*((?:const\s+|volatile\s+)*[A-Za-z_]\w*\s*\*)\s*\)(.*)", re.S)
+
+
+def _uncast(value: str) -> tuple[str, str | None]:
+    """A pointer's value without the cast around it (``reinterpret_cast<const float4*>(a +
+    k)``, ``(float4*)a``) and the element type it names (None: no cast)."""
+    m = _CAST_TO.fullmatch(value)
+    if m is None:
+        return value, None
+    words = (m[1] or m[3]).replace("*", " ").split()
+    inner = (m[2] if m[1] is not None else m[4]).strip()
+    depth = 0
+    for k, c in enumerate(inner):  # ``(a + k)`` whole in parentheses: a + k
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            if k == len(inner) - 1 and inner[0] == "(":
+                inner = inner[1:-1].strip()
+            break
+    return inner, words[-1] if words else None
+
+
+def aliases(body: str, pointers: dict[str, int | None]
+            ) -> dict[str, tuple[str, str, str | None]]:
     """Local pointers set from a pointer parameter: name -> (the parameter, the offset's
-    text): ``const float* x = a + blockIdx.x * cols`` is ``a`` at ``blockIdx.x * cols``,
-    ``&a[k]`` ``a`` at ``k``."""
-    out: dict[str, tuple[str, str]] = {}
+    text, the element type a cast gives it or None): ``const float* x = a + blockIdx.x *
+    cols`` is ``a`` at ``blockIdx.x * cols``, ``&a[k]`` ``a`` at ``k``, ``const float4* v
+    = reinterpret_cast<const float4*>(a + k)`` ``a`` at ``k`` read as float4."""
+    out: dict[str, tuple[str, str, str | None]] = {}
     for m in _POINTER_ALIAS.finditer(body):
-        value = _value(m[2]).strip()
+        value, cast = _uncast(_value(m[2]).strip())
         address = re.fullmatch(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", value, re.S)
         if address and address[1] in pointers:
-            out[m[1]] = (address[1], address[2])
+            out[m[1]] = (address[1], address[2], cast)
             continue
         plus = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*\)?\s*\+\s*(.+)", value, re.S)
         if plus and plus[1] in pointers:
-            out[m[1]] = (plus[1], plus[2])
+            out[m[1]] = (plus[1], plus[2], cast)
         elif value in pointers:
-            out[m[1]] = (value, "0")
+            out[m[1]] = (value, "0", cast)
     return out
 
 

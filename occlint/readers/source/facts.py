@@ -61,7 +61,6 @@ _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
 # a condition that picks lanes of each warp: the lane index (threadIdx.x & 31, % 32,
 # % warpSize) or a variable named for it
-WARP_LANES = 32  # the lanes a warp guard's one lane stands for (NVIDIA's warp)
 _WARP_LANE = re.compile(r"&\s*(?:31|0x1[fF])\b|&\s*\(\s*(?:warpSize|WARP_SIZE)\s*-\s*1\s*\)"
                         r"|%\s*(?:32\b|warpSize\b|WARP_SIZE\b)|\blane(?:_?[iI]d[x]?)?\b")
 _BLOCK = re.compile(r"\bblockIdx\b|\bhipBlockIdx_")
@@ -476,9 +475,10 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         return next((k for k, (lo, hi) in enumerate(spans) if lo <= at <= hi), None)
 
     offsets = {name: "0" for name in pointers}
-    for alias, (param, offset) in access.aliases(body, pointers).items():
+    for alias, (param, offset, cast) in access.aliases(body, pointers).items():
         if alias not in pointers:
-            pointers[alias], offsets[alias] = pointers[param], offset
+            pointers[alias] = pointers[param] if cast is None else TYPE_BYTES.get(cast)
+            offsets[alias] = offset
     env = access.variables(body, consts, offsets.values()) if "=" in body else {}
     # a for loop's own index (``for (int kk = ty; ...)``): inside that loop, its value
     # there, not the worst over every loop that reuses the name
@@ -493,8 +493,10 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         inner = [(name, spread) for lo, hi, name, spread in scoped if lo <= at <= hi]
         return {**env, **dict(inner)} if inner else env
 
-    load = store = column = scattered = sectors = 0.0
+    load = store = column = scattered = sectors = reread = 0.0
     seen: set[tuple[str, str, int]] = set()
+    first_pass: dict[tuple[str, str], int] = {}  # a row's load -> the pass first making it
+    reread_rows: dict[str, float] = {}
     unknown = False
     for name, size in pointers.items():
         for at, end in _subscripts(name, body):
@@ -516,6 +518,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 if near in seen:
                     continue
                 seen.add(near)
+                if loop == "block-stride" and first_pass.setdefault(near[:2], span) != span:
+                    reread += size * region.weight(at)  # a later pass over the same row
+                    reread_rows[name] = size
             weight = region.weight(at)
             w = weight * ((written or compound) + (not written or compound))
             if written or compound:
@@ -553,7 +558,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         if lanes == "warp" and not looped:  # one lane of each warp
             one_warp += 1.0
         elif lanes == "warp":  # ... each pass: a 32nd of the elements' (a warp's ballot)
-            one += region.weight(m.start()) / WARP_LANES
+            one += region.weight(m.start()) / access.WARP_LANES
         elif lanes and not looped:  # one thread of each block
             one_block += 1.0
         elif _BLOCK.search(address):
@@ -571,6 +576,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     chains = (len({c for lo, hi in spans for c in _CHAIN.findall(body, lo, hi)})
               if "fma" in body else 0) or 1
     head = stride_heads[0] if stride_heads else None
+    passes = len(stride_heads) if loop == "block-stride" else 0
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  chains=chains, atomics_one=one,
@@ -581,7 +587,31 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                                 (load + store) / 4),
                  column_bytes=0.0 if unknown else column,
                  scattered_bytes=0.0 if unknown else scattered,
-                 scattered_sectors=0.0 if unknown else sectors)
+                 scattered_sectors=0.0 if unknown else sectors, passes=passes,
+                 reread_bytes=0.0 if unknown else reread,
+                 reread_row_bytes=0.0 if unknown else sum(reread_rows.values()),
+                 reductions=_reductions(body, stride_heads, region) if passes else 0)
+
+
+# a block's reduction after a pass: a barrier, cub's (``BlockReduce(...).Sum(``), or a call
+# given a shared array the body declares (``block_sum(t, red)``)
+_SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
+_REDUCE_CALL = re.compile(r"__syncthreads\s*\(|\)\s*\.\s*(?:Reduce|Sum)\s*\(")
+
+
+def _reductions(body: str, heads: list[tuple[int, int]], region: _Region) -> int:
+    """The passes of a block per row that end in a block's reduction: between the end of
+    the pass's loop and the next pass (or the body's end)."""
+    shared = {m[1] for m in _SHARED_ARRAY.finditer(body)} if "__shared__" in body else set()
+    names = "|".join(map(re.escape, shared))
+    given = re.compile(rf"\w\s*\([^;]*\b(?:{names})\b") if shared else None
+    ends = [region._statement_end(body, hi + 1) for _, hi in heads]
+    count = 0
+    for k, end in enumerate(ends):
+        after = body[end + 1:heads[k + 1][0] if k + 1 < len(heads) else len(body)]
+        if _REDUCE_CALL.search(after) or (given and given.search(after)):
+            count += 1
+    return count
 
 
 # a last term of an index that moves it to a neighbour: a literal, a name (a row's
