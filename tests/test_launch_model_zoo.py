@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's three sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's four sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -7,8 +7,9 @@ patterns, local pointers, passes and warps' atomics was built on what it showed;
 was written and swept after that and scored once (0.862 of the best), then a small stride
 read as streaming; the third was written and swept before a block per row's reductions and
 re-reads were measured on the device and priced, and scored once against 6d056e8 (0.839,
-habit 0.935): none is unseen any more. What holds is asserted; what does not is a strict
-xfail with the figures."""
+habit 0.935); the fourth after that, scored once against 64fec09 (0.876, habit 0.943),
+then a block per row's loads in flight read as one pass's: none is unseen any more. What
+holds is asserted; what does not is a strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {"zoo/h200": (1, "zoo"), "zoo-2/h200": (2, "zoo-2"), "zoo-3/h200": (3, "zoo-3")}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in (1, 2, 3, 4)}
 
 
 @cache
@@ -34,7 +35,7 @@ def _targets(run: str, facts: str | None = "source") -> dict:
     return score.targets(json.loads(_rows(run, facts)))
 
 
-@pytest.mark.parametrize("which", [1, 2, 3])
+@pytest.mark.parametrize("which", list(RUNS.values()))
 def test_each_set_is_the_scripts(tmp_path, which):
     zoo.main(["--set", str(which), "--out", str(tmp_path)])
     folder = FIXTURES / "traces" / ("zoo" if which == 1 else f"zoo-{which}")
@@ -61,15 +62,19 @@ def test_a_transposes_column_is_advised_the_block_that_coalesces_it():
 
 
 def test_a_block_per_rows_reductions_and_rereads_are_advised_within_five_percent():
-    """softmax, RMS norm, layer norm, log-sum-exp, L2 norm: rows in blocks too large (their
-    reductions stop every thread, fewer rows in flight) or too small (the rows resident per
-    SM overflow its cache, so the later passes read DRAM again): the advice is within 5 %
-    of the best the sweep timed, never slower than the launch as traced (before the
-    reductions and re-reads were priced, softmax's 61 %, RMS norm's 26 %, layer norm's
-    56 % and log-sum-exp's 40 % were not advised at all)."""
+    """softmax, RMS norm, layer norm, log-sum-exp, L2 norm, cross-entropy, an online
+    softmax, rows gathered: rows in blocks too large (their reductions stop every thread,
+    fewer rows in flight) or too small (the rows resident per SM overflow its cache, so the
+    later passes read DRAM again): the advice is within 5 % of the best the sweep timed,
+    never slower than the launch as traced (before the reductions and re-reads were
+    priced, softmax's 61 %, RMS norm's 26 %, layer norm's 56 % and log-sum-exp's 40 % were
+    not advised at all; before a row's loads in flight were one pass's, cross-entropy's
+    24 %)."""
     for run, names in (("zoo/h200", ("softmax_row", "rmsnorm_row")),
                        ("zoo-2/h200", ("layernorm_row",)),
-                       ("zoo-3/h200", ("logsumexp_row", "l2norm_row"))):
+                       ("zoo-3/h200", ("logsumexp_row", "l2norm_row")),
+                       ("zoo-4/h200", ("cross_entropy_row", "online_softmax_row",
+                                       "gather_rows"))):
         rows = {r["name"]: r for r in json.loads(_rows(run))}
         for name in names:
             assert rows[name]["ratio"] >= 0.95 and rows[name]["saving"] > -0.015, name
@@ -133,19 +138,28 @@ def _stand_ins(doc: dict) -> dict:
 UNMET = {
     ("zoo-2/h200", "advised 0.97"): "0.960 (habit 0.970): data_gather (25 %: an L2-resident "
                                     "gather priced at DRAM's random rate) is not advised",
-    ("zoo-3/h200", "advised 0.97"): "0.955 (habit 0.935): rmsnorm4_row advised 224 threads "
+    ("zoo-3/h200", "advised 0.97"): "0.956 (habit 0.935): rmsnorm4_row advised 224 threads "
                                     "(24 % saved; 512 saves 39 %), planar_to_rgb (22 %) not "
                                     "advised",
+    ("zoo-4/h200", "advised 0.97"): "0.896 (habit 0.943): matmul_naive (52 %: its loads the "
+                                    "caches' across threads, predicted 4x the traced time) "
+                                    "and norm2_tree (22 %: a tree reduction a block) not "
+                                    "advised",
     ("zoo/h200", "inside 90 %"): "9 of 11 claims hold (transpose_naive, mandelbrot)",
-    ("zoo-2/h200", "inside 90 %"): "3 of 7 claims hold",
+    ("zoo-2/h200", "inside 90 %"): "4 of 7 claims hold",
+    ("zoo-4/h200", "inside 90 %"): "8 of 9 claims hold (clamp_copy)",
     ("zoo/h200", "width 15 points"): "27 points",
     ("zoo-2/h200", "width 15 points"): "31 points",
     ("zoo-3/h200", "width 15 points"): "22 points",
+    ("zoo-4/h200", "width 15 points"): "30 points",
     ("zoo-2/h200", "every 10 % warned"): "data_gather",
     ("zoo-3/h200", "every 10 % warned"): "naive_sum (claims 0-89 %: whether its atomics wait "
                                          "for the work is unknown), planar_to_rgb",
+    ("zoo-4/h200", "every 10 % warned"): "norm2_tree, matmul_naive",
     ("zoo/h200", "spearman 0.9"): "0.77",
-    ("zoo-2/h200", "spearman 0.9"): "0.35",
+    ("zoo-2/h200", "spearman 0.9"): "0.27",
+    ("zoo-3/h200", "spearman 0.9"): "0.85",
+    ("zoo-4/h200", "spearman 0.9"): "0.58",
 }
 TARGETS = {
     "advised 0.97": lambda t: t["advised_vs_best"] >= 0.97,

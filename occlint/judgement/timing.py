@@ -245,7 +245,10 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         moved = 1.0 if not irregular else (
             load + store - irregular + facts.column_bytes / cfg.column_efficiency(element)
             + facts.scattered_sectors * _gather_cost(dm)) / (load + store)
-        loads = per_sm * threads * max(load, 4.0) * moved
+        # a block per row holds one pass's loads in flight at a time, whatever the cache
+        # serves of the later ones
+        held = (facts.load_bytes or 0.0) / facts.passes if facts.passes > 1 else load
+        loads = per_sm * threads * max(held, 4.0) * moved
         # a loop the compiler unrolls less than the curves' loops (CURVE_UNROLL) holds
         # fewer elements' loads a pass: that share of their X, and its wait for them set
         # against that share of the pass's chain

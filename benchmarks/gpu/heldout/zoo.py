@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1|2|3] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1|2|3|4] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -479,6 +479,126 @@ extern "C" __global__ void stencil1d_r8(const float* __restrict__ a, float* __re
 """,
 }
 
+# the fourth set: written after the model priced a block per row's reductions and re-reads
+# (64fec09), swept and scored once against it
+KERNELS_4: dict[str, str] = {
+    "cross_entropy_row": f"""
+extern "C" __global__ void cross_entropy_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) {{
+        long target = (long)(fabsf(b[blockIdx.x]) * 100.0f) % cols;
+        c[blockIdx.x] = m + __logf(t) - x[target];
+    }}
+}}
+""",
+    "row_scale_bias": f"""
+extern "C" __global__ void row_scale_bias({_ROWS}) {{
+    const float* x = a + blockIdx.x * cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        c[blockIdx.x * cols + j] = x[j] * s + b[j];
+}}
+""",
+    "online_softmax_row": f"""
+extern "C" __global__ void online_softmax_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF, t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float v = x[j];
+        if (v > m) {{ t = t * __expf(m - v) + 1.0f; m = v; }}
+        else t += __expf(v - m);
+    }}
+    float g = block_max(m, red);
+    t = block_sum(t * __expf(m - g), red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] - g) / t;
+}}
+""",
+    "gather_rows": f"""
+extern "C" __global__ void gather_rows({_ROWS}) {{
+    long row = (long)(fabsf(b[blockIdx.x]) * 1000.0f) % gridDim.x;  // a row the data picks
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        c[blockIdx.x * cols + j] = a[row * cols + j];
+}}
+""",
+    "strided_read": f"""
+extern "C" __global__ void strided_read({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = s * a[4 * i];  // every fourth float: a channel of RGBA
+}}
+""",
+    "leaky4": """
+extern "C" __global__ void leaky4(const float4* __restrict__ a, const float4* __restrict__ b,
+                                  float4* __restrict__ c, float* __restrict__ sum, float s,
+                                  long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 v = a[i];
+        v.x = v.x > 0.0f ? v.x : s * v.x; v.y = v.y > 0.0f ? v.y : s * v.y;
+        v.z = v.z > 0.0f ? v.z : s * v.z; v.w = v.w > 0.0f ? v.w : s * v.w;
+        c[i] = v;
+    }
+}
+""",
+    "clamp_copy": f"""
+extern "C" __global__ void clamp_copy({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = fminf(fmaxf(a[i], -s), s);
+}}
+""",
+    "norm2_tree": f"""
+extern "C" __global__ void norm2_tree({_ARGS}) {{
+    __shared__ float part[1024];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i] * a[i];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int h = 512; h > 0; h >>= 1) {{
+        if (threadIdx.x < h && threadIdx.x + h < blockDim.x)
+            part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) atomicAdd(sum, part[0]);
+}}
+""",
+    "axpby_int": f"""
+extern "C" __global__ void axpby_int({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        c[i] = s * a[i] + (1.0f - s) * b[i];
+}}
+""",
+    "matmul_naive": f"""
+extern "C" __global__ void matmul_naive({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        float acc = 0.0f;
+        for (int k = 0; k < 64; ++k) acc += a[(long)y * 64 + k] * b[(long)k * width + x];
+        c[(long)y * width + x] = acc;
+    }}
+}}
+""",
+    "threshold_img": f"""
+extern "C" __global__ void threshold_img({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        c[i] = a[i] > s ? 1.0f : 0.0f;
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -540,7 +660,27 @@ SUITE_3: dict[str, tuple] = {
     "stencil1d_r8": ("tile", 64 * M, {"block": [32, 1, 1]},
                      {"radius": 8, "smem_per_thread": 4}, "exact", 1),
 }
-SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3)}
+SUITE_4: dict[str, tuple] = {
+    "cross_entropy_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 8192},
+                          "none", 1),
+    "row_scale_bias": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 1024},
+                       "exact", 1),
+    "online_softmax_row": ("block-per-row", 64 * M, {"block": [32, 1, 1]}, {"cols": 4096},
+                           "close", 1),
+    "gather_rows": ("block-per-row", 64 * M, {"block": [32, 1, 1]}, {"cols": 1024},
+                    "exact", 1),
+    "strided_read": ("elementwise", 16 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "leaky4": ("elementwise", 16 * M, {"block": [32, 1, 1]}, {}, "exact", 4),
+    "clamp_copy": ("elementwise", 64 * M, {"block": [128, 1, 1]}, {}, "exact", 1),
+    "norm2_tree": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 32}, {},
+                   "none", 1),
+    "axpby_int": ("grid-stride-int", 64 * M, {"block": [32, 1, 1], "grid_sms": 2}, {},
+                  "exact", 1),
+    "matmul_naive": ("image", 16 * M, {"block": [8, 8, 1]}, {}, "exact", 1),
+    "threshold_img": ("image", 64 * M, {"block": [128, 8, 1]}, {}, "exact", 1),
+}
+SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
+        4: (KERNELS_4, SUITE_4)}
 
 
 def suite(which: int = 1) -> list[dict]:
