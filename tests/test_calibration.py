@@ -135,6 +135,8 @@ def test_without_the_source_the_ranges_widen_and_do_not_warn():
     assert priced["saving"]["low"] == 0 and priced["saving"]["high"] > 0.3
     assert "no source" in priced["saving"]["basis"]
     assert any("shared memory follows the block" in u for u in smem["model"]["unknown"])
+    # what the advice says: not that nothing is faster, but that no other block was priced
+    assert "keep it" not in f["advice"] and "no other block is priced" in f["advice"]
     chain, f = lch003("fma_chain")
     assert chain.get("model") is None and f["severity"] == "info"
     assert f["saving"]["low"] == 0 and "from no saving up" in f["saving"]["basis"]

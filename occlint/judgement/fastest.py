@@ -133,6 +133,9 @@ class Plan:
     saving: Saving | None  # None: the launch as it is (no move predicted to pay)
     unknown: tuple[str, ...]  # what widened the range
     scenarios: tuple[Scenario, ...] = field(default=(), compare=False, repr=False)
+    # the block was not searched: dynamic shared memory that may be a tile following it,
+    # with no source to say (the grid alone was)
+    block_held: bool = False
 
     @property
     def changes(self) -> bool:
@@ -471,7 +474,7 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
         best, best_times = current, [sc.now for sc in fixed]
     return Plan(dm, facts,
                 fixed[0].elements if known else None, current, best, fixed[0].now,
-                best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed)
+                best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed, keep_block)
 
 
 def _reading(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Candidate,

@@ -32,6 +32,12 @@ def planned(ctx, advice: str) -> str:
     plan = ctx.plan
     if plan is None:
         return advice
+    if not plan.changes and plan.block_held:
+        return ("without the kernel's source occlint cannot tell whether its dynamic shared "
+                "memory follows the block (a tile), so no other block is priced; the "
+                f"launch-time model predicts {_us(plan.now.total)} as it is "
+                f"({plan.now.binding}-bound): pass the source with the trace to price the "
+                "block")
     if not plan.changes:
         return ("the launch-time model predicts no configuration doing the same work "
                 f"faster than this one ({_us(plan.now.total)}, {plan.now.binding}-bound): "
