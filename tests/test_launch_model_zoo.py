@@ -106,6 +106,25 @@ def test_the_row_curves_are_the_characterisation_reduced():
         h200.pass_curve, h200.warp_reduce_curve, h200.reread_curve)
 
 
+def test_a_naive_matrix_products_l1_requests_are_what_it_waits_for():
+    """matmul_naive in 8 x 8 blocks: each warp's a[y * 64 + k] touches four lines of the L1
+    and b[k * width + x] one, 64 times an element; at the L1's measured 0.51 ns a line an
+    SM (characterize.py l1_lines) the model predicts the launch within 10 % of the time
+    the sweep measured (it predicted 4x before the table was read as the caches'), and
+    advises 256 x 1 (one line each), within 5 % of the best the sweep timed (32 x 2)."""
+    from benchmarks.gpu.device_params import l1_line_ns
+
+    folder = FIXTURES / "traces/zoo-4/h200"
+    h200, h100 = (launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
+    first, repeat = (json.loads((folder / f"{n}.characterization.json").read_text())
+                     for n in ("l1", "l1-repeat"))
+    assert h200.l1_line_ns == l1_line_ns(first["l1_lines"]) == h100.l1_line_ns
+    assert abs(l1_line_ns(repeat["l1_lines"]) - h200.l1_line_ns) < 0.005
+    r = next(r for r in json.loads(_rows("zoo-4/h200")) if r["name"] == "matmul_naive")
+    assert r["model"]["now"]["ns"] / 1e6 == pytest.approx(r["defect_ms"], rel=0.1)
+    assert r["ratio"] >= 0.95 and r["fix"]["block"] == [256, 1, 1]
+
+
 def test_the_gather_bandwidth_is_the_characterisation_reduced():
     """gather_gbs: device_params.py's reduction of characterize.py's gather_bandwidth rows
     (H200); random 4-byte gathers draw under a third of the streamed plateau, whatever the
@@ -141,13 +160,11 @@ UNMET = {
     ("zoo-3/h200", "advised 0.97"): "0.956 (habit 0.935): rmsnorm4_row advised 224 threads "
                                     "(24 % saved; 512 saves 39 %), planar_to_rgb (22 %) not "
                                     "advised",
-    ("zoo-4/h200", "advised 0.97"): "0.896 (habit 0.943): matmul_naive (52 %: its loads the "
-                                    "caches' across threads, predicted 4x the traced time) "
-                                    "and norm2_tree (22 %: a tree reduction a block) not "
-                                    "advised",
+    ("zoo-4/h200", "advised 0.97"): "0.955 (habit 0.943): norm2_tree (22 %: a tree "
+                                    "reduction a block) not advised, row_scale_bias 512 "
+                                    "threads (21 %; 128 saves 32 %)",
     ("zoo/h200", "inside 90 %"): "9 of 11 claims hold (transpose_naive, mandelbrot)",
     ("zoo-2/h200", "inside 90 %"): "4 of 7 claims hold",
-    ("zoo-4/h200", "inside 90 %"): "8 of 9 claims hold (clamp_copy)",
     ("zoo/h200", "width 15 points"): "27 points",
     ("zoo-2/h200", "width 15 points"): "31 points",
     ("zoo-3/h200", "width 15 points"): "22 points",
@@ -155,11 +172,11 @@ UNMET = {
     ("zoo-2/h200", "every 10 % warned"): "data_gather",
     ("zoo-3/h200", "every 10 % warned"): "naive_sum (claims 0-89 %: whether its atomics wait "
                                          "for the work is unknown), planar_to_rgb",
-    ("zoo-4/h200", "every 10 % warned"): "norm2_tree, matmul_naive",
+    ("zoo-4/h200", "every 10 % warned"): "norm2_tree",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",
-    ("zoo-4/h200", "spearman 0.9"): "0.58",
+    ("zoo-4/h200", "spearman 0.9"): "0.77",
 }
 TARGETS = {
     "advised 0.97": lambda t: t["advised_vs_best"] >= 0.97,

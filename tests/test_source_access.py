@@ -215,3 +215,45 @@ def test_a_loops_own_index_is_read_inside_that_loop():
         for (int j = 0; j < 256; ++j) s += in[(size_t)t * 256 + j]; out[t] = s; }""",
                         "per-element", {})
     assert (rows.scattered_bytes, rows.scattered_sectors) == (1024, 256 * 32)
+
+
+MATMUL = """{ int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) { float acc = 0.0f;
+        for (int k = 0; k < 64; ++k) acc += a[(long)y * 64 + k] * b[(long)k * width + x];
+        c[(long)y * width + x] = acc; } }"""
+
+
+def test_a_table_many_threads_read_in_a_constant_loop_is_the_caches():
+    """A naive matrix product's a[y * 64 + k] (the same for every lane of a row) and
+    b[k * width + x] (the same for every row of a 2-D block): 64 loads each an element,
+    the caches' (tests/test_launch_model_zoo.py holds what the L1 costs against the GPU)."""
+    f = _facts(MATMUL)
+    assert (f.load_bytes, f.cached_bytes, f.store_bytes) == (512, 512, 4)
+    assert sorted(f.cached_loads) == [(0, True, 4, 64), (1, False, 4, 64)]
+    # a 1-D loop down a column reads each element once: DRAM's, not a table
+    column = _facts("""{ long col = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        float acc = 0.0f; for (int r = 0; r < 1024; ++r) acc += a[r * n + col];
+        c[col] = acc; }""")
+    assert (column.load_bytes, column.cached_bytes) == (4096, 0)
+    # a filter's weights, the same for every lane: the caches'
+    taps = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; float v = 0.0f;
+        for (int k = 0; k < 8; ++k) v += b[k] * a[i]; c[i] = v; }""")
+    assert taps.cached_loads == ((0, False, 4, 8),)
+
+
+@pytest.mark.parametrize(("block", "row", "load", "lines"), [
+    (64, 8, (0, True, 4), 4),  # 8 x 8: a warp's four rows, each its own word of a
+    (64, 8, (1, False, 4), 1),  # ... and the same 32 bytes of b in each
+    (64, 32, (0, True, 4), 1),  # 32 x 2: one row a warp
+    (64, 32, (1, False, 4), 1),  # 128 bytes: one line
+    (256, 0, (1, False, 16), 4),  # a 1-D block of float4s: 512 bytes
+    (256, 0, (-1, False, 4), 32),  # each lane its own line
+    (256, 16, (2, True, 4), 2),  # 16 lanes 8 bytes apart, two rows
+])
+def test_the_lines_a_warps_request_touches(block, row, load, lines):
+    from occlint.judgement.timing import _lines
+
+    stride, down, size = load
+    assert _lines(Config(block, 1, 1, row=row), stride, down, size) == lines
+

@@ -220,6 +220,16 @@ extern "C" __global__ void reread_row(const float* a, const float* b, float* c, 
     { two_pass<1>(a, b, c, cols); }
 extern "C" __global__ void fresh_row(const float* a, const float* b, float* c, long cols)
     { two_pass<0>(a, b, c, cols); }
+// a warp's loads from a table the L1 holds (32 KB), each touching LINES distinct 128-byte
+// lines: lane l reads line l % LINES (l_lines: what the L1 serves a second)
+extern "C" __global__ void l1_lines(const float* __restrict__ t, float* __restrict__ out,
+                                    int lines, int iters) {
+    int lane = threadIdx.x & 31;
+    const float* p = t + (lane % lines) * 32 + (lane / lines);
+    float acc = 0.0f;
+    for (int k = 0; k < iters; ++k) acc += p[(k & 7) * 1024];
+    if (acc == 1234.5f) out[0] = acc;
+}
 extern "C" __global__ void reduce_store(float* out, float s) { reduce_tree<0>(out, s); }
 extern "C" __global__ void reduce_atomic(float* out, float s) { reduce_tree<1>(out, s); }
 extern "C" __global__ void reduce_none(float* out, float s) {
@@ -585,6 +595,28 @@ def row_reread(b: Bench) -> list[dict]:
     return rows
 
 
+def l1_lines(b: Bench) -> list[dict]:
+    """Loads a warp makes from a 32 KB table the L1 holds, each request touching 1 to 32
+    distinct 128-byte lines (``l1_lines``), 8 blocks of 256 threads per SM, 4,096 loads a
+    thread: ns per warp request per SM against the lines it touches (device_params
+    .l1_line_ns: what a line of a request costs the SM's L1)."""
+    cp = b.cp
+    table = cp.ones(8 * 1024, dtype=cp.float32)
+    out = cp.zeros(1, dtype=cp.float32)
+    fn = b.f("l1_lines")
+    grid, block, iters = b.sms * 8, 256, 4096
+    rows = []
+    for lines in (1, 2, 4, 8, 16, 32):
+        ms = b.time(lambda lines=lines, t=table, o=out: fn(
+            (grid,), (block,), (t, o, cp.int32(lines), cp.int32(iters))), reps=7)
+        requests = grid * block // 32 * iters
+        rows.append({"kernel": "l1_lines", "lines": lines, "grid": grid, "block": block,
+                     "iters": iters, "registers": fn.num_regs, "ms": ms,
+                     "ns_per_request_per_sm": ms * 1e6 * b.sms / requests})
+    del table, out
+    return rows
+
+
 def wave_resident(b: Bench) -> list[dict]:
     """Grid-stride copies of 1 GiB (``copy_float_1``, ``copy_float4_1``) in 256-, 512- and
     1024-thread blocks, 1 to 8 resident per SM (capped by dynamic shared memory), in 1 to
@@ -715,7 +747,7 @@ def main(argv: list[str]) -> int:
                     ("block_reduce", block_reduce), ("block_alignment", block_alignment),
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
-                    ("row_reread", row_reread)):
+                    ("row_reread", row_reread), ("l1_lines", l1_lines)):
         if only and key not in only:
             continue
         t = time.time()
@@ -729,6 +761,9 @@ def main(argv: list[str]) -> int:
     for r in doc.get("block_reduce", ()):
         print("reduce", r["kernel"], r["block"], r["blocks"], r["smem"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("l1_lines", ()):
+        print("l1", r["lines"], f"{r['ms'] * 1e3:.1f} us",
+              f"{r['ns_per_request_per_sm']:.3f} ns a request an SM")
     for r in doc.get("row_reread", ()):
         print("reread", r["kernel"], r["block"], r["cols"], r["bytes_per_sm"],
               f"{r['ms'] * 1e3:.1f} us")

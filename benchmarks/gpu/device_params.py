@@ -201,6 +201,14 @@ def reread_curve(rows: list[dict]) -> list[list[float]]:
             for x, v in sorted(by_x.items())]
 
 
+def l1_line_ns(rows: list[dict]) -> float:
+    """ns an SM's L1 takes per 128-byte line a warp's request touches (l1_lines): the
+    median of the time a request over its lines where it touches four or more (one or two
+    lines cost more per line: the request's own issue)."""
+    return round(statistics.median(r["ns_per_request_per_sm"] / r["lines"] for r in rows
+                                   if r["lines"] >= 4), 3)
+
+
 def params(doc: dict) -> dict:
     env, sms = doc["env"], doc["env"]["sms"]
     bw = doc["bandwidth"]
@@ -245,6 +253,7 @@ def params(doc: dict) -> dict:
         if any(r["kernel"] == "reduce_shfl" for r in doc.get("block_reduce", ())) else None,
         "pass_curve": pass_curve(doc["row_phases"], sms) if doc.get("row_phases") else None,
         "reread_curve": reread_curve(doc["row_reread"]) if doc.get("row_reread") else None,
+        "l1_line_ns": l1_line_ns(doc["l1_lines"]) if doc.get("l1_lines") else None,
         "row_curve": rows.get(4), "row_curve_16": rows.get(16),
         "gather_gbs": round(statistics.median(
             r["sector_gbps"] for r in doc["gather_bandwidth"] if r["level"] == "dram"))

@@ -225,7 +225,7 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     per_sm = blocks / active
     threads = cfg.block if busy is None else busy  # a block's threads that have elements
     warps = -(-threads // cfg.wave)
-    load, store = facts.load_bytes or 0.0, facts.store_bytes or 0.0
+    load, store = (facts.load_bytes or 0.0) - facts.cached_bytes, facts.store_bytes or 0.0
     if facts.reread_bytes and dm.reread_curve:
         # a block per row's later passes find its row in the SM's cache while the resident
         # blocks' rows fit (measured): those loads move no DRAM bytes
@@ -266,6 +266,13 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
             / cfg.row_efficiency(element, k.row_bytes)
         if iterations > 1 and facts.loop == "grid-stride":
             mem /= _request_efficiency(threads, cfg.wave, load, store)
+    if facts.cached_loads and dm.l1_line_ns:
+        # a table many threads read is the caches': the SM's L1 serves each warp's request
+        # a line at a time (measured), beside DRAM's bytes
+        lines = sum(weight * _lines(cfg, stride, down, size)
+                    for stride, down, size, weight in facts.cached_loads)
+        l1 = per_sm * warps * per_thread * lines * dm.l1_line_ns * 1e-9
+        mem = _pnorm((mem, l1), k.p)
     busiest = math.ceil(per_sm - 1e-9)
     # warp instructions over that hyperbola, split in its two terms: every instruction's
     # issue slot, and each thread's chains one after another (a loop's control issues
@@ -299,6 +306,17 @@ def _at(curve: Curve, x: float) -> float:
     if not curve:
         return 0.0
     return _along(curve, max(x, curve[0][0]))
+
+
+def _lines(cfg: Config, stride: int, down: bool, size: float) -> int:
+    """The 128-byte lines a warp's request touches: its lanes along x read the same word
+    (``stride`` 0), words ``stride`` elements apart, or each its own line (-1); its rows
+    along y the same words, or each row its own (``down``)."""
+    lanes = min(cfg.row or cfg.block, cfg.wave)
+    rows = cfg.wave // lanes if cfg.row else 1
+    across = 1 if stride == 0 else lanes if stride < 0 else \
+        math.ceil(lanes * stride * min(size, 16.0) / 128)
+    return across * (rows if down else 1)
 
 
 @lru_cache(maxsize=16)

@@ -74,6 +74,13 @@ class Facts:
     # read again (the SM's cache holds them while the resident blocks' rows fit)
     reread_bytes: float = 0.0
     reread_row_bytes: float = 0.0
+    # of load_bytes, the loads of a table many threads read, a constant loop walking it
+    # (a naive matrix product's a[y * K + k] and b[k * n + x]): the caches' (L1, L2), not
+    # DRAM's; each (its stride along x in elements: 0 the same for every lane, -1 each
+    # lane its own line; whether it moves along y; its bytes; its loads per element), from
+    # which the model counts the 128-byte lines a warp's request touches
+    cached_bytes: float = 0.0
+    cached_loads: tuple[tuple[int, bool, float, float], ...] = ()
 
     @property
     def loops(self) -> bool:
@@ -110,4 +117,5 @@ class Facts:
                 **({"row_passes": self.passes, "block_reductions": self.reductions}
                    if self.passes else {}),
                 **({"reread_bytes": self.reread_bytes,
-                    "reread_row_bytes": self.reread_row_bytes} if self.reread_bytes else {})}
+                    "reread_row_bytes": self.reread_row_bytes} if self.reread_bytes else {}),
+                **({"cached_bytes": self.cached_bytes} if self.cached_bytes else {})}

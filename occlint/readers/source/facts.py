@@ -493,7 +493,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         inner = [(name, spread) for lo, hi, name, spread in scoped if lo <= at <= hi]
         return {**env, **dict(inner)} if inner else env
 
-    load = store = column = scattered = sectors = reread = 0.0
+    load = store = column = scattered = sectors = reread = cached = 0.0
+    cached_loads: list[tuple[int, bool, float, float]] = []
+    two_d = "threadIdx.y" in body or "hipThreadIdx_y" in body
     seen: set[tuple[str, str, int]] = set()
     first_pass: dict[tuple[str, str], int] = {}  # a row's load -> the pass first making it
     reread_rows: dict[str, float] = {}
@@ -530,6 +532,13 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             offset = offsets[name]
             spread = access.spread_of(index if offset == "0" else f"{offset} + ({index})",
                                       env_at(at), consts)
+            if weight > 1 and spread and not written and not compound and (
+                    spread[0] == 0 or (two_d and spread[1] == 0)):
+                # a table a constant loop walks that many threads read: the caches'
+                cached += size * weight
+                stride = spread[0] if spread[0] < access.STRIDED else -1
+                cached_loads.append((stride, bool(spread[1]), size, weight))
+                continue
             kind, moved = access.moved(spread, size) if spread else ("coalesced", size)
             if kind == "column":
                 column += size * w
@@ -590,6 +599,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  scattered_sectors=0.0 if unknown else sectors, passes=passes,
                  reread_bytes=0.0 if unknown else reread,
                  reread_row_bytes=0.0 if unknown else sum(reread_rows.values()),
+                 cached_bytes=0.0 if unknown else cached,
+                 cached_loads=() if unknown else tuple(cached_loads),
                  reductions=_reductions(body, stride_heads, region) if passes else 0)
 
 
