@@ -41,6 +41,8 @@ X = {"x": (1, 0), "y": (0, 1), "i": (1, 0)}
     ("idx[blockIdx.x]", UNIFORM),
     ("i < n ? i : 0", (1, 0)),
     ("static_cast<long>(threadIdx.x) + 4", (1, 0)),
+    ("&idx[i]", (1, 0)),  # an element's address, not the value loaded there
+    ("&idx[blockIdx.x]", UNIFORM),
 ])
 def test_an_expressions_spread_is_read_from_its_operators(expr, spread):
     assert spread_of(expr, X, {}) == spread
@@ -256,4 +258,29 @@ def test_the_lines_a_warps_request_touches(block, row, load, lines):
 
     stride, down, size = load
     assert _lines(Config(block, 1, 1, row=row), stride, down, size) == lines
+
+
+HISTOGRAM = """{ __shared__ float h[256];
+    for (int t = threadIdx.x; t < 256; t += blockDim.x) h[t] = 0.0f;
+    __syncthreads();
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) { int bin = min(max((int)(a[i] * 32.0f), 0), 255); atomicAdd(&h[bin], 1.0f); }
+    __syncthreads(); FLUSH }"""
+
+
+@pytest.mark.parametrize(("flush", "words"), [
+    # a privatised histogram's flush: every block adds to the same 256 words
+    ("for (int t = threadIdx.x; t < 256; t += blockDim.x) atomicAdd(&sum[t], h[t]);", 1),
+    ("atomicAdd(&sum[threadIdx.x & 255], h[threadIdx.x & 255]);", 1),
+    # each block its own words: no queue
+    ("atomicAdd(&sum[blockIdx.x * 256 + (threadIdx.x & 255)], h[threadIdx.x & 255]);", 0),
+    ("long o = blockIdx.x * 256; for (int t = threadIdx.x; t < 256; t += blockDim.x)"
+     " atomicAdd(&sum[o + t], h[t]);", 0),
+])
+def test_a_set_of_words_every_block_adds_to_is_told_from_a_blocks_own(flush, words):
+    """The bins in shared memory (atomicAdd(&h[bin], 1)) are the SM's, not a queue at
+    the L2; the flush's words are a set every block shares unless the address reads the
+    block index."""
+    f = _facts(HISTOGRAM.replace("FLUSH", flush))
+    assert (f.atomics_set, f.atomics_data, f.atomics_one) == (words, 0, 0)
 

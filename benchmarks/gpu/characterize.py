@@ -230,6 +230,11 @@ extern "C" __global__ void l1_lines(const float* __restrict__ t, float* __restri
     for (int k = 0; k < iters; ++k) acc += p[(k & 7) * 1024];
     if (acc == 1234.5f) out[0] = acc;
 }
+// every block adds one value to each word of the same set (a privatised histogram's flush:
+// atomic_set), the set's words a block-stride loop walks
+extern "C" __global__ void atomic_set(float* out, int words) {
+    for (int t = threadIdx.x; t < words; t += blockDim.x) atomicAdd(out + t, 1.0f);
+}
 extern "C" __global__ void reduce_store(float* out, float s) { reduce_tree<0>(out, s); }
 extern "C" __global__ void reduce_atomic(float* out, float s) { reduce_tree<1>(out, s); }
 extern "C" __global__ void reduce_none(float* out, float s) {
@@ -617,6 +622,26 @@ def l1_lines(b: Bench) -> list[dict]:
     return rows
 
 
+def atomic_set(b: Bench) -> list[dict]:
+    """2^16 blocks of 64 to 1,024 threads each adding one value to every word of the same
+    set of 256, 1,024 or 4,096 words (``atomic_set``: a privatised histogram's flush):
+    ns per atomic (device_params.atomic_set_ns)."""
+    cp = b.cp
+    out = cp.zeros(4096, dtype=cp.float32)
+    fn = b.f("atomic_set")
+    blocks = 1 << 16
+    rows = []
+    for words in (256, 1024, 4096):
+        for block in (64, 256, 1024):
+            ms = b.time(lambda block=block, words=words, o=out: fn(
+                (blocks,), (block,), (o, cp.int32(words))), reps=5)
+            rows.append({"kernel": "atomic_set", "words": words, "block": block,
+                         "blocks": blocks, "ms": ms,
+                         "ns_per_atomic": ms * 1e6 / (blocks * words)})
+    del out
+    return rows
+
+
 def wave_resident(b: Bench) -> list[dict]:
     """Grid-stride copies of 1 GiB (``copy_float_1``, ``copy_float4_1``) in 256-, 512- and
     1024-thread blocks, 1 to 8 resident per SM (capped by dynamic shared memory), in 1 to
@@ -747,7 +772,8 @@ def main(argv: list[str]) -> int:
                     ("block_reduce", block_reduce), ("block_alignment", block_alignment),
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
-                    ("row_reread", row_reread), ("l1_lines", l1_lines)):
+                    ("row_reread", row_reread), ("l1_lines", l1_lines),
+                    ("atomic_set", atomic_set)):
         if only and key not in only:
             continue
         t = time.time()
@@ -761,6 +787,9 @@ def main(argv: list[str]) -> int:
     for r in doc.get("block_reduce", ()):
         print("reduce", r["kernel"], r["block"], r["blocks"], r["smem"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("atomic_set", ()):
+        print("atomic set", r["words"], r["block"], f"{r['ms'] * 1e3:.1f} us",
+              f"{r['ns_per_atomic']:.4f} ns an atomic")
     for r in doc.get("l1_lines", ()):
         print("l1", r["lines"], f"{r['ms'] * 1e3:.1f} us",
               f"{r['ns_per_request_per_sm']:.3f} ns a request an SM")

@@ -209,6 +209,15 @@ def l1_line_ns(rows: list[dict]) -> float:
                                    if r["lines"] >= 4), 3)
 
 
+def atomic_set_ns(rows: list[dict]) -> float:
+    """ns each word of a set every block adds to queues for a block's atomic (atomic_set):
+    the launch's time over its blocks, the median over blocks of 64 to 1,024 threads and
+    sets of 256 and 1,024 words (the time does not grow with the words up to there: the
+    L2 serves the words side by side)."""
+    return round(statistics.median(r["ms"] * 1e6 / r["blocks"] for r in rows
+                                   if r["words"] <= 1024), 2)
+
+
 def params(doc: dict) -> dict:
     env, sms = doc["env"], doc["env"]["sms"]
     bw = doc["bandwidth"]
@@ -254,6 +263,7 @@ def params(doc: dict) -> dict:
         "pass_curve": pass_curve(doc["row_phases"], sms) if doc.get("row_phases") else None,
         "reread_curve": reread_curve(doc["row_reread"]) if doc.get("row_reread") else None,
         "l1_line_ns": l1_line_ns(doc["l1_lines"]) if doc.get("l1_lines") else None,
+        "atomic_set_ns": atomic_set_ns(doc["atomic_set"]) if doc.get("atomic_set") else None,
         "row_curve": rows.get(4), "row_curve_16": rows.get(16),
         "gather_gbs": round(statistics.median(
             r["sector_gbps"] for r in doc["gather_bandwidth"] if r["level"] == "dram"))

@@ -405,6 +405,8 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     ns = dm.atomic_one_ns * 1e-9
     after = (threads * facts.atomics_one_thread + B * cfg.warps * facts.atomics_one_warp) * ns
     one = (elements * facts.atomics_one + B * facts.atomics_one_block) * ns
+    # a set of words every block adds to: each word's queue holds one atomic a block
+    one += B * facts.atomics_set * dm.atomic_set_ns * 1e-9
     spread = _block_atomics(dm, facts, cfg, threads)
     # atomics on one address queue at one L2 slice: they add to the time (all of them wait
     # for each other); so do those to each block's own address, queued at the L2 the loads

@@ -46,6 +46,10 @@ class Facts:
     # atomics per element to addresses the data picks (a histogram's bins): how they
     # queue is the data's, not priced
     atomics_data: float = 0.0
+    # atomics a block adds to each word of a set every block shares (a privatised
+    # histogram's flush, ``atomicAdd(&bins[threadIdx.x], ...)``): a queue of one a block
+    # on each word
+    atomics_set: float = 0.0
     shared_per_thread: bool = False  # dynamic shared memory indexed by the thread
     barrier: bool = False  # __syncthreads() in the body
     source: str = "source"  # where the facts come from
@@ -89,7 +93,7 @@ class Facts:
     @property
     def atomics(self) -> bool:
         return bool(self.atomics_one or self.atomics_one_thread or self.atomics_block
-                    or self.atomics_one_block or self.atomics_one_warp)
+                    or self.atomics_one_block or self.atomics_one_warp or self.atomics_set)
 
     @property
     def known(self) -> bool:
@@ -107,6 +111,8 @@ class Facts:
                 **({"atomics_one_address_per_warp": self.atomics_one_warp}
                    if self.atomics_one_warp else {}),
                 **({"atomics_data_addressed": self.atomics_data} if self.atomics_data else {}),
+                **({"atomics_per_block_on_shared_words": self.atomics_set}
+                   if self.atomics_set else {}),
                 "shared_per_thread": self.shared_per_thread, "barrier": self.barrier,
                 "source": self.source, **({"tile": self.tile} if self.tile else {}),
                 **({"unroll": self.unroll} if self.unroll is not None else {}),

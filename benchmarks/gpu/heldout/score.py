@@ -212,7 +212,8 @@ def main(argv: list[str]) -> int:
                   f"claim {r['low']:6.1%}-{r['high']:6.1%} "
                   f"got {r.get('saving', float('nan')):6.1%} ratio {r.get('ratio', 0):.3f} "
                   f"{'' if r.get('inside', True) else 'OUTSIDE'}")
-    for split in ("fit", "score", "heldout-family", "post-fit", "zoo", "zoo-2", "zoo-3", "zoo-4"):
+    halves = ["fit", "score", "heldout-family", "post-fit"]
+    for split in halves + sorted({r["split"] for r in result} - set(halves)):
         sel = [r for r in result if r["split"] == split]
         if sel:
             t = targets(sel)

@@ -130,6 +130,15 @@ class _Parser:
 
     def unary(self) -> _Value:
         t = self.peek()
+        if t == "&" and self.i + 2 < len(self.toks) and self.toks[self.i + 2] == "[" \
+                and self.toks[self.i + 1][0].isalpha():
+            # an element's address, &p[i]: where it is, as p + i (not the value loaded)
+            self.i += 1
+            base = self.primary()
+            self.take("[")
+            index = self.expr()
+            self.take("]")
+            return _Value(_each(base.spread, index.spread, _add))
         if t in ("-", "+", "~", "!", "&", "*"):
             self.take()
             v = self.unary()

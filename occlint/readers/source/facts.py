@@ -550,19 +550,29 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         if "fma" in body else []
     arithmetic = fmas + [m.start() for lo, hi in spans for m in _MUL.finditer(body, lo, hi)]
     fma = sum(region.weight(at) for at in arithmetic)
-    one = one_thread = per_block = one_block = one_warp = data = 0.0
+    one = one_thread = per_block = one_block = one_warp = data = shared_set = 0.0
+    shared_arrays = {m[1] for m in _SHARED_ARRAY.finditer(body)} \
+        if "__shared__" in body else set()
     for m in _ATOMIC.finditer(body) if "tomic" in body else ():
         close = _matching(body, m.end() - 1, "(", ")")
         address = body[m.end():close].split(",")[0]
-        if _THREAD.search(address):
-            continue  # a thread's own address: no queue
+        base = _ADDRESS_BASE.match(address)
+        if base and base[1] in shared_arrays:
+            continue  # the SM's shared memory: no queue at the L2
+        looped = span_of(m.start()) is not None and bool(stride_heads)
         spread = access.spread_of(address, env_at(m.start()), consts)
+        own = _THREAD.search(address) or (spread is not None and spread != access.UNIFORM
+                                          and access.SCATTERED not in spread)
+        if own:
+            # a thread's own word: its block's own where the address reads the block index
+            # (no queue), else one of a set every block adds to (a privatised histogram's
+            # flush): each word queues one atomic a block
+            if not looped and not _block_indexed(address, body):
+                shared_set += region.weight(m.start())
+            continue
         if spread is None or access.SCATTERED in spread:
             data += region.weight(m.start())  # an address the data (or unread text) picks
             continue
-        if spread != access.UNIFORM:
-            continue  # a thread's own address: no queue
-        looped = span_of(m.start()) is not None and bool(stride_heads)
         lanes = region.guard_lanes(m.start())
         if lanes == "warp" and not looped:  # one lane of each warp
             one_warp += 1.0
@@ -591,6 +601,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
+                 atomics_set=shared_set,
                  shared_per_thread=shared, barrier="__syncthreads" in body,
                  unroll=_unroll(body, head, spans[0], region, heads, arithmetic, fmas,
                                 (load + store) / 4),
@@ -602,6 +613,23 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  cached_bytes=0.0 if unknown else cached,
                  cached_loads=() if unknown else tuple(cached_loads),
                  reductions=_reductions(body, stride_heads, region) if passes else 0)
+
+
+# an atomic's address: the array (or pointer) it indexes, ``&bins[k]``, ``out + k``
+_ADDRESS_BASE = re.compile(r"\s*&?\s*\(?\s*([A-Za-z_]\w*)")
+_BLOCK_WORDS = re.compile(r"\bblockIdx\b|\bhipBlockIdx_|\bgridDim\b|\bhipGridDim_")
+
+
+def _block_indexed(text: str, body: str, depth: int = 2) -> bool:
+    """Whether ``text`` reads the block index, itself or through the variables it names
+    (``depth`` assignments deep)."""
+    if _BLOCK_WORDS.search(text):
+        return True
+    for name in set(access._NAME.findall(text)) if depth else ():
+        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)([^;]*)", body):
+            if _block_indexed(m[1], body, depth - 1):
+                return True
+    return False
 
 
 # a block's reduction after a pass: a barrier, cub's (``BlockReduce(...).Sum(``), or a call
