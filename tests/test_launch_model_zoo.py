@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's five sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's six sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -10,9 +10,10 @@ re-reads were measured on the device and priced, and scored once against 6d056e8
 habit 0.935); the fourth after that, scored once against 64fec09 (0.876, habit 0.943),
 then a block per row's loads in flight read as one pass's and a table many threads read
 as the L1's; the fifth after that, scored once against 7c2a9a0 (0.776, habit 0.807: all
-but a privatised histogram's flush 0.99), then the flush's atomics measured and priced:
-none is unseen any more. What holds is asserted; what does not is a strict xfail with the
-figures."""
+but a privatised histogram's flush 0.99), then the flush's atomics measured and priced;
+the sixth after that (694455a), scored once and left as it was, the model's figure on
+work it has not seen: 0.973 of the best (habit 0.936), none slower, none unwarned. What
+holds is asserted; what does not is a strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in (1, 2, 3, 4, 5)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in (1, 2, 3, 4, 5, 6)}
 
 
 @cache
@@ -193,6 +194,10 @@ UNMET = {
     ("zoo-3/h200", "width 15 points"): "22 points",
     ("zoo-4/h200", "width 15 points"): "30 points",
     ("zoo-5/h200", "width 15 points"): "26 points",
+    ("zoo-6/h200", "width 15 points"): "22 points",
+    ("zoo-6/h200", "spearman 0.9"): "0.897",
+    ("zoo-6/h200", "inside 90 %"): "7 of 9 claims hold (stencil_global: 2-21 % claimed, 49 % "
+                                   "saved; max_abs_warp: 87-99 % claimed, 51 % saved)",
     ("zoo-2/h200", "every 10 % warned"): "data_gather",
     ("zoo-3/h200", "every 10 % warned"): "naive_sum (claims 0-89 %: whether its atomics wait "
                                          "for the work is unknown), planar_to_rgb",

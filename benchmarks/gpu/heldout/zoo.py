@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-5] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-6] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -729,6 +729,128 @@ extern "C" __global__ void lerp_int({_ARGS}) {{
 """,
 }
 
+# the sixth set: written after a shared set's atomics were priced (694455a), swept and
+# scored once against it
+KERNELS_6: dict[str, str] = {
+    "softmax_warp_row": f"""
+extern "C" __global__ void softmax_warp_row({_ARGS}) {{
+    long row = (blockIdx.x * (long)blockDim.x + threadIdx.x) >> 5;  // a warp a row of 128
+    int lane = threadIdx.x & 31;
+    if (row * 32 >= n) return;
+    const float* x = a + row * 128;
+    float v[4], m = NEG_INF, t = 0.0f;
+    for (int k = 0; k < 4; ++k) {{ v[k] = x[lane + 32 * k]; m = fmaxf(m, v[k]); }}
+    m = warp_max(m);
+    for (int k = 0; k < 4; ++k) {{ v[k] = __expf(v[k] - m); t += v[k]; }}
+    t = warp_sum(t);
+    for (int k = 0; k < 4; ++k) c[row * 128 + lane + 32 * k] = v[k] / t;
+}}
+""",
+    "stencil_global": f"""
+extern "C" __global__ void stencil_global({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < 2 || i >= n - 2) {{
+        if (i < n) c[i] = a[i];
+    }} else
+        c[i] = 0.2f * (a[i - 2] + a[i - 1] + a[i] + a[i + 1] + a[i + 2]);
+}}
+""",
+    "upsample_nearest": f"""
+extern "C" __global__ void upsample_nearest({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height)
+        c[(long)y * width + x] = a[(long)(y >> 1) * (width >> 1) + (x >> 1)];
+}}
+""",
+    "complex_mul": """
+extern "C" __global__ void complex_mul(const float2* __restrict__ a,
+                                       const float2* __restrict__ b, float2* __restrict__ c,
+                                       float* __restrict__ sum, float s, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float2 p = a[i], q = b[i];
+        c[i] = make_float2(p.x * q.x - p.y * q.y, p.x * q.y + p.y * q.x);
+    }
+}
+""",
+    "segment_sum_row": f"""
+extern "C" __global__ void segment_sum_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}}
+""",
+    "argmax_row": f"""
+extern "C" __global__ void argmax_row({_ROWS}) {{
+    __shared__ float rv[32];
+    __shared__ int ri[32];
+    const float* x = a + blockIdx.x * cols;
+    float best = NEG_INF;
+    int at = 0;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        if (x[j] > best) {{ best = x[j]; at = (int)j; }}
+    for (int o = 16; o > 0; o >>= 1) {{
+        float v = __shfl_xor_sync(0xffffffffu, best, o);
+        int k = __shfl_xor_sync(0xffffffffu, at, o);
+        if (v > best || (v == best && k < at)) {{ best = v; at = k; }}
+    }}
+    if ((threadIdx.x & 31) == 0) {{ rv[threadIdx.x >> 5] = best; ri[threadIdx.x >> 5] = at; }}
+    __syncthreads();
+    if (threadIdx.x == 0) {{
+        for (int w = 1; w < (int)(blockDim.x >> 5); ++w)
+            if (rv[w] > best || (rv[w] == best && ri[w] < at)) {{ best = rv[w]; at = ri[w]; }}
+        c[blockIdx.x] = (float)at;
+    }}
+}}
+""",
+    "max_abs_warp": f"""
+extern "C" __global__ void max_abs_warp({_ARGS}) {{
+    float m = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        m = fmaxf(m, fabsf(a[i]));
+    m = warp_max(m);
+    if ((threadIdx.x & 31) == 0) atomicMax((int*)sum, __float_as_int(m));
+}}
+""",
+    "gather_rows_2d": f"""
+extern "C" __global__ void gather_rows_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        int src = (int)(fabsf(b[y]) * 1000.0f) % height;  // a row the data picks
+        c[(long)y * width + x] = a[(long)src * width + x];
+    }}
+}}
+""",
+    "four_per_thread": f"""
+extern "C" __global__ void four_per_thread({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n)
+        for (int k = 0; k < 4; ++k) c[4 * i + k] = s * a[4 * i + k] + b[4 * i + k];
+}}
+""",
+    "tanh_heavy": f"""
+extern "C" __global__ void tanh_heavy({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        c[i] = tanhf(x) * tanhf(0.5f * x) + tanhf(2.0f * x) * s;
+    }}
+}}
+""",
+    "mask_fill": f"""
+extern "C" __global__ void mask_fill({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = b[i] > 0.0f ? s : a[i];
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -826,8 +948,24 @@ SUITE_5: dict[str, tuple] = {
     "lerp_int": ("grid-stride-int", 64 * M, {"block": [96, 1, 1], "grid_sms": 8}, {},
                  "exact", 1),
 }
+SUITE_6: dict[str, tuple] = {
+    "softmax_warp_row": ("elementwise", 16 * M, {"block": [64, 1, 1]}, {}, "close", 4),
+    "stencil_global": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "upsample_nearest": ("image", 64 * M, {"block": [16, 2, 1]}, {}, "exact", 1),
+    "complex_mul": ("elementwise", 32 * M, {"block": [1024, 1, 1]}, {}, "exact", 2),
+    "segment_sum_row": ("block-per-row", 64 * M, {"block": [512, 1, 1]}, {"cols": 512},
+                        "none", 1),
+    "argmax_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 4096},
+                   "none", 1),
+    "max_abs_warp": ("grid-stride", 64 * M, {"block": [512, 1, 1], "grid_sms": 64}, {},
+                     "none", 1),
+    "gather_rows_2d": ("image", 64 * M, {"block": [8, 8, 1]}, {}, "exact", 1),
+    "four_per_thread": ("elementwise", 16 * M, {"block": [64, 1, 1]}, {}, "exact", 4),
+    "tanh_heavy": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "mask_fill": ("elementwise", 64 * M, {"block": [224, 1, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
-        4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5)}
+        4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6)}
 
 
 def suite(which: int = 1) -> list[dict]:
