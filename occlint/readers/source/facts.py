@@ -523,6 +523,13 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 if loop == "block-stride" and first_pass.setdefault(near[:2], span) != span:
                     reread += size * region.weight(at)  # a later pass over the same row
                     reread_rows[name] = size
+            elif written and not compound:
+                # the same element stored again in a pass (an if's branches each storing
+                # c[i]): one store
+                element = (name, "".join(index.split()), span, "=")
+                if element in seen:
+                    continue
+                seen.add(element)
             weight = region.weight(at)
             w = weight * ((written or compound) + (not written or compound))
             if written or compound:
