@@ -40,6 +40,21 @@ def _targets(run: str, facts: str | None = "source") -> dict:
     return score.targets(json.loads(_rows(run, facts)))
 
 
+def _row(run: str, name: str) -> dict:
+    return next(r for r in json.loads(_rows(run)) if r["name"] == name)
+
+
+def _devices() -> tuple:
+    """The H200's launch-model parameters and the H100's."""
+    return tuple(launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
+
+
+def _characterisations(run: str, *names: str) -> list[dict]:
+    """characterize.py's documents saved beside a run (NAME.characterization.json)."""
+    folder = FIXTURES / "traces" / run
+    return [json.loads((folder / f"{n}.characterization.json").read_text()) for n in names]
+
+
 @pytest.mark.parametrize("which", list(RUNS.values()))
 def test_each_set_is_the_scripts(tmp_path, which):
     zoo.main(["--set", str(which), "--out", str(tmp_path)])
@@ -93,11 +108,9 @@ def test_the_row_curves_are_the_characterisation_reduced():
     rows hold up to 128 KB, and not at all past 512 KB."""
     from benchmarks.gpu.device_params import pass_curve, reread_curve, warp_reduce_curve
 
-    h200, h100 = (launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
-    folder = FIXTURES / "traces/zoo-3/h200"
-    phases, repeat, reduce, reread = (
-        json.loads((folder / f"{name}.characterization.json").read_text())
-        for name in ("row-phases", "row-phases-repeat", "reduce", "reread"))
+    h200, h100 = _devices()
+    phases, repeat, reduce, reread = _characterisations(
+        "zoo-3/h200", "row-phases", "row-phases-repeat", "reduce", "reread")
     assert [list(x) for x in h200.pass_curve] == pass_curve(phases["row_phases"], 132)
     again = dict(map(tuple, pass_curve(repeat["row_phases"], 132)))
     assert all(abs(again[x] - y) < 0.01 for x, y in h200.pass_curve)
@@ -119,13 +132,11 @@ def test_a_naive_matrix_products_l1_requests_are_what_it_waits_for():
     advises 256 x 1 (one line each), within 5 % of the best the sweep timed (32 x 2)."""
     from benchmarks.gpu.device_params import l1_line_ns
 
-    folder = FIXTURES / "traces/zoo-4/h200"
-    h200, h100 = (launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
-    first, repeat = (json.loads((folder / f"{n}.characterization.json").read_text())
-                     for n in ("l1", "l1-repeat"))
+    h200, h100 = _devices()
+    first, repeat = _characterisations("zoo-4/h200", "l1", "l1-repeat")
     assert h200.l1_line_ns == l1_line_ns(first["l1_lines"]) == h100.l1_line_ns
     assert abs(l1_line_ns(repeat["l1_lines"]) - h200.l1_line_ns) < 0.005
-    r = next(r for r in json.loads(_rows("zoo-4/h200")) if r["name"] == "matmul_naive")
+    r = _row("zoo-4/h200", "matmul_naive")
     assert r["model"]["now"]["ns"] / 1e6 == pytest.approx(r["defect_ms"], rel=0.1)
     assert r["ratio"] >= 0.95 and r["fix"]["block"] == [256, 1, 1]
 
@@ -139,13 +150,11 @@ def test_a_privatised_histograms_flush_queues_one_atomic_a_block_on_each_word():
     atomics added to its block starts), 1,024 threads advised, the best."""
     from benchmarks.gpu.device_params import atomic_set_ns
 
-    folder = FIXTURES / "traces/zoo-5/h200"
-    h200, h100 = (launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
-    first, repeat = (json.loads((folder / f"{n}.characterization.json").read_text())
-                     for n in ("atomic-set", "atomic-set-repeat"))
+    h200, h100 = _devices()
+    first, repeat = _characterisations("zoo-5/h200", "atomic-set", "atomic-set-repeat")
     assert h200.atomic_set_ns == atomic_set_ns(first["atomic_set"]) == h100.atomic_set_ns
     assert atomic_set_ns(repeat["atomic_set"]) == pytest.approx(h200.atomic_set_ns, rel=0.05)
-    r = next(r for r in json.loads(_rows("zoo-5/h200")) if r["name"] == "hist_shared")
+    r = _row("zoo-5/h200", "hist_shared")
     assert r["model"]["now"]["ns"] / 1e6 == pytest.approx(r["defect_ms"], rel=0.15)
     assert r["fix"]["block"] == r["best"]["block"] == [1024, 1, 1]
 
@@ -158,7 +167,7 @@ def test_the_gather_bandwidth_is_the_characterisation_reduced():
 
     doc = json.loads((FIXTURES / "traces/zoo/h200/gather.characterization.json").read_text())
     dram = [r["sector_gbps"] for r in doc["gather_bandwidth"] if r["level"] == "dram"]
-    h200, h100 = (launch_model(shipped_db().get(n)) for n in ("h200", "h100"))
+    h200, h100 = _devices()
     reduced = params({**doc, **_stand_ins(doc)})["gather_gbs"]
     assert h200.gather_gbs == reduced
     assert max(dram) / min(dram) < 1.02

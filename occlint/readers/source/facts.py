@@ -496,7 +496,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     load = store = column = scattered = sectors = reread = cached = 0.0
     cached_loads: list[tuple[int, bool, float, float]] = []
     two_d = "threadIdx.y" in body or "hipThreadIdx_y" in body
-    seen: set[tuple[str, str, int]] = set()
+    seen: set[tuple[str, str, int]] = set()  # loads: (array, neighbourhood, pass)
+    stored: set[tuple[str, str, int]] = set()  # stores: (array, index, pass)
     first_pass: dict[tuple[str, str], int] = {}  # a row's load -> the pass first making it
     reread_rows: dict[str, float] = {}
     unknown = False
@@ -513,6 +514,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 unknown = True
                 continue
             index = body[end:close]
+            weight = region.weight(at)
             if not written and not compound:
                 # a neighbour of an element this thread already loads (a stencil's
                 # a[i - 1], a[i + width]; x[j] * x[j]): the caches hold it
@@ -521,16 +523,15 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                     continue
                 seen.add(near)
                 if loop == "block-stride" and first_pass.setdefault(near[:2], span) != span:
-                    reread += size * region.weight(at)  # a later pass over the same row
+                    reread += size * weight  # a later pass over the same row
                     reread_rows[name] = size
             elif written and not compound:
                 # the same element stored again in a pass (an if's branches each storing
                 # c[i]): one store
-                element = (name, "".join(index.split()), span, "=")
-                if element in seen:
+                element = (name, "".join(index.split()), span)
+                if element in stored:
                     continue
-                seen.add(element)
-            weight = region.weight(at)
+                stored.add(element)
             w = weight * ((written or compound) + (not written or compound))
             if written or compound:
                 store += size * weight
@@ -559,7 +560,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     fma = sum(region.weight(at) for at in arithmetic)
     one = one_thread = per_block = one_block = one_warp = data = shared_set = 0.0
     shared_arrays = {m[1] for m in _SHARED_ARRAY.finditer(body)} \
-        if "__shared__" in body else set()
+        if "__shared__" in body else set()  # the SM's: their atomics queue at no L2
     for m in _ATOMIC.finditer(body) if "tomic" in body else ():
         close = _matching(body, m.end() - 1, "(", ")")
         address = body[m.end():close].split(",")[0]
@@ -619,12 +620,14 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  reread_row_bytes=0.0 if unknown else sum(reread_rows.values()),
                  cached_bytes=0.0 if unknown else cached,
                  cached_loads=() if unknown else tuple(cached_loads),
-                 reductions=_reductions(body, stride_heads, region) if passes else 0)
+                 reductions=_reductions(body, stride_heads, region, shared_arrays)
+                 if passes else 0)
 
 
 # an atomic's address: the array (or pointer) it indexes, ``&bins[k]``, ``out + k``
 _ADDRESS_BASE = re.compile(r"\s*&?\s*\(?\s*([A-Za-z_]\w*)")
 _BLOCK_WORDS = re.compile(r"\bblockIdx\b|\bhipBlockIdx_|\bgridDim\b|\bhipGridDim_")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def _block_indexed(text: str, body: str, depth: int = 2) -> bool:
@@ -632,7 +635,7 @@ def _block_indexed(text: str, body: str, depth: int = 2) -> bool:
     (``depth`` assignments deep)."""
     if _BLOCK_WORDS.search(text):
         return True
-    for name in set(access._NAME.findall(text)) if depth else ():
+    for name in set(_IDENTIFIER.findall(text)) if depth else ():
         for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)([^;]*)", body):
             if _block_indexed(m[1], body, depth - 1):
                 return True
@@ -645,10 +648,11 @@ _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
 _REDUCE_CALL = re.compile(r"__syncthreads\s*\(|\)\s*\.\s*(?:Reduce|Sum)\s*\(")
 
 
-def _reductions(body: str, heads: list[tuple[int, int]], region: _Region) -> int:
+def _reductions(body: str, heads: list[tuple[int, int]], region: _Region,
+                shared: set[str]) -> int:
     """The passes of a block per row that end in a block's reduction: between the end of
-    the pass's loop and the next pass (or the body's end)."""
-    shared = {m[1] for m in _SHARED_ARRAY.finditer(body)} if "__shared__" in body else set()
+    the pass's loop and the next pass (or the body's end); ``shared``: the body's shared
+    arrays."""
     names = "|".join(map(re.escape, shared))
     given = re.compile(rf"\w\s*\([^;]*\b(?:{names})\b") if shared else None
     ends = [region._statement_end(body, hi + 1) for _, hi in heads]
