@@ -297,3 +297,13 @@ def test_a_set_of_words_every_block_adds_to_is_told_from_a_blocks_own(flush, wor
     f = _facts(HISTOGRAM.replace("FLUSH", flush))
     assert (f.atomics_set, f.atomics_data, f.atomics_one) == (words, 0, 0)
 
+
+def test_an_atomic_max_on_one_address_is_told_from_an_add():
+    loop = ("{ float m = 0.0f; for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x;"
+            " i < n; i += (long)blockDim.x * gridDim.x) m = fmaxf(m, a[i]); ")
+    top = _facts(loop + "if ((threadIdx.x & 31) == 0) atomicMax((int*)sum, __float_as_int(m));"
+                 " }", "grid-stride")
+    assert top.atomics_max and top.atomics_one_warp == 1
+    add = _facts(loop + "if ((threadIdx.x & 31) == 0) atomicAdd(sum, m); }", "grid-stride")
+    assert not add.atomics_max
+

@@ -118,6 +118,16 @@ extern "C" __global__ void fma4(float* out, float s, int iters) { fma_body<4>(ou
 
 extern "C" __global__ void atomic_one(float* out) { atomicAdd(out, 1.0f); }
 extern "C" __global__ void atomic_block(float* out) { atomicAdd(out + blockIdx.x, 1.0f); }
+// one address, a warp's lane 0 (atomic_ops): atomicAdd of a float, atomicMax of an int
+extern "C" __global__ void atomic_add_warp(float* out) {
+    if ((threadIdx.x & 31) == 0) atomicAdd(out, (float)(threadIdx.x ^ blockIdx.x));
+}
+extern "C" __global__ void atomic_max_warp(float* out) {
+    if ((threadIdx.x & 31) == 0) atomicMax((int*)out, (int)(threadIdx.x ^ blockIdx.x));
+}
+extern "C" __global__ void atomic_max_one(float* out) {
+    atomicMax((int*)out, (int)(threadIdx.x ^ blockIdx.x));
+}
 template <typename T>
 __device__ void copy_element(const T* __restrict__ a, T* __restrict__ c, long n) {
     extern __shared__ float pad[];  // dynamic shared memory: only to cap resident blocks
@@ -483,6 +493,25 @@ def atomics(b: Bench) -> list[dict]:
     return rows
 
 
+def atomic_ops(b: Bench) -> list[dict]:
+    """Atomics on one address by operation and by who issues them (``atomic_add_warp``,
+    ``atomic_max_warp``: a warp's lane 0; ``atomic_max_one``: every thread; beside
+    ``atomics``' ``atomic_one``, every thread's atomicAdd): ns per atomic."""
+    cp, S = b.cp, b.sms
+    rows = []
+    out = cp.zeros(1 << 10, dtype=cp.float32)
+    for name, grid, block in (("atomic_add_warp", S * 256, 256), ("atomic_max_warp", S * 256, 256),
+                              ("atomic_max_one", S * 32, 256), ("atomic_one", S * 32, 256)):
+        fn = b.f(name)
+        issued = grid * block // (32 if name.endswith("_warp") else 1)
+        ms = b.time(lambda fn=fn, grid=grid, block=block, o=out: fn((grid,), (block,), (o,)),
+                    reps=5)
+        rows.append({"kernel": name, "grid": grid, "block": block, "atomics": issued,
+                     "ms": ms, "ns_per_atomic": ms * 1e6 / issued})
+    del out
+    return rows
+
+
 def fma_steady(b: Bench) -> list[dict]:
     """FMA throughput at a known count of resident warps per SM, in 16 waves of blocks (the
     ``fma`` rows run one to eight waves: their start and tail weigh on the few-warp rows):
@@ -773,7 +802,7 @@ def main(argv: list[str]) -> int:
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
                     ("row_reread", row_reread), ("l1_lines", l1_lines),
-                    ("atomic_set", atomic_set)):
+                    ("atomic_set", atomic_set), ("atomic_ops", atomic_ops)):
         if only and key not in only:
             continue
         t = time.time()
@@ -787,6 +816,9 @@ def main(argv: list[str]) -> int:
     for r in doc.get("block_reduce", ()):
         print("reduce", r["kernel"], r["block"], r["blocks"], r["smem"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("atomic_ops", ()):
+        print("atomic op", r["kernel"], r["atomics"], f"{r['ms'] * 1e3:.1f} us",
+              f"{r['ns_per_atomic']:.3f} ns an atomic")
     for r in doc.get("atomic_set", ()):
         print("atomic set", r["words"], r["block"], f"{r['ms'] * 1e3:.1f} us",
               f"{r['ns_per_atomic']:.4f} ns an atomic")

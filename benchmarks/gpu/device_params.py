@@ -218,6 +218,12 @@ def atomic_set_ns(rows: list[dict]) -> float:
                                    if r["words"] <= 1024), 2)
 
 
+def atomic_max_ns(rows: list[dict]) -> float:
+    """ns an integer atomicMax request on one address takes (atomic_ops' atomic_max_warp:
+    a warp's lane 0 each)."""
+    return round(next(r["ns_per_atomic"] for r in rows if r["kernel"] == "atomic_max_warp"), 3)
+
+
 def params(doc: dict) -> dict:
     env, sms = doc["env"], doc["env"]["sms"]
     bw = doc["bandwidth"]
@@ -264,6 +270,7 @@ def params(doc: dict) -> dict:
         "reread_curve": reread_curve(doc["row_reread"]) if doc.get("row_reread") else None,
         "l1_line_ns": l1_line_ns(doc["l1_lines"]) if doc.get("l1_lines") else None,
         "atomic_set_ns": atomic_set_ns(doc["atomic_set"]) if doc.get("atomic_set") else None,
+        "atomic_max_ns": atomic_max_ns(doc["atomic_ops"]) if doc.get("atomic_ops") else None,
         "row_curve": rows.get(4), "row_curve_16": rows.get(16),
         "gather_gbs": round(statistics.median(
             r["sector_gbps"] for r in doc["gather_bandwidth"] if r["level"] == "dram"))

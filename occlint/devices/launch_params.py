@@ -93,6 +93,9 @@ class DeviceModel:
     # ns each word of a set every block adds to (a privatised histogram's flush) queues
     # for one block's atomic; 0 where not measured (such atomics not priced)
     atomic_set_ns: float = 0.0
+    # ns an integer atomicMax / atomicMin request on one address takes (a warp's lanes
+    # merge into one request); 0 where not measured (atomic_one_ns an atomic)
+    atomic_max_ns: float = 0.0
     # 2-D blocks: a copy's bandwidth over the same copy's in rows of the whole block,
     # against the bytes a block's row holds, of 4- and 16-byte elements; measured, not
     # used by the model (docs/validation.md: in place of its rows' sectors and row_bytes
@@ -180,6 +183,7 @@ def _derived(device: Device) -> DeviceModel | None:
         # a pass's wait is mostly DRAM's latency, kept; its reduction follows the clock
         pass_curve=ref.pass_curve, reread_curve=ref.reread_curve,  # the SM's cache's
         l1_line_ns=ref.l1_line_ns / clock_ratio, atomic_set_ns=ref.atomic_set_ns / clock_ratio,
+        atomic_max_ns=ref.atomic_max_ns / clock_ratio,
         warp_reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.warp_reduce_curve),
         floor_us=ref.floor_us, stream_launch_us=ref.stream_launch_us,
         graph_node_us=ref.graph_node_us, spread=DERIVED_SPREAD)

@@ -402,9 +402,13 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
         work, mem, cmp = waves * t, waves * mem, waves * cmp
     rate = dm.block_rate_1024 if b > 512 else dm.block_rate
     starts = B / rate
-    ns = dm.atomic_one_ns * 1e-9
-    after = (threads * facts.atomics_one_thread + B * cfg.warps * facts.atomics_one_warp) * ns
-    one = (elements * facts.atomics_one + B * facts.atomics_one_block) * ns
+    ns, merged = dm.atomic_one_ns * 1e-9, 1
+    if facts.atomics_max and dm.atomic_max_ns:
+        # an integer max / min: a warp's lanes on one address are one request (measured)
+        ns, merged = dm.atomic_max_ns * 1e-9, cfg.wave
+    after = (threads * facts.atomics_one_thread / merged
+             + B * cfg.warps * facts.atomics_one_warp) * ns
+    one = (elements * facts.atomics_one / merged + B * facts.atomics_one_block) * ns
     # a set of words every block adds to: each word's queue holds one atomic a block
     one += B * facts.atomics_set * dm.atomic_set_ns * 1e-9
     spread = _block_atomics(dm, facts, cfg, threads)

@@ -50,6 +50,8 @@ class Facts:
     # histogram's flush, ``atomicAdd(&bins[threadIdx.x], ...)``): a queue of one a block
     # on each word
     atomics_set: float = 0.0
+    # the atomics on one address (or on each block's own) are all atomicMax / atomicMin
+    atomics_max: bool = False
     shared_per_thread: bool = False  # dynamic shared memory indexed by the thread
     barrier: bool = False  # __syncthreads() in the body
     source: str = "source"  # where the facts come from
@@ -113,6 +115,7 @@ class Facts:
                 **({"atomics_data_addressed": self.atomics_data} if self.atomics_data else {}),
                 **({"atomics_per_block_on_shared_words": self.atomics_set}
                    if self.atomics_set else {}),
+                **({"atomics_max_min": True} if self.atomics_max else {}),
                 "shared_per_thread": self.shared_per_thread, "barrier": self.barrier,
                 "source": self.source, **({"tile": self.tile} if self.tile else {}),
                 **({"unroll": self.unroll} if self.unroll is not None else {}),

@@ -559,6 +559,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     arithmetic = fmas + [m.start() for lo, hi in spans for m in _MUL.finditer(body, lo, hi)]
     fma = sum(region.weight(at) for at in arithmetic)
     one = one_thread = per_block = one_block = one_warp = data = shared_set = 0.0
+    maxes: list[bool] = []  # each one-address atomic: whether an atomicMax / atomicMin
     shared_arrays = {m[1] for m in _SHARED_ARRAY.finditer(body)} \
         if "__shared__" in body else set()  # the SM's: their atomics queue at no L2
     for m in _ATOMIC.finditer(body) if "tomic" in body else ():
@@ -581,6 +582,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         if spread is None or access.SCATTERED in spread:
             data += region.weight(m.start())  # an address the data (or unread text) picks
             continue
+        # an integer max / min on one address: its lanes merge in the warp, and the L2
+        # takes a request faster than a float add (measured)
+        maxes.append(m[0].startswith(("atomicMax", "atomicMin")))
         lanes = region.guard_lanes(m.start())
         if lanes == "warp" and not looped:  # one lane of each warp
             one_warp += 1.0
@@ -609,7 +613,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
-                 atomics_set=shared_set,
+                 atomics_set=shared_set, atomics_max=bool(maxes) and all(maxes),
                  shared_per_thread=shared, barrier="__syncthreads" in body,
                  unroll=_unroll(body, head, spans[0], region, heads, arithmetic, fmas,
                                 (load + store) / 4),
