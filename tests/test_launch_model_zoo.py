@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's six sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's seven sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -14,8 +14,10 @@ but a privatised histogram's flush 0.99), then the flush's atomics measured and 
 the sixth after that, scored once against 694455a, the model's figure on work it had not
 seen: 0.973 of the best (habit 0.936), none slower, none unwarned, 7 of 9 claims inside;
 then an element stored in each branch of an if read as one store (8 of 9) and an integer
-atomicMax priced as measured (0.982). What holds is asserted; what does not is a strict
-xfail with the figures."""
+atomicMax priced as measured (0.982); the seventh after that, scored once against c21e8b7
+and left as it was: 0.994 of the best (habit 0.902), none slower, no false warning, none
+unwarned, 7 of 8 claims inside. What holds is asserted; what does not is a strict xfail
+with the figures."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in (1, 2, 3, 4, 5, 6)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 8)}
 
 
 @cache
@@ -225,6 +227,10 @@ UNMET = {
     ("zoo-4/h200", "width 15 points"): "30 points",
     ("zoo-5/h200", "width 15 points"): "26 points",
     ("zoo-6/h200", "width 15 points"): "27 points",
+    ("zoo-7/h200", "width 15 points"): "25 points",
+    ("zoo-7/h200", "inside 90 %"): "7 of 8 claims hold (dot4_row: 23-54 % claimed, 15 % "
+                                   "saved)",
+    ("zoo-7/h200", "spearman 0.9"): "0.84",
     ("zoo-6/h200", "inside 90 %"): "8 of 9 claims hold (max_abs_warp: 0-48 % claimed, 56 % "
                                    "saved: whether its atomics wait for the work is unknown)",
     ("zoo-6/h200", "every 10 % warned"): "max_abs_warp (the same range: an info)",

@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-6] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-7] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -851,6 +851,122 @@ extern "C" __global__ void mask_fill({_ARGS}) {{
 """,
 }
 
+# the seventh set: written after integer atomicMax was priced (c21e8b7), swept and scored
+# once against it
+KERNELS_7: dict[str, str] = {
+    "rope_rotate": f"""
+extern "C" __global__ void rope_rotate({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;  // a pair of a head of 64
+    if (i < n) {{
+        long pos = (i >> 5) & 2047;  // 32 pairs a position
+        float cs = b[pos * 2], sn = b[pos * 2 + 1];
+        float x = a[2 * i], y = a[2 * i + 1];
+        c[2 * i] = x * cs - y * sn;
+        c[2 * i + 1] = x * sn + y * cs;
+    }}
+}}
+""",
+    "bias_gelu_2d": f"""
+extern "C" __global__ void bias_gelu_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        float v = a[i] + b[x];
+        c[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    }}
+}}
+""",
+    "softmax_small_row": f"""
+extern "C" __global__ void softmax_small_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    t = block_sum(t, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        c[blockIdx.x * cols + j] = __expf(x[j] - m) / t;
+}}
+""",
+    "row_absmax_atomic": f"""
+extern "C" __global__ void row_absmax_atomic({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float m = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, fabsf(x[j]));
+    m = block_max(m, red);
+    if (threadIdx.x == 0) atomicMax((int*)sum, __float_as_int(m));
+}}
+""",
+    "spmv_ell": f"""
+extern "C" __global__ void spmv_ell({_ARGS}) {{
+    long row = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (row < n) {{
+        float acc = 0.0f;
+        for (int k = 0; k < 8; ++k) {{
+            long col = ((row * 2654435761L) ^ (k * 40503L)) & (n - 1);  // its k-th column
+            acc += a[k * n + row] * b[col];
+        }}
+        c[row] = acc;
+    }}
+}}
+""",
+    "quantize": f"""
+extern "C" __global__ void quantize({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = fminf(fmaxf(rintf(a[i] * 42.0f), -127.0f), 127.0f);
+}}
+""",
+    "block_sum_atomic_warp": f"""
+extern "C" __global__ void block_sum_atomic_warp({_ARGS}) {{
+    __shared__ float red[32];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i];
+    acc = block_sum(acc, red);
+    if (threadIdx.x == 0) atomicAdd(sum, acc);
+}}
+""",
+    "reverse_copy": f"""
+extern "C" __global__ void reverse_copy({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[n - 1 - i];
+}}
+""",
+    "sobel": f"""
+extern "C" __global__ void sobel({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    long i = (long)y * width + x;
+    if (x < 1 || y < 1 || x >= width - 1 || y >= height - 1) {{ c[i] = 0.0f; return; }}
+    float gx = a[i - width + 1] + 2.0f * a[i + 1] + a[i + width + 1]
+             - a[i - width - 1] - 2.0f * a[i - 1] - a[i + width - 1];
+    float gy = a[i + width - 1] + 2.0f * a[i + width] + a[i + width + 1]
+             - a[i - width - 1] - 2.0f * a[i - width] - a[i - width + 1];
+    c[i] = sqrtf(gx * gx + gy * gy);
+}}
+""",
+    "dot4_row": f"""
+extern "C" __global__ void dot4_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float4* x = reinterpret_cast<const float4*>(a + blockIdx.x * cols);
+    const float4* w = reinterpret_cast<const float4*>(b);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols / 4; j += blockDim.x) {{
+        float4 u = x[j], v = w[j];
+        t += u.x * v.x + u.y * v.y + u.z * v.z + u.w * v.w;
+    }}
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -964,8 +1080,25 @@ SUITE_6: dict[str, tuple] = {
     "tanh_heavy": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
     "mask_fill": ("elementwise", 64 * M, {"block": [224, 1, 1]}, {}, "exact", 1),
 }
+SUITE_7: dict[str, tuple] = {
+    "rope_rotate": ("elementwise", 32 * M, {"block": [96, 1, 1]}, {}, "exact", 2),
+    "bias_gelu_2d": ("image", 64 * M, {"block": [128, 8, 1]}, {}, "exact", 1),
+    "softmax_small_row": ("block-per-row", 64 * M, {"block": [256, 1, 1]}, {"cols": 64},
+                          "close", 1),
+    "row_absmax_atomic": ("block-per-row", 64 * M, {"block": [128, 1, 1]}, {"cols": 1024},
+                          "none", 1),
+    "spmv_ell": ("elementwise", 8 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "quantize": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "block_sum_atomic_warp": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 64},
+                              {}, "none", 1),
+    "reverse_copy": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "sobel": ("image", 64 * M, {"block": [32, 32, 1]}, {}, "exact", 1),
+    "dot4_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 8192}, "none",
+                 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
-        4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6)}
+        4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
+        7: (KERNELS_7, SUITE_7)}
 
 
 def suite(which: int = 1) -> list[dict]:
