@@ -274,3 +274,30 @@ def test_a_reductions_thread_subsets_are_not_bounds_checks():
     assert kernels["layernorm_forward_kernel5"].body == "other"
     assert kernels["layernorm_forward_kernel5"].facts.loop == "block-stride"
     assert kernels["global_norm_aggregate_kernel"].body == "per-element"
+
+
+def test_an_elements_value_compared_is_not_a_bounds_check(tmp_path):
+    """An argmax a block per row (zoo set 6): ``if (x[j] > best)`` compares the element
+    loaded at the row's index, not the index with a problem's size; read as one element per
+    thread, the launch-time model advised another grid, one that launches other rows."""
+    from occlint.readers.source import read_source
+
+    path = tmp_path / "argmax.cu"
+    path.write_text("""
+__global__ void argmax_row(const float* a, float* c, long cols) {
+    const float* x = a + blockIdx.x * cols;
+    float best = -1e30f;
+    int at = 0;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        if (x[j] > best) { best = x[j]; at = (int)j; }
+    if (threadIdx.x == 0) c[blockIdx.x] = (float)at;
+}
+__global__ void clip(const float* a, float* c, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n && a[i] > 0.0f) c[i] = a[i];
+}
+""")
+    kernels = {k.name: k for k in read_source(path, "argmax.cu").kernels}
+    assert kernels["argmax_row"].body == "other"
+    assert kernels["argmax_row"].facts.loop == "block-stride"
+    assert kernels["clip"].body == "per-element"  # its i < n is still the bounds check

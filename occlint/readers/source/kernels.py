@@ -193,6 +193,9 @@ _BLOCK_SHAPE = re.compile(r"^[\s\d()+\-*/%<>u]*$|^[\s\d()+\-*/%<>uUlL]*"
                           r"(?:(?:blockDim|hipBlockDim_)[.xyz_]*|warpSize)[\s\w().+\-*/%<>]*$")
 
 
+_LOADED = re.compile(r"[A-Za-z_]\w*\s*\[[^\[\]]*\]")  # an element: ``x[j]``
+
+
 def _bounds_check(words: str, indexes: set[str], others: set[str]) -> bool:
     """Whether a condition compares a thread's index with a problem's bound: ``i < n``,
     ``row < rows && col < cols``; not with a literal, the block's shape (``tid < 32``,
@@ -204,6 +207,8 @@ def _bounds_check(words: str, indexes: set[str], others: set[str]) -> bool:
         if not m:
             continue
         for index, other in ((m[1], m[3]), (m[3], m[1])):
+            # an element loaded at the index (``x[j] > best``) is a value, not the index
+            index = _LOADED.sub(" ", index)
             if not (THREAD_INDEX.search(index) or any(
                     re.search(rf"\b{re.escape(i)}\b", index) for i in indexes)):
                 continue
