@@ -1,7 +1,7 @@
 """Regression guard: a quick set of real inputs, each timed against a reference (issue 21).
 
     python benchmarks/regress.py [--cache DIR] [--repeat 3] [--tolerance 0.15] [--record]
-                                 [--only NAME,...]
+                                 [--only NAME,...] [--trees DIR]
 
 Runs occlint as users run it (``python -m occlint INPUT --format json -o FILE --exit-zero``
 in a new process, this checkout first on PYTHONPATH) on each input of ``ITEMS`` and divides
@@ -22,6 +22,8 @@ flashinfer-cubin 0.6.13 (every 40th cubin, extracted), Debian librocsparse0 5.3.
 (librocsparse.so.0.1, 1.3 GB with -g debug information), the cupy-rocm-7-0 14.2.0 wheel, a
 Kineto trace and a rocprofv3 kernel trace of 200,000 launches each (built from committed
 fixtures, as benchmarks/traces_scale.py does), and CuPy 13.6.0's sdist (its CUDA sources).
+With ``--trees DIR`` it times issue 30's four kernel-heavy source trees too, each read
+alone (``TREE_ITEMS``: GitHub checkouts that ``benchmarks/source_trees.py`` writes).
 """
 
 from __future__ import annotations
@@ -273,6 +275,19 @@ ITEMS = [
 ]
 
 
+# issue 30's kernel-heavy source trees, each read alone: opt-in (``--trees DIR``, a folder
+# of benchmarks/source_trees.py checkouts at their pinned commits, named as
+# benchmarks/source_recall.TREES names them), for they come from GitHub, not a registry
+TREE_ITEMS = {"llm-c": "llm.c", "ggml-cuda": "ggml-cuda", "hip-examples": "HIP-Examples",
+              "rocm-examples": "rocm-examples"}
+
+
+def tree_items(root: Path) -> list[Item]:
+    return [Item(name, f"{tree} at its pinned commit (`benchmarks/source_trees.py`), read "
+                 "alone", lambda cache, path=root / tree: [path], sites, "python")
+            for name, tree in TREE_ITEMS.items()]
+
+
 def occlint_run(paths: list[Path], out: Path) -> tuple[scale.Sample, dict]:
     cmd = [*scale.OCCLINT, *map(str, paths), "--format", "json", "-o", str(out), "--exit-zero",
            "--isolated"]
@@ -337,7 +352,7 @@ def table(results: list[dict], meta: str, kept: dict[str, str] | None = None) ->
                            f"{reference} | {statistics.median(r['cpu']):.2f} | "
                            f"{statistics.median(r['reference_cpu']):.2f} | "
                            + (f"{r['speed']:.2f}x |" if r["reference"] == "cuobjdump" else "|"))
-    order = [i.name for i in ITEMS]
+    order = [i.name for i in ITEMS] + list(TREE_ITEMS)
     lines += [rows[name] for name in sorted(rows, key=lambda n: order.index(n)
                                             if n in order else len(order))]
     return "\n".join([*lines, "", END])
@@ -388,10 +403,14 @@ def main() -> None:
     parser.add_argument("--record", action="store_true",
                         help="write the figures into docs/performance.md")
     parser.add_argument("--only", default="", help="comma-separated figure names")
+    parser.add_argument("--trees", type=Path,
+                        help="a folder of source_trees.py checkouts: time the kernel-heavy "
+                             "trees too (" + ", ".join(TREE_ITEMS.values()) + ")")
     args = parser.parse_args()
     scale.WAIT_FOR_IDLE = False  # ratios to a reference measured alongside: no need to wait
     wanted = {n for n in args.only.split(",") if n}
-    items = [i for i in ITEMS if not wanted or i.name in wanted]
+    every = ITEMS + (tree_items(args.trees) if args.trees else [])
+    items = [i for i in every if not wanted or i.name in wanted]
     before = recorded(DOC.read_text(encoding="utf-8"))
     results, failures = [], []
     for item in items:
