@@ -219,11 +219,14 @@ def launch_lines(doc: dict[str, Any], color: bool, show_all: bool = False) -> li
                                           sum(s["high_ns"] for s in graphs))
                             if graphs else ""))
         mine = [r for r in records if show_all or yours(r)]
+        # the saving column as wide as its widest span (ms and us spans differ)
+        width = max([12, *(len(_saving(r)) for r in mine[:TOP_LAUNCHES])])
         if mine:
-            lines.append("    saving        share  launches  grid x block          occupancy  "
-                         "waves  kernel  [findings]   (share: of the kernel time)")
+            lines.append(f"    {'saving':<{width}}  share  launches  grid x block          "
+                         "occupancy    waves  kernel  [findings]   (share: of the kernel "
+                         "time)")
         for r in mine[:TOP_LAUNCHES]:
-            lines.append("    " + _launch_row(r, total))
+            lines.append("    " + _launch_row(r, total, width))
         if len(mine) > TOP_LAUNCHES:
             lines.append(f"    ... {len(mine) - TOP_LAUNCHES} more launch groups "
                          "(--format json or html for all)")
@@ -262,18 +265,21 @@ def _unknown_lines(records: list[dict[str, Any]]) -> list[str]:
             f"without occupancy (?): {_safe(why)}" for why, n in reasons.items()]
 
 
-def _launch_row(r: dict[str, Any], total: float) -> str:
+def _saving(r: dict[str, Any]) -> str:
+    s = r.get("saving")
+    return saving_span(s["low_ns"], s["high_ns"]) if s else "-"
+
+
+def _launch_row(r: dict[str, Any], total: float, width: int = 12) -> str:
     occ = r["occupancy"]
     occ_text = _pct(occ["occupancy"]) if occ else "?"
     shape = f"{_dims(r['grid'])} x {_dims(r['block'])}"
     waves = f"{r['waves']:.2f}" if r["waves"] is not None else "?"
-    s = r.get("saving")
-    saving = saving_span(s["low_ns"], s["high_ns"]) if s else "-"
     share = r["total_ns"] / total if total else 0.0  # the group's, of the kernel time
     codes = ",".join(r["finding_codes"])
     origin = launched_by(r)
-    return (f"{saving:>12}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
-            f"{occ_text:>9}  {waves:>5}  {_safe(demangle(r['kernel']))[:80]}"
+    return (f"{_saving(r):>{width}}  {100 * share:4.1f}%  {r['count']:>8,}  {shape:<20}  "
+            f"{occ_text:>9}  {waves:>7}  {_safe(demangle(r['kernel']))[:80]}"
             + (f"  [{codes}]" if codes else "") + (f"  <- {_safe(origin)}" if origin else ""))
 
 
