@@ -470,8 +470,10 @@ def atomics_bound(report, ctx):
     The launch-time model (LCH106) finds the launch as it is bound by its atomics: those
     on one address are served one after another (device_db/launch_model.toml:
     atomic_one_ns, about 1.8 ns each on an H100), those on a block's own address queue
-    more with more threads per block (atomic_block_curve), so a grid-stride loop whose
-    every thread ends in an atomic on one address gets slower with every thread added.
+    more with more threads per block (atomic_block_curve), a set of words every block adds
+    to (a privatised histogram's flush) one atomic a block on each word (atomic_set_ns), so
+    a grid-stride loop whose every thread ends in an atomic on one address gets slower
+    with every thread added, and a flush with every block.
     Raised when a configuration doing the same work is predicted to save at least 8% (for
     such a loop, fewer threads) and no other launch finding names it.
     Why it matters:
@@ -490,6 +492,6 @@ def atomics_bound(report, ctx):
         plan = ctx.plan
         yield _model_finding(
             "LCH108", report, ctx,
-            f"atomics bind: they queue on their address for {_us(plan.now.atomics)} of the "
+            f"atomics bind: they queue on their addresses for {_us(plan.now.atomics)} of the "
             f"{_us(plan.now.total)} the launch-time model predicts for "
             f"{plan.current.describe()} on {_device(report)}")
