@@ -71,7 +71,9 @@ def test_a_source_tree_loads_no_binary_or_trace_reader_and_one_query(tmp_path, j
     loaded = set(seen["modules"])
     assert "occlint.readers.source.evaluate" in loaded
     assert sorted(loaded.intersection(BINARY_AND_TRACE_READERS)) == []
-    assert seen["queries"] == 1
+    # one query compiled for the whole tree; with two processes the worker may read the
+    # file first (a busy machine), and then the main process compiles none
+    assert seen["queries"] == 1 if jobs == "1" else seen["queries"] <= 1
 
 
 SOURCE_AND_LAUNCH_MODEL = (
