@@ -22,8 +22,11 @@ flashinfer-cubin 0.6.13 (every 40th cubin, extracted), Debian librocsparse0 5.3.
 (librocsparse.so.0.1, 1.3 GB with -g debug information), the cupy-rocm-7-0 14.2.0 wheel, a
 Kineto trace and a rocprofv3 kernel trace of 200,000 launches each (built from committed
 fixtures, as benchmarks/traces_scale.py does), and CuPy 13.6.0's sdist (its CUDA sources).
-With ``--trees DIR`` it times issue 30's four kernel-heavy source trees too, each read
-alone (``TREE_ITEMS``: GitHub checkouts that ``benchmarks/source_trees.py`` writes).
+``startup`` counts instructions instead (valgrind's callgrind, the same at any load): a
+small code object's run over the interpreter importing json, re and struct; skipped where
+valgrind is missing. With ``--trees DIR`` it times issue 30's four kernel-heavy source trees
+too, each read alone (``TREE_ITEMS``: GitHub checkouts that ``benchmarks/source_trees.py``
+writes).
 """
 
 from __future__ import annotations
@@ -272,7 +275,28 @@ ITEMS = [
          lambda cache: [rocprof_trace(cache)], launches, "python"),
     Item("sources", "CuPy 13.6.0 sdist (CUDA sources)", lambda cache: [cupy_sources(cache)],
          sites, "python"),
+    Item("startup", f"{scale.SMALL_FILE}, one small code object: instructions (callgrind), "
+         "the start-up every small input pays", lambda cache: [REPO / scale.SMALL_FILE],
+         kernels, "callgrind"),
 ]
+
+
+# the start-up every small input pays, counted in instructions (callgrind: the same count
+# at any load, where a 0.2 s run's CPU seconds move by 10-20 %): one small code object
+# against the interpreter importing what REFERENCE_WORK imports
+STARTUP_REFERENCE = "import json, re, struct"
+
+
+def instructions(cmd: list[str], env: dict | None = None) -> float:
+    """Instructions ``cmd`` executes (valgrind's callgrind; its own process only), in
+    billions."""
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          *cmd], capture_output=True, text=True, env=env, cwd=REPO,
+                         check=True).stderr
+    m = re.search(r"Collected : (\d+)", out)
+    if m is None:
+        raise SystemExit(f"callgrind counted nothing for {cmd}: {out[-400:]}")
+    return int(m[1]) / 1e9
 
 
 # issue 30's kernel-heavy source trees, each read alone: opt-in (``--trees DIR``, a folder
@@ -302,7 +326,32 @@ def reference_run(item: Item, paths: list[Path], cache: Path) -> tuple[scale.Sam
     return scale.measure([sys.executable, "-c", REFERENCE_WORK]), 0
 
 
+def run_startup(item: Item, cache: Path, repeat: int) -> dict:
+    """The start-up figure: occlint's instructions over the reference's, after one run
+    without valgrind writes the bytecode caches."""
+    paths = item.inputs(cache)
+    out = cache / "regress-out.json"
+    cmd = [*scale.OCCLINT, *map(str, paths), "--format", "json", "-o", str(out),
+           "--exit-zero", "--isolated"]
+    env = scale._env()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(cmd, env=env, cwd=REPO, check=True, capture_output=True)
+    ratios, counts, refs = [], [], []
+    for _ in range(repeat):
+        ref = instructions([sys.executable, "-c", STARTUP_REFERENCE], env)
+        ours = instructions(cmd, env)
+        ratios.append(ours / ref)
+        counts.append(ours)
+        refs.append(ref)
+    count = item.count(json.loads(out.read_text(encoding="utf-8")))
+    return {"name": item.name, "what": item.what, "count": count,
+            "ratio": statistics.median(ratios), "ratios": ratios, "cpu": counts,
+            "reference_cpu": refs, "reference": item.reference, "speed": 0.0}
+
+
 def run_item(item: Item, cache: Path, repeat: int) -> dict:
+    if item.reference == "callgrind":
+        return run_startup(item, cache, repeat)
     paths = item.inputs(cache)
     for path in paths:  # the page cache is warm for every measured run
         if path.is_file():
@@ -346,8 +395,10 @@ def table(results: list[dict], meta: str, kept: dict[str, str] | None = None) ->
              "reference CPU s | speed (wall) |", "|---|---|---:|---:|---|---:|---:|---:|"]
     rows = dict(kept or {})
     for r in results:
-        reference = "cuobjdump, one process per file" if r["reference"] == "cuobjdump" else \
-            "`REFERENCE_WORK` (Python)"
+        reference = {"cuobjdump": "cuobjdump, one process per file",
+                     "callgrind": f"`python -c '{STARTUP_REFERENCE}'`, G instructions "
+                                  "(callgrind) both"}.get(r["reference"],
+                                                          "`REFERENCE_WORK` (Python)")
         rows[r["name"]] = (f"| `{r['name']}` | {r['what']} | {r['count']:,} | {r['ratio']:.3f} | "
                            f"{reference} | {statistics.median(r['cpu']):.2f} | "
                            f"{statistics.median(r['reference_cpu']):.2f} | "
@@ -414,6 +465,9 @@ def main() -> None:
     before = recorded(DOC.read_text(encoding="utf-8"))
     results, failures = [], []
     for item in items:
+        if item.reference == "callgrind" and shutil.which("valgrind") is None:
+            print(f"{item.name:10} skipped: no valgrind on this machine", flush=True)
+            continue
         result = run_item(item, args.cache, args.repeat)
         results.append(result)
         verdict, failure = compare(result, before.get(item.name), args.tolerance)
