@@ -519,3 +519,20 @@ def test_batches_go_out_alone_unless_merging_is_asked_for():
         here=lambda batch: [("here", len(batch), item) for item in batch]))
     assert [[item] for ((_, _, item),) in results] == batches
     assert {size for ((_, size, _),) in results} == {1}
+
+
+def test_a_pool_broken_before_a_submission_is_a_break_not_an_internal_error():
+    """A worker that dies while the main process is busy breaks the pool before the next
+    submission, which then raises BrokenProcessPool itself (seen once under a loaded
+    machine: "internal error: BrokenProcessPool"); the submission now holds the break in
+    its future, recovered where results are read, as a break seen there is."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from occlint.pipeline import parallel
+
+    class Broken:
+        def submit(self, *args):
+            raise BrokenProcessPool("a child process terminated abruptly")
+
+    future = parallel._submit(Broken(), len, [1, 2])
+    assert future.done() and isinstance(future.exception(), BrokenProcessPool)

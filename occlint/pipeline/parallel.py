@@ -111,7 +111,7 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
             while todo and running < jobs * IN_FLIGHT_PER_WORKER and \
                     len(pending) < jobs * AHEAD_PER_WORKER:
                 parts = [todo.popleft() for _ in range(min(together(), len(todo)))]
-                pending.append((parts, executor.submit(work, _joined(parts))))
+                pending.append((parts, _submit(executor, work, _joined(parts))))
                 running += 1
             if not pending:
                 yield from reversed(helped)
@@ -129,7 +129,7 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
                         else:
                             helped.extend(reversed(_split(result, last)))
                         continue
-                    taken = _take_back(pending, here, partial(executor.submit, work))
+                    taken = _take_back(pending, here, partial(_submit, executor, work))
                     if taken is not False:  # pending changed: look again
                         here = here if taken else None
                         continue
@@ -157,6 +157,19 @@ def ordered_map(work: Callable[[list[T]], list[R]], batches: list[list[T]], jobs
         # interrupted (Ctrl-C, an error in the consumer), the chunks still running are not
         # waited for.
         executor.shutdown(wait=done, cancel_futures=True)
+
+
+def _submit(executor: ProcessPoolExecutor, work: Callable[[list[T]], list[R]],
+            batch: list[T]) -> Future:
+    """``work(batch)`` on a worker; where the pool broke before the submission (a worker
+    died while this process was busy), a future that holds the break, handled where the
+    result is read as a break seen there is."""
+    try:
+        return executor.submit(work, batch)
+    except BrokenProcessPool as exc:
+        broken: Future = Future()
+        broken.set_exception(exc)
+        return broken
 
 
 def _joined(parts: list[list[T]]) -> list[T]:
