@@ -344,9 +344,14 @@ def run_startup(item: Item, cache: Path, repeat: int) -> dict:
         counts.append(ours)
         refs.append(ref)
     count = item.count(json.loads(out.read_text(encoding="utf-8")))
+    return _result(item, count, ratios, counts, refs, 0.0)
+
+
+def _result(item: Item, count: int, ratios: list[float], cpus: list[float],
+            refs: list[float], speed: float) -> dict:
     return {"name": item.name, "what": item.what, "count": count,
-            "ratio": statistics.median(ratios), "ratios": ratios, "cpu": counts,
-            "reference_cpu": refs, "reference": item.reference, "speed": 0.0}
+            "ratio": statistics.median(ratios), "ratios": ratios, "cpu": cpus,
+            "reference_cpu": refs, "reference": item.reference, "speed": speed}
 
 
 def run_item(item: Item, cache: Path, repeat: int) -> dict:
@@ -368,10 +373,7 @@ def run_item(item: Item, cache: Path, repeat: int) -> dict:
         speeds.append(ref.wall / sample.wall)
         cpus.append(sample.cpu)
         refs.append(ref.cpu)
-    return {"name": item.name, "what": item.what, "count": count,
-            "ratio": statistics.median(ratios), "ratios": ratios, "cpu": cpus,
-            "reference_cpu": refs, "reference": item.reference,
-            "speed": statistics.median(speeds)}
+    return _result(item, count, ratios, cpus, refs, statistics.median(speeds))
 
 
 # -- docs/performance.md ------------------------------------------------------------------------

@@ -80,9 +80,11 @@ class DeviceModel:
     # (docs/validation.md: as a cost per wave it advised the block-reduce family worse)
     reduce_curve: Curve = ()
     # a block per row: us a pass over its row costs the block besides its bytes (a load's
-    # wait from DRAM and a block's sum by warp shuffles), two blocks per SM; and us that
-    # sum alone adds (two barriers), against threads per block; () where not measured
+    # wait from DRAM and a block's sum by warp shuffles), two blocks per SM, against
+    # threads per block; () where not measured
     pass_curve: Curve = ()
+    # us the shuffle sum alone adds (two barriers); measured, not used by the model (a
+    # pass's cost holds it)
     warp_reduce_curve: Curve = ()
     # a block per row's second read of its row: the share of its bytes the SM's cache
     # serves, against the resident blocks' bytes of rows per SM; () where not measured

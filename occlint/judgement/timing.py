@@ -102,15 +102,19 @@ class Config:
     def warps(self) -> int:
         return -(-self.block // self.wave)
 
+    @property
+    def across(self) -> int:
+        """A warp's lanes along x (a 2-D block's row, or the whole warp)."""
+        return min(self.row or self.block, self.wave)
+
     def column_efficiency(self, element: float) -> float:
         """Share of what a warp moves that is its data where its accesses are consecutive
         along y and strided along x (a column-major image read by x): each of the warp's
         x lanes reads its own run of wave / x elements, in whole 32-byte sectors (a 1-D
         block: every lane its own sector)."""
-        across = min(self.row or self.block, self.wave)
         size = min(max(element, 1.0), 16.0)  # a lane's access: a vector's at most
-        run = -(-self.wave // across) * size
-        return self.wave * size / (across * -(-run // 32) * 32)
+        run = -(-self.wave // self.across) * size
+        return self.wave * size / (self.across * -(-run // 32) * 32)
 
     def row_efficiency(self, element: float, row_bytes: float) -> float:
         """Share of what a 2-D block's rows move that is its data: rows of ``element``-byte
@@ -240,7 +244,7 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     if load + store > 0:
         # accesses a warp does not make to consecutive elements move more than they use:
         # their bytes in flight and their time count what moves
-        element = store or load
+        element = store or facts.load_bytes or 0.0  # an access's bytes, as written
         irregular = facts.column_bytes + facts.scattered_bytes
         moved = 1.0 if not irregular else (
             load + store - irregular + facts.column_bytes / cfg.column_efficiency(element)
@@ -312,7 +316,7 @@ def _lines(cfg: Config, stride: int, down: bool, size: float) -> int:
     """The 128-byte lines a warp's request touches: its lanes along x read the same word
     (``stride`` 0), words ``stride`` elements apart, or each its own line (-1); its rows
     along y the same words, or each row its own (``down``)."""
-    lanes = min(cfg.row or cfg.block, cfg.wave)
+    lanes = cfg.across
     rows = cfg.wave // lanes if cfg.row else 1
     across = 1 if stride == 0 else lanes if stride < 0 else \
         math.ceil(lanes * stride * min(size, 16.0) / 128)

@@ -630,7 +630,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
 
 # an atomic's address: the array (or pointer) it indexes, ``&bins[k]``, ``out + k``
 _ADDRESS_BASE = re.compile(r"\s*&?\s*\(?\s*([A-Za-z_]\w*)")
-_BLOCK_WORDS = re.compile(r"\bblockIdx\b|\bhipBlockIdx_|\bgridDim\b|\bhipGridDim_")
+_BLOCK_WORDS = re.compile(_BLOCK.pattern + r"|\bgridDim\b|\bhipGridDim_")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
