@@ -181,20 +181,23 @@ def _knee_latency(dm: DeviceModel, facts: Facts) -> float:
 @lru_cache(maxsize=64)
 def _knee(dm: DeviceModel, stores: bool) -> float:
     curve = dm.copy_curve if stores else dm.read_curve
-    top = max(y for _, y in curve)
+    top = _top(curve)
     x = next(x for x, y in curve if y >= 0.9 * top)
     return dm.sms * x / (bandwidth(curve, x) * 1e9)
 
 
 @lru_cache(maxsize=16384)
 def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: float,
-           short: bool = False) -> tuple[float, float]:
+           short: bool = False, writes: float = 1.0) -> tuple[float, float]:
     """(bytes per second, a load's latency) of ``active`` SMs whose resident threads load
     ``loads`` bytes per element and then compute for ``chain`` seconds: their loads are in
     flight while they wait, latency / (latency + chain) of the time; the latency grows
     with what is in flight (three steps of the fixed point). ``short``: blocks of one
     element per thread, which draw what the device's element curve measured (their
-    ramps and tails in it) where it was measured; loops draw the read or copy curve."""
+    ramps and tails in it) where it was measured; loops draw the read or copy curve.
+    ``writes``: bytes stored per byte loaded where that is more than a copy's one (a
+    widening store: a char4 read, a float4 written): what the loads in flight bring is
+    written that many times over, up to the curve's plateau."""
     curve = dm.element_curve if short and dm.element_curve else \
         dm.copy_curve if stores else dm.read_curve
 
@@ -213,7 +216,14 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
         in_flight = loads * latency / (latency + chain)
         latency = latency_at(in_flight)
     chip = bandwidth(curve, active * in_flight / dm.sms)
+    if writes > 1.0 and curve is not dm.read_curve:
+        chip = min(chip * (1 + writes) / COPY_TRAFFIC, _top(curve))
     return min(chip, active * dm.sm_bandwidth_gbs) * 1e9, latency
+
+
+@lru_cache(maxsize=64)
+def _top(curve: Curve) -> float:
+    return max(y for _, y in curve)
 
 
 def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread: float,
@@ -258,13 +268,14 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         # against that share of the pass's chain
         depth = min(facts.unroll, CURVE_UNROLL) / CURVE_UNROLL \
             if facts.unroll and iterations > 1 else 1.0
+        writes = store / max(held, 4.0)
         bw, latency = _drawn(dm, store > 0, active, loads * depth, chain * depth,
-                             iterations <= 1)
+                             iterations <= 1, writes)
         if iterations > 1 and dm.element_curve:
             # a thread's first element is a short block's (the element curve: the block's
             # ramp in it), the rest the loop's: a few elements per thread, a block per
             # short row, are mostly the first
-            first, _ = _drawn(dm, store > 0, active, loads, chain, True)
+            first, _ = _drawn(dm, store > 0, active, loads, chain, True, writes)
             bw = 1 / (1 / (iterations * first) + (1 - 1 / iterations) / bw)
         mem = blocks * threads * per_thread * (load + store) * moved / bw / gain \
             / cfg.row_efficiency(element, k.row_bytes)

@@ -393,15 +393,66 @@ def aliases(body: str, pointers: dict[str, int | None]
     return out
 
 
+_CAST_START = re.compile(r"(?:static|reinterpret)_cast\s*<[^<>;]*\*\s*>\s*\("
+                         r"|\(\s*\(\s*(?:const\s+|volatile\s+)*[A-Za-z_]\w*\s*\*\s*\)")
+
+
+_SUBSCRIPTED = re.compile(r"\s*\[")
+
+
+def _close(text: str, at: int) -> int:
+    """The index of the parenthesis closing the one at ``at`` (-1: none)."""
+    depth = 0
+    for k in range(at, len(text)):
+        depth += (text[k] == "(") - (text[k] == ")")
+        if depth == 0:
+            return k
+    return -1
+
+
+def cast_subscripts(body: str, pointers: dict[str, int | None]
+                    ) -> tuple[str, dict[str, tuple[str, str, str | None]]]:
+    """The body with each pointer parameter cast and subscripted in place
+    (``reinterpret_cast<const char4*>(a)[i]``, ``((float4*)c)[i]``) written as a local
+    pointer of its own, padded to the same length, and those pointers as ``aliases``
+    gives them: name -> (the parameter, the offset's text, the element type)."""
+    out: dict[str, tuple[str, str, str | None]] = {}
+    if "_cast" not in body and "*)" not in body:
+        return body, out
+    edits = []
+    for m in _CAST_START.finditer(body):
+        # the cast's operand: in its own parentheses (C++), or up to the outer one's close
+        opened = m.end() - 1 if m[0].endswith("(") else m.start()
+        end = _close(body, opened)
+        if end < 0 or not _SUBSCRIPTED.match(body, end + 1):
+            continue
+        text = body[m.start():end + 1]
+        value, cast = _uncast(text if m[0].endswith("(") else text[1:-1].strip())
+        plus = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*\)?(?:\s*\+\s*(.+))?", value, re.S)
+        if cast is None or not plus or plus[1] not in pointers:
+            continue
+        name = f"_cast{len(out)}_"
+        if len(name) > len(text):
+            continue
+        out[name] = (plus[1], plus[2] or "0", cast)
+        edits.append((m.start(), end + 1, name.ljust(end + 1 - m.start())))
+    for lo, hi, text in reversed(edits):
+        body = body[:lo] + text + body[hi:]
+    return body, out
+
+
 def moved(spread: Spread, size: float) -> tuple[str, float]:
     """How an access of ``size`` bytes at ``spread`` moves: ("coalesced", size), ("column",
     size) or ("scattered", bytes moved per lane: a 32-byte sector, or the element where it
     is larger)."""
     x, y = spread
-    if x <= 1 or x * size <= 32:
-        # a small literal stride streams through whole sectors: an interleaved pair's
-        # a[2 * i] beside its a[2 * i + 1] (a neighbour, loaded once) moves no more
+    if x <= 1:
         return "coalesced", size
+    if x * size <= 32:
+        # a small literal stride streams through whole sectors, the elements between
+        # included: an interleaved pair's a[2 * i] moves its a[2 * i + 1] too (a
+        # neighbour, loaded once), the even elements alone move both
+        return "coalesced", x * size
     if x == STRIDED and y == 1:
         return "column", size
     return "scattered", max(32.0, size)

@@ -475,7 +475,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         return next((k for k, (lo, hi) in enumerate(spans) if lo <= at <= hi), None)
 
     offsets = {name: "0" for name in pointers}
-    for alias, (param, offset, cast) in access.aliases(body, pointers).items():
+    body, casts = access.cast_subscripts(body, pointers)
+    for alias, (param, offset, cast) in (*casts.items(),
+                                         *access.aliases(body, pointers).items()):
         if alias not in pointers:
             pointers[alias] = pointers[param] if cast is None else TYPE_BYTES.get(cast)
             offsets[alias] = offset
@@ -498,6 +500,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     two_d = "threadIdx.y" in body or "hipThreadIdx_y" in body
     seen: set[tuple[str, str, int]] = set()  # loads: (array, neighbourhood, pass)
     stored: set[tuple[str, str, int]] = set()  # stores: (array, index, pass)
+    strided: set[tuple[str, str, int, bool]] = set()  # small strides' sectors, once
     first_pass: dict[tuple[str, str], int] = {}  # a row's load -> the pass first making it
     reread_rows: dict[str, float] = {}
     unknown = False
@@ -532,14 +535,23 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 if element in stored:
                     continue
                 stored.add(element)
-            w = weight * ((written or compound) + (not written or compound))
-            if written or compound:
-                store += size * weight
-            if not written or compound:
-                load += size * weight
             offset = offsets[name]
             spread = access.spread_of(index if offset == "0" else f"{offset} + ({index})",
                                       env_at(at), consts)
+            kind, moved = access.moved(spread, size) if spread else ("coalesced", size)
+            streamed = moved if kind == "coalesced" else size
+            if streamed > size:
+                # a small stride: the sectors between move too, once for the neighbours
+                # beside it (c[2 * i] and c[2 * i + 1] stored: one pair's sectors)
+                pair = (name, _neighbourhood(index), span, written or compound)
+                if pair in strided:
+                    continue
+                strided.add(pair)
+            w = weight * ((written or compound) + (not written or compound))
+            if written or compound:
+                store += streamed * weight
+            if not written or compound:
+                load += streamed * weight
             if weight > 1 and spread and not written and not compound and (
                     spread[0] == 0 or (two_d and spread[1] == 0)):
                 # a table a constant loop walks that many threads read: the caches'
@@ -547,7 +559,6 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 stride = spread[0] if spread[0] < access.STRIDED else -1
                 cached_loads.append((stride, bool(spread[1]), size, weight))
                 continue
-            kind, moved = access.moved(spread, size) if spread else ("coalesced", size)
             if kind == "column":
                 column += size * w
             elif kind == "scattered":
