@@ -213,6 +213,27 @@ extern "C" __global__ void row_phases_1(const float* a, float* out) { row_phases
 extern "C" __global__ void row_phases_2(const float* a, float* out) { row_phases<2>(a, out); }
 extern "C" __global__ void row_phases_3(const float* a, float* out) { row_phases<3>(a, out); }
 extern "C" __global__ void row_phases_4(const float* a, float* out) { row_phases<4>(a, out); }
+// a block per row in one pass written as block-per-row kernels write it (a loop over the
+// row stepped by the block: one load an iteration, as compiled; its sum through warp
+// shuffles), ROW_LOOP_REDUCE 0: each thread's partial stored, no barrier (row_loop)
+template <int REDUCE>
+__device__ void row_loop(const float* __restrict__ a, float* __restrict__ out, long cols) {
+    extern __shared__ float cap[];
+    __shared__ float part[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    if (REDUCE) {
+        t = shfl_sum(t, part);
+        if (threadIdx.x == 0) out[blockIdx.x] = t;
+    } else if (t == 12345.0f) {
+        out[blockIdx.x] = t;
+    }
+}
+extern "C" __global__ void row_loop_sum(const float* a, float* out, long cols)
+    { row_loop<1>(a, out, cols); }
+extern "C" __global__ void row_loop_plain(const float* a, float* out, long cols)
+    { row_loop<0>(a, out, cols); }
 // a block per row in two passes: its sum, then the row scaled by it, read again
 // (row_reread: REREAD 1, the same row; 0, another array's, which no cache holds)
 template <int REREAD>
@@ -604,6 +625,36 @@ def row_phases(b: Bench) -> list[dict]:
     return rows
 
 
+def row_loop(b: Bench) -> list[dict]:
+    """A block per row in one pass of 1 to 16 loads a thread (``row_loop_sum``: the loop a
+    block per row writes, stepped by the block, which the compiler does not unroll, then
+    the block's sum by warp shuffles; ``row_loop_plain``: no sum, no barrier), 2^26 floats
+    in rows of the block times the loads, blocks of 32-1,024 threads as many per SM as fit
+    and capped at two per SM: a block per row's lifetime by its loads a pass
+    (device_params.row_loop_curve)."""
+    cp = b.cp
+    n = 1 << 26
+    src = cp.ones(n, dtype=cp.float32)
+    out = cp.zeros(n // 32, dtype=cp.float32)
+    rows = []
+    for name in ("row_loop_sum", "row_loop_plain"):
+        fn = b.f(name)
+        fn.max_dynamic_shared_size_bytes = 200 * 1024
+        for block in (32, 64, 128, 256, 512, 1024):
+            for loads in (1, 2, 4, 8, 16):
+                cols = block * loads
+                grid = n // cols
+                for smem in (0, 104 * 1024):
+                    ms = b.time(lambda fn=fn, block=block, grid=grid, cols=cols, smem=smem,
+                                    a=src, o=out: fn((grid,), (block,), (a, o, cp.int64(cols)),
+                                                     shared_mem=smem), reps=5)
+                    rows.append({"kernel": name, "block": block, "loads": loads, "cols": cols,
+                                 "blocks": grid, "smem": smem, "registers": fn.num_regs,
+                                 "ms": ms})
+    del src, out
+    return rows
+
+
 def row_reread(b: Bench) -> list[dict]:
     """A block per row in two passes whose second reads the row again (``reread_row``) or
     another array's (``fresh_row``), 2^26 floats in rows of 512 to 32,768, blocks of 256
@@ -801,7 +852,8 @@ def main(argv: list[str]) -> int:
                     ("block_reduce", block_reduce), ("block_alignment", block_alignment),
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
-                    ("row_reread", row_reread), ("l1_lines", l1_lines),
+                    ("row_reread", row_reread), ("row_loop", row_loop),
+                    ("l1_lines", l1_lines),
                     ("atomic_set", atomic_set), ("atomic_ops", atomic_ops)):
         if only and key not in only:
             continue
@@ -828,6 +880,8 @@ def main(argv: list[str]) -> int:
     for r in doc.get("row_reread", ()):
         print("reread", r["kernel"], r["block"], r["cols"], r["bytes_per_sm"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("row_loop", ()):
+        print("row loop", r["kernel"], r["block"], r["loads"], r["smem"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("row_phases", ()):
         print("phases", r["passes"], r["block"], r["smem"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("wave_resident", ()):

@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-9] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-10] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -1195,6 +1195,150 @@ extern "C" __global__ void triad_int({_ARGS}) {{
 """,
 }
 
+# the tenth set: written after a block per row's loop and its reduction were measured
+# (row_loop, 2026-11-29), before either reading of the reduction was chosen: swept and
+# scored once under both
+KERNELS_10: dict[str, str] = {
+    "layernorm_welford_row": f"""
+extern "C" __global__ void layernorm_welford_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float mean = 0.0f, m2 = 0.0f, count = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float v = x[j];
+        count += 1.0f;
+        float d = v - mean;
+        mean += d / count;
+        m2 += d * (v - mean);
+    }}
+    float total = block_sum(mean * count, red);
+    float mu = total / cols;
+    float var = block_sum(m2 + count * (mean - mu) * (mean - mu), red) / cols;
+    float r = rsqrtf(var + 1e-5f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = (x[j] - mu) * r;
+}}
+""",
+    "softmax_online_vec4_row": f"""
+extern "C" __global__ void softmax_online_vec4_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float4* x = reinterpret_cast<const float4*>(a + blockIdx.x * cols);
+    float4* y = reinterpret_cast<float4*>(c + blockIdx.x * cols);
+    float m = NEG_INF, t = 0.0f;
+    for (long j = threadIdx.x; j < cols / 4; j += blockDim.x) {{
+        float4 v = x[j];
+        float mv = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
+        float nm = fmaxf(m, mv);
+        t = t * __expf(m - nm) + __expf(v.x - nm) + __expf(v.y - nm) + __expf(v.z - nm)
+            + __expf(v.w - nm);
+        m = nm;
+    }}
+    float gm = block_max(m, red);
+    t = block_sum(t * __expf(m - gm), red);
+    float inv = 1.0f / t;
+    for (long j = threadIdx.x; j < cols / 4; j += blockDim.x) {{
+        float4 v = x[j];
+        y[j] = make_float4(__expf(v.x - gm) * inv, __expf(v.y - gm) * inv,
+                           __expf(v.z - gm) * inv, __expf(v.w - gm) * inv);
+    }}
+}}
+""",
+    "rowsum_sq_int": f"""
+extern "C" __global__ void rowsum_sq_int({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * x[j];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}}
+""",
+    "row_normalize_l1": f"""
+extern "C" __global__ void row_normalize_l1({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += fabsf(x[j]);
+    float inv = 1.0f / (block_sum(t, red) + 1e-12f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * inv;
+}}
+""",
+    "row_max_sub_exp": f"""
+extern "C" __global__ void row_max_sub_exp({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] - m);
+}}
+""",
+    "rms_backward_row": f"""
+extern "C" __global__ void rms_backward_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    const float* dy = b + blockIdx.x * cols;
+    float* dx = c + blockIdx.x * cols;
+    float ss = 0.0f, xd = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float v = x[j], g = dy[j];
+        ss += v * v;
+        xd += v * g;
+    }}
+    ss = block_sum(ss, red);
+    xd = block_sum(xd, red);
+    float r = rsqrtf(ss / cols + 1e-6f), k = xd * r * r * r / cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) dx[j] = dy[j] * r - x[j] * k;
+}}
+""",
+    "row_variance_two_pass": f"""
+extern "C" __global__ void row_variance_two_pass({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    float mu = block_sum(t, red) / cols;
+    float v = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float d = x[j] - mu;
+        v += d * d;
+    }}
+    v = block_sum(v, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = v / cols;
+}}
+""",
+    "gelu_tanh_vec4_gs": f"""
+extern "C" __global__ void gelu_tanh_vec4_gs({_ARGS}) {{
+    const float4* x = reinterpret_cast<const float4*>(a);
+    float4* y = reinterpret_cast<float4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 v = x[i];
+        float4 r;
+        r.x = 0.5f * v.x * (1.0f + tanhf(0.79788456f * (v.x + 0.044715f * v.x * v.x * v.x)));
+        r.y = 0.5f * v.y * (1.0f + tanhf(0.79788456f * (v.y + 0.044715f * v.y * v.y * v.y)));
+        r.z = 0.5f * v.z * (1.0f + tanhf(0.79788456f * (v.z + 0.044715f * v.z * v.z * v.z)));
+        r.w = 0.5f * v.w * (1.0f + tanhf(0.79788456f * (v.w + 0.044715f * v.w * v.w * v.w)));
+        y[i] = r;
+    }}
+}}
+""",
+    "clamp3_int": f"""
+extern "C" __global__ void clamp3_int({_ARGS}) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = fminf(fmaxf(a[i], b[i]), b[i] + s);
+}}
+""",
+    "segment_atomic_add": f"""
+extern "C" __global__ void segment_atomic_add({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&sum[i >> 12], a[i]);
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -1354,10 +1498,30 @@ SUITE_9: dict[str, tuple] = {
     "triad_int": ("grid-stride-int", 64 * M, {"block": [1024, 1, 1], "grid_sms": 1}, {},
                   "exact", 1),
 }
+SUITE_10: dict[str, tuple] = {
+    "layernorm_welford_row": ("block-per-row", 64 * M, {"block": [128, 1, 1]}, {"cols": 4096},
+                              "close", 1),
+    "softmax_online_vec4_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]},
+                                {"cols": 2048}, "close", 1),
+    "rowsum_sq_int": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 8192}, "none",
+                      1),
+    "row_normalize_l1": ("block-per-row", 64 * M, {"block": [512, 1, 1]}, {"cols": 512},
+                         "close", 1),
+    "row_max_sub_exp": ("block-per-row", 64 * M, {"block": [32, 1, 1]}, {"cols": 1024},
+                        "exact", 1),
+    "rms_backward_row": ("block-per-row", 64 * M, {"block": [256, 1, 1]}, {"cols": 2048},
+                         "close", 1),
+    "row_variance_two_pass": ("block-per-row", 64 * M, {"block": [1024, 1, 1]},
+                              {"cols": 1024}, "none", 1),
+    "gelu_tanh_vec4_gs": ("grid-stride", 16 * M, {"block": [64, 1, 1], "grid_sms": 2}, {},
+                          "exact", 4),
+    "clamp3_int": ("elementwise", 64 * M, {"block": [160, 1, 1]}, {}, "exact", 1),
+    "segment_atomic_add": ("elementwise", 64 * M, {"block": [256, 1, 1]}, {}, "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
-        9: (KERNELS_9, SUITE_9)}
+        9: (KERNELS_9, SUITE_9), 10: (KERNELS_10, SUITE_10)}
 
 
 def suite(which: int = 1) -> list[dict]:
