@@ -170,6 +170,15 @@ def test_a_small_stride_moves_the_elements_between_once():
         float x = a[2 * i], y = a[2 * i + 1];
         c[2 * i] = x * y; c[2 * i + 1] = x + y; }""")
     assert (pair.load_bytes, pair.store_bytes) == (8, 8)
+    # cuda-samples' texture_3d: a pixel's four bytes through a pointer to it
+    pixel = _facts("""{ int x = blockIdx.x * blockDim.x + threadIdx.x;
+        unsigned char* p = surface + 4 * x;
+        p[0] = 1; p[1] = 2; p[2] = 3; p[3] = 255; }""", params="(unsigned char* surface)")
+    assert pixel.store_bytes == 4
+    # llm.c's fused classifier: a float4's four elements stored one by one in a loop
+    lanes = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        for (int k = 0; k < 4; ++k) c[i * 4 + k] = a[i * 4 + k] * 2.0f; }""")
+    assert (lanes.load_bytes, lanes.store_bytes) == (16, 16)
 
 
 def test_a_parameter_cast_and_subscripted_in_place_is_read_as_its_new_type():

@@ -539,11 +539,13 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             spread = access.spread_of(index if offset == "0" else f"{offset} + ({index})",
                                       env_at(at), consts)
             kind, moved = access.moved(spread, size) if spread else ("coalesced", size)
-            streamed = moved if kind == "coalesced" else size
+            # a small stride: the sectors between move too, once for the neighbours beside
+            # it (c[2 * i] and c[2 * i + 1] stored: one pair's sectors; a pixel's p[0] ..
+            # p[3]); not where a constant loop around it walks the elements between
+            streamed = moved if kind == "coalesced" and weight == 1 else size
             if streamed > size:
-                # a small stride: the sectors between move too, once for the neighbours
-                # beside it (c[2 * i] and c[2 * i + 1] stored: one pair's sectors)
-                pair = (name, _neighbourhood(index), span, written or compound)
+                near = _neighbourhood(index)
+                pair = (name, "" if near.isdigit() else near, span, written or compound)
                 if pair in strided:
                     continue
                 strided.add(pair)
