@@ -210,6 +210,35 @@ def test_a_pragma_between_loop_headers_keeps_the_kernel():
     assert site.span.line == line and site.block.dims == (100, 1, 1)
 
 
+def test_macros_the_grammar_does_not_know_keep_the_kernels_around_them():
+    """Three spellings real trees use that tree-sitter-cuda cannot parse without the header
+    defining them: a pragma macro alone before a loop (CUTLASS_PRAGMA_UNROLL;
+    tiny-cuda-nn's TCNN_PRAGMA_UNROLL: 42 of grid.h's 47 regions), ``_Pragma`` in place, an
+    extended lambda's ``__device__`` (tiny-cuda-nn's parallel_for_gpu calls) and a restrict
+    macro after a pointer's star (ggml-cuda's GGML_CUDA_RESTRICT: 74 of its 111 regions, 16
+    kernels unread). Each is blanked; the kernels parse, the launch after them is read. A
+    macro the file defines as statements stays one (the test above)."""
+    from occlint.readers.source import parse_source
+
+    text = ("__global__ void scale(const float* __restrict__ a, float* o, int n)\n{\n"
+            "    const float * GGML_CUDA_RESTRICT x = a + blockIdx.x * 4;\n"
+            "    float s = 0;\n"
+            "    CUTLASS_PRAGMA_UNROLL\n"
+            "    for (int k = 0; k < 4; ++k) s += x[k];\n"
+            "    _Pragma(\"unroll\")\n"
+            "    for (int k = 0; k < 4; ++k) s += x[k];\n"
+            "    o[blockIdx.x] = s;\n}\n"
+            "void run(const float* a, float* o, int n)\n{\n"
+            "    for_each(n, [=] __device__ (int i) { o[i] = 0; });\n"
+            "    scale<<<n / 4, 128>>>(a, o, n);\n}\n")
+    source = parse_source(text.encode(), "macros.cu")
+    assert source.error_regions == []
+    assert [k.name for k in source.kernels] == ["scale"]
+    [site] = source.launches
+    assert site.span.line == text.splitlines().index("    scale<<<n / 4, 128>>>(a, o, n);") + 1
+    assert site.block.dims == (128, 1, 1)
+
+
 def test_a_statement_macro_alone_on_its_line_keeps_the_launch_after_it():
     from occlint.readers.source import parse_source
 

@@ -26,6 +26,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+# an all-capitals name alone on its line, the next line opening a loop (lexical's
+# loop_macros); ``_Pragma`` with its string (blanked in Layout.code) in place
+_LOOP_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]{2,})[ \t]*\r?\n(?=[ \t]*(?:for|while|do)\b)",
+                         re.M)
+_PRAGMA_OPERATOR = re.compile(rb"\b_Pragma\s*\([^()]*\)")
+# a macro for ``__restrict__`` after a pointer's star
+_RESTRICT_MACRO = re.compile(rb"\*[ \t]*([A-Z][A-Z0-9_]*RESTRICT[A-Z0-9_]*)\b")
+# an execution space, and what follows one on a lambda (its parameters, ``mutable``,
+# the other space)
+_EXECUTION_SPACE = re.compile(rb"__(?:device|host)__")
+_LAMBDA_OPENS = re.compile(rb"\s*(?:\(|mutable\b|__(?:device|host)__)")
 _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'', re.S)
 # from a "#" (re skips ahead to it; a line-anchored pattern is tried at every byte): the
 # caller checks that only blanks precede it on its line
@@ -332,6 +343,49 @@ class Layout:
         (``for (...)`` / ``#pragma unroll`` / ``for (...)``, as nvcc allows) for the body,
         and the loop then has none; they hold nothing occlint reads, so they are blanked."""
         return [(d.start, d.end) for d in self.directives if d.name == "pragma"]
+
+    def loop_macros(self) -> list[tuple[int, int]]:
+        """A macro alone on its line before a loop (``CUTLASS_PRAGMA_UNROLL``,
+        ``TCNN_PRAGMA_UNROLL``: an ``_Pragma("unroll")`` defined in another header) and an
+        ``_Pragma(...)`` written in place: tree-sitter reads the name as an expression with
+        no semicolon and loses the loop; like ``#pragma`` lines they hold nothing occlint
+        reads, so they are blanked. A name the file defines as statements is not one."""
+        code = self.code
+        if b"PRAGMA" not in code and b"_Pragma" not in code:
+            return []
+        out = []
+        for m in _LOOP_MACRO.finditer(code):
+            name = m[1].decode()
+            if name in self.defines and any(
+                    d.value.rstrip().endswith((b";", b"}")) for d in self.defines[name]):
+                continue
+            out.append((m.start(1), m.end(1)))
+        out.extend((m.start(), m.end()) for m in _PRAGMA_OPERATOR.finditer(code))
+        return out
+
+    def lambda_attributes(self) -> list[tuple[int, int]]:
+        """``__device__`` / ``__host__`` on a lambda (``[=] __device__ (int i) {...}``, nvcc's
+        extended lambdas): the grammar has no place for them and loses the call around the
+        lambda; blanked, the lambda parses as C++'s."""
+        code = self.code
+        out = []
+        for m in _EXECUTION_SPACE.finditer(code):
+            k = m.start()
+            while k and code[k - 1:k] in (b" ", b"\t", b"\r", b"\n"):
+                k -= 1
+            # after a capture list, or after the space before it on the same lambda
+            if (code[k - 1:k] == b"]" or (out and out[-1][1] == k)) and \
+                    _LAMBDA_OPENS.match(code, m.end()):
+                out.append((m.start(), m.end()))
+        return out
+
+    def restrict_macros(self) -> list[tuple[int, int]]:
+        """A macro spelling ``__restrict__`` after a pointer's ``*`` (``const float *
+        GGML_CUDA_RESTRICT x = p;``): the grammar takes the macro for the declared name and
+        the real name for an error; blanked, the declaration parses."""
+        if b"RESTRICT" not in self.code:
+            return []
+        return [(m.start(1), m.end(1)) for m in _RESTRICT_MACRO.finditer(self.code)]
 
     def statement_macros(self) -> list[bytes]:
         """The file's object-like macros whose body is statements (it ends with ``;`` or
