@@ -200,6 +200,21 @@ def test_a_parameter_cast_and_subscripted_in_place_is_read_as_its_new_type():
     assert unknown.load_bytes is None
 
 
+def test_math_functions_are_counted_by_name_where_the_element_is():
+    """Each call of a single-precision math function an element makes, by the name the
+    device's cost is measured for (a plain name on a float: its f-suffixed overload), times
+    the trips of a constant loop around it; none outside the element's work."""
+    f = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (i < n) {
+            float x = a[i], t = 0.0f;
+            for (int k = 0; k < 4; ++k) t += __expf(x * k);
+            c[i] = tanhf(x) + std::exp(x) + expf(-x) + rsqrtf(t) + my_logf(x);
+        } }""")
+    assert dict(f.math) == {"__expf": 4.0, "expf": 2.0, "rsqrtf": 1.0, "tanhf": 1.0}
+    assert _facts("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; c[i] = a[i]; }"
+                  ).math == ()
+
+
 def test_every_pass_of_a_block_per_row_counts_through_its_aliases():
     """softmax's three passes over its row, read through local pointers: three loads and a
     store an element."""

@@ -278,12 +278,35 @@ extern "C" __global__ void reduce_none(float* out, float s) {
 """
 
 
+# single-precision math functions as kernels call them: the names the source reader counts
+# (occlint.readers.source.facts.MATH_FUNCTIONS), each applied to four independent values a
+# thread (math_ops)
+MATH_OPS = ("expf", "__expf", "exp2f", "logf", "__logf", "log2f", "sinf", "cosf", "__sinf",
+            "__cosf", "tanf", "tanhf", "sqrtf", "rsqrtf", "powf", "__powf", "erff", "div")
+MATH_SOURCE = "".join(
+    f"""
+extern "C" __global__ void math_{name}(float* out, float s, int iters) {{
+    float v0 = threadIdx.x * 1e-3f, v1 = v0 + 0.1f, v2 = v0 + 0.2f, v3 = v0 + 0.3f;
+    for (int k = 0; k < iters; ++k) {{
+        v0 = OP(fabsf(v0) + 0.5f) * 0.5f + 0.25f;
+        v1 = OP(fabsf(v1) + 0.5f) * 0.5f + 0.25f;
+        v2 = OP(fabsf(v2) + 0.5f) * 0.5f + 0.25f;
+        v3 = OP(fabsf(v3) + 0.5f) * 0.5f + 0.25f;
+    }}
+    if (v0 + v1 + v2 + v3 == s) out[0] = v0;
+}}
+""".replace("OP(", "(s / " if name == "div" else
+            "__powf(1.3f, " if name == "__powf" else "powf(1.3f, " if name == "powf"
+            else f"{name}(" if name != "none" else "(")
+    for name in ("none", *MATH_OPS))
+
+
 class Bench:
     def __init__(self) -> None:
         import cupy as cp
 
         self.cp = cp
-        self.mod = cp.RawModule(code=SOURCE, options=("--std=c++17",))
+        self.mod = cp.RawModule(code=SOURCE + MATH_SOURCE, options=("--std=c++17",))
         self.stream = cp.cuda.Stream(non_blocking=True)
         props = cp.cuda.runtime.getDeviceProperties(0)
         self.props = props
@@ -496,6 +519,24 @@ def fma(b: Bench) -> list[dict]:
                          "resident_warps_per_sm": min(resident, 64),
                          "fma_per_s": fmas / ms * 1e3,
                          "fma_per_sm_cycle": None})
+    return rows
+
+
+def math_ops(b: Bench) -> list[dict]:
+    """Each of MATH_OPS applied to four independent values a thread in a loop (``math_NAME``:
+    the value's absolute value plus a half through the function, then a multiply-add), and
+    the same loop without the function (``math_none``: an add and a multiply-add), 8 blocks
+    of 256 threads an SM, 4,096 iterations: what a call costs in FP32 FMAs' issue,
+    ``2 (t_f - t_none) / t_none`` (device_params.math_fma)."""
+    cp, S = b.cp, b.sms
+    out = cp.zeros(4, dtype=cp.float32)
+    rows = []
+    for name in ("none", *MATH_OPS):
+        fn = b.f(f"math_{name}")
+        ms = b.time(lambda fn=fn: fn((S * 8,), (256,), (out, cp.float32(123.0),
+                                                       cp.int32(4096))), reps=5)
+        rows.append({"op": name, "grid": S * 8, "block": 256, "iters": 4096, "chains": 4,
+                     "registers": fn.num_regs, "ms": ms})
     return rows
 
 
@@ -852,7 +893,7 @@ def main(argv: list[str]) -> int:
                     ("block_reduce", block_reduce), ("block_alignment", block_alignment),
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
-                    ("row_reread", row_reread), ("row_loop", row_loop),
+                    ("row_reread", row_reread), ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
                     ("atomic_set", atomic_set), ("atomic_ops", atomic_ops)):
         if only and key not in only:
@@ -880,6 +921,8 @@ def main(argv: list[str]) -> int:
     for r in doc.get("row_reread", ()):
         print("reread", r["kernel"], r["block"], r["cols"], r["bytes_per_sm"],
               f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("math_ops", ()):
+        print("math", r["op"], r["registers"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("row_loop", ()):
         print("row loop", r["kernel"], r["block"], r["loads"], r["smem"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("row_phases", ()):

@@ -178,6 +178,16 @@ def pass_curve(rows: list[dict], sms: int) -> list[list[float]]:
     return out
 
 
+def math_fma(rows: list[dict], fma_per_s: float) -> dict[str, float]:
+    """FP32 FMAs' issue a call of each math function costs (math_ops): the loop with the
+    call less the loop without, over its calls, at the device's peak FMA rate."""
+    by = {r["op"]: r for r in rows}
+    none = by["none"]
+    calls = none["grid"] * none["block"] * none["iters"] * none["chains"]
+    return {op: round(max(r["ms"] - none["ms"], 0.0) * 1e-3 * fma_per_s / calls, 1)
+            for op, r in by.items() if op not in ("none", "div")}
+
+
 def warp_reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:
     """(threads per block, us) a block's sum by warp shuffles (``reduce_shfl``: two
     barriers, every thread reading it back) adds to its lifetime, as reduce_curve reads
@@ -267,6 +277,7 @@ def params(doc: dict) -> dict:
         "warp_reduce_curve": warp_reduce_curve(doc["block_reduce"], sms)
         if any(r["kernel"] == "reduce_shfl" for r in doc.get("block_reduce", ())) else None,
         "pass_curve": pass_curve(doc["row_phases"], sms) if doc.get("row_phases") else None,
+        "math_fma": math_fma(doc["math_ops"], peak) if doc.get("math_ops") else None,
         "reread_curve": reread_curve(doc["row_reread"]) if doc.get("row_reread") else None,
         "l1_line_ns": l1_line_ns(doc["l1_lines"]) if doc.get("l1_lines") else None,
         "atomic_set_ns": atomic_set_ns(doc["atomic_set"]) if doc.get("atomic_set") else None,
@@ -298,7 +309,10 @@ def toml(name: str, p: dict) -> str:
     for k, v in p.items():
         if v is None:
             continue
-        lines.append(f"{k} = {json.dumps(v)}")
+        if isinstance(v, dict):  # a TOML inline table
+            lines.append(f"{k} = {{" + ", ".join(f"{n} = {x}" for n, x in v.items()) + "}")
+        else:
+            lines.append(f"{k} = {json.dumps(v)}")
     return "\n".join(lines) + "\n"
 
 

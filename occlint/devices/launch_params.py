@@ -108,6 +108,9 @@ class DeviceModel:
     # own sector each; flat in the block); 0 where not measured (sectors stream as the
     # read curve has it)
     gather_gbs: float = 0.0
+    # FP32 FMAs' issue a call of each single-precision math function costs (expf, tanhf,
+    # ...; characterize.py math_ops); () where not measured (such calls cost nothing)
+    math_fma: tuple[tuple[str, float], ...] = ()
 
 
 @cache
@@ -122,6 +125,8 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
                     "reduce_curve", "row_curve", "row_curve_16", "pass_curve",
                     "warp_reduce_curve", "reread_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
+        e["math_fma"] = tuple(sorted((str(k), float(v))
+                                     for k, v in dict(e.get("math_fma", {})).items()))
         out[e["name"]] = DeviceModel(**e)
     return out, dict(data.get("lanes", {}))
 
@@ -186,6 +191,7 @@ def _derived(device: Device) -> DeviceModel | None:
         pass_curve=ref.pass_curve, reread_curve=ref.reread_curve,  # the SM's cache's
         l1_line_ns=ref.l1_line_ns / clock_ratio, atomic_set_ns=ref.atomic_set_ns / clock_ratio,
         atomic_max_ns=ref.atomic_max_ns / clock_ratio,
+        math_fma=ref.math_fma,  # an SM's special-function units against its FMA lanes
         warp_reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.warp_reduce_curve),
         floor_us=ref.floor_us, stream_launch_us=ref.stream_launch_us,
         graph_node_us=ref.graph_node_us, spread=DERIVED_SPREAD)

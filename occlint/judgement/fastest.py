@@ -343,6 +343,7 @@ def _scaled(facts: Facts, m: float) -> Facts:
         return facts
     return replace(facts, load_bytes=(facts.load_bytes or 0) * m,
                    store_bytes=(facts.store_bytes or 0) * m, fma=(facts.fma or 0) * m,
+                   math=tuple((name, n * m) for name, n in facts.math),
                    chains=max(1, round(facts.chains * m)))
 
 

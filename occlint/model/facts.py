@@ -87,6 +87,9 @@ class Facts:
     # which the model counts the 128-byte lines a warp's request touches
     cached_bytes: float = 0.0
     cached_loads: tuple[tuple[int, bool, float, float], ...] = ()
+    # single-precision math functions called per element (expf, tanhf, rsqrtf, ...), each
+    # with its calls: the device's measured cost of each is added to the arithmetic
+    math: tuple[tuple[str, float], ...] = ()
 
     @property
     def loops(self) -> bool:
@@ -127,4 +130,5 @@ class Facts:
                    if self.passes else {}),
                 **({"reread_bytes": self.reread_bytes,
                     "reread_row_bytes": self.reread_row_bytes} if self.reread_bytes else {}),
-                **({"cached_bytes": self.cached_bytes} if self.cached_bytes else {})}
+                **({"cached_bytes": self.cached_bytes} if self.cached_bytes else {}),
+                **({"math_calls": dict(self.math)} if self.math else {})}

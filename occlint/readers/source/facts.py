@@ -56,6 +56,17 @@ _FOR_INIT = re.compile(r"\s*(?:[A-Za-z_][\w:]*\s+)+\**\s*([A-Za-z_]\w*)\s*=([^;,
 _ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
                      r"(?:_system|_block)?|unsafeAtomicAdd)\s*\(")
 _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
+# single-precision math functions whose cost the device measured (characterize.py
+# math_ops; timing's math_fma), and the C++ overloads kernels call on floats by the
+# functions' plain names
+MATH_FUNCTIONS = ("expf", "__expf", "exp2f", "logf", "__logf", "log2f", "sinf", "cosf",
+                  "__sinf", "__cosf", "tanf", "tanhf", "sqrtf", "rsqrtf", "powf", "__powf",
+                  "erff")
+_MATH_ALIASES = {"exp": "expf", "exp2": "exp2f", "log": "logf", "log2": "log2f",
+                 "sin": "sinf", "cos": "cosf", "tan": "tanf", "tanh": "tanhf", "sqrt": "sqrtf",
+                 "rsqrt": "rsqrtf", "pow": "powf", "erf": "erff"}
+_MATH = re.compile(r"(?<![\w.])(?:std::)?(" + "|".join(
+    sorted(MATH_FUNCTIONS + tuple(_MATH_ALIASES), key=len, reverse=True)) + r")\s*\(")
 _MUL = re.compile(r"[\w\])]\s*\*\s*[\w(.]")
 _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
@@ -571,6 +582,11 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         if "fma" in body else []
     arithmetic = fmas + [m.start() for lo, hi in spans for m in _MUL.finditer(body, lo, hi)]
     fma = sum(region.weight(at) for at in arithmetic)
+    calls: dict[str, float] = {}
+    for lo, hi in spans:
+        for m in _MATH.finditer(body, lo, hi):
+            name = _MATH_ALIASES.get(m[1], m[1])
+            calls[name] = calls.get(name, 0.0) + region.weight(m.start())
     one = one_thread = per_block = one_block = one_warp = data = shared_set = 0.0
     maxes: list[bool] = []  # each one-address atomic: whether an atomicMax / atomicMin
     shared_arrays = {m[1] for m in _SHARED_ARRAY.finditer(body)} \
@@ -637,6 +653,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  reread_row_bytes=0.0 if unknown else sum(reread_rows.values()),
                  cached_bytes=0.0 if unknown else cached,
                  cached_loads=() if unknown else tuple(cached_loads),
+                 math=tuple(sorted(calls.items())),
                  reductions=_reductions(body, stride_heads, region, shared_arrays)
                  if passes else 0)
 
