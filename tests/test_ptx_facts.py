@@ -109,6 +109,43 @@ $L__BB0_1:
     assert f.control == 10 * LOOP_CONTROL  # ten passes: add, setp, bra each
 
 
+def test_special_function_instructions_are_the_math_functions_measured():
+    """The special-function unit's instructions stand for the measured functions whose
+    single instruction they are (ex2 for exp2f, rsqrt for rsqrtf), IEEE division and square
+    root for div and sqrtf, their approximations for one instruction; each times a constant
+    loop's trips. Triton's gelu_half (fixtures/traces/triton/h100) has one ex2 and one
+    div.full an element."""
+    text = """
+.visible .entry k(.param .u64 p0)
+{
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, %tid.x;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.f32 %f1, [%rd4];
+    ex2.approx.ftz.f32 %f2, %f1;
+    div.rn.f32 %f3, %f2, %f1;
+    sqrt.rn.f32 %f4, %f3;
+    rcp.approx.ftz.f32 %f5, %f4;
+    mov.u32 %r2, 0;
+$L__BB0_1:
+    sin.approx.f32 %f5, %f5;
+    add.s32 %r2, %r2, 1;
+    setp.lt.s32 %p1, %r2, 8;
+    @%p1 bra $L__BB0_1;
+    ex2.approx.f64 %fd1, %fd1;
+    st.global.f32 [%rd4], %f5;
+    ret;
+}
+"""
+    f = facts_by_entry(text)["k"]
+    assert dict(f.math) == {"exp2f": 1, "div": 1, "sqrtf": 1, "rsqrtf": 1, "__sinf": 8}
+    cache = next((FIXTURES / "traces/triton/h100/triton-cache").glob("*/gelu_half.ptx"))
+    assert dict(facts_by_entry(cache.read_text())["gelu_half"].math) == {
+        "exp2f": 1, "rsqrtf": 1}
+
+
 def test_the_source_counts_the_loop_control_the_compiler_emitted(facts):
     """The source reader's passes of each constant loop (its pragma, or LLVM's threshold
     without one) against the back edges nvcc's PTX holds: the same for nearly every kernel,

@@ -185,7 +185,7 @@ def math_fma(rows: list[dict], fma_per_s: float) -> dict[str, float]:
     none = by["none"]
     calls = none["grid"] * none["block"] * none["iters"] * none["chains"]
     return {op: round(max(r["ms"] - none["ms"], 0.0) * 1e-3 * fma_per_s / calls, 1)
-            for op, r in by.items() if op not in ("none", "div")}
+            for op, r in by.items() if op != "none"}
 
 
 def warp_reduce_curve(rows: list[dict], sms: int) -> list[list[float]]:

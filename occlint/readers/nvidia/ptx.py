@@ -36,6 +36,22 @@ from occlint.model.facts import LOOP_CONTROL, Facts
 _ENTRY = re.compile(r"\.entry\s+([\w$.]+)\s*\(", re.M)
 _BRANCH = re.compile(r"^\s*(@!?%\w+\s+)?bra(?:\.uni)?\s+(\$?[\w$.]+)\s*;?$")
 _REG = re.compile(r"%[\w.]+")
+# the special-function unit's instructions and IEEE float division, as the math functions
+# whose measured cost each stands for (timing's math_fma): a function's other instructions
+# (its range reduction, its multiplies) are the FMAs counted beside them
+_MUFU = {"ex2": "exp2f", "lg2": "__logf", "sin": "__sinf", "cos": "__cosf", "tanh": "exp2f",
+         "rsqrt": "rsqrtf"}
+
+
+def _special_function(code: str) -> str | None:
+    """The measured function a float instruction's cost is (None: not one of them)."""
+    op, _, rest = code.partition(".")
+    if op in _MUFU:
+        return _MUFU[op]
+    if op in ("rcp", "sqrt", "div"):
+        exact = rest.startswith("rn")  # IEEE: a Newton step and its checks
+        return ("div" if op != "sqrt" else "sqrtf") if exact else "rsqrtf"
+    return None
 _MEM = re.compile(r"\[([^\]]+)\]")
 _SPECIAL = {"%tid": "tid", "%ctaid": "ctaid", "%ntid": "ntid", "%nctaid": "nctaid"}
 _WIDTH = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
@@ -402,6 +418,7 @@ def _facts(entry: _Entry) -> Facts:
     times = _multipliers(len(entry.ops), loops, outer)
 
     load = store = 0.0
+    math: dict[str, float] = {}
     fma: float | None = 0.0
     atomics = {"one": 0.0, "one_thread": 0.0, "block": 0.0, "one_block": 0.0}
     inner_fmas: list[_Op] = []
@@ -431,6 +448,8 @@ def _facts(entry: _Entry) -> Facts:
             load += _bytes(code) * (n or 1)
         elif code.startswith("st.global"):
             store += _bytes(code) * (n or 1)
+        elif code.endswith(".f32") and (name := _special_function(code)) is not None:
+            math[name] = math.get(name, 0.0) + (n or 1)
         elif code.startswith(("fma.", "mad.")) and (".f32" in code or ".f64" in code
                                                     or ".f16" in code):
             if n is None:
@@ -445,6 +464,7 @@ def _facts(entry: _Entry) -> Facts:
     load, store, control = load / per, store / per, control / per
     fma = fma / per if fma is not None else None
     return Facts(loop=loop, load_bytes=load, store_bytes=store, fma=fma, control=control,
+                 math=tuple(sorted((name, n / per) for name, n in math.items())),
                  chains=_chains(inner_fmas), atomics_one=atomics["one"],
                  atomics_one_thread=atomics["one_thread"], atomics_block=atomics["block"],
                  atomics_one_block=atomics["one_block"],
