@@ -400,13 +400,18 @@ _CAST_START = re.compile(r"(?:static|reinterpret)_cast\s*<[^<>;]*\*\s*>\s*\("
 _SUBSCRIPTED = re.compile(r"\s*\[")
 
 
+_PARENTHESES = re.compile(r"[()]")
+CAST_SPAN = 512  # a cast's operand longer than this is not read (bounds the search)
+
+
 def _close(text: str, at: int) -> int:
-    """The index of the parenthesis closing the one at ``at`` (-1: none)."""
+    """The index of the parenthesis closing the one at ``at`` within CAST_SPAN characters
+    (-1: none)."""
     depth = 0
-    for k in range(at, len(text)):
-        depth += (text[k] == "(") - (text[k] == ")")
+    for m in _PARENTHESES.finditer(text, at, at + CAST_SPAN):
+        depth += 1 if m[0] == "(" else -1
         if depth == 0:
-            return k
+            return m.start()
     return -1
 
 
