@@ -245,7 +245,8 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         # blocks' rows fit (measured): those loads move no DRAM bytes
         rows = per_sm * threads * per_thread * facts.reread_row_bytes
         load -= facts.reread_bytes * _at(dm.reread_curve, rows)
-    instructions = (facts.fma or 0.0) + _math_fma(dm, facts.math) + k.overhead
+    instructions = (facts.fma or 0.0) + k.overhead + (
+        _math_fma(dm, facts.math) if facts.math else 0.0)
     peak = _peak_issue(dm, cfg.wave)
     # seconds an element's dependent chain takes: the issue rate's hyperbola, peak x w /
     # (w + half_rate_warps), read at one warp of one chain
@@ -309,7 +310,7 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
 def _math_fma(dm: DeviceModel, calls: tuple[tuple[str, float], ...]) -> float:
     """FP32 FMAs' issue an element's math function calls cost (measured: math_fma; a
     function the device was not measured for costs nothing)."""
-    if not calls or not dm.math_fma:
+    if not dm.math_fma:
         return 0.0
     costs = dict(dm.math_fma)
     return sum(n * costs.get(name, 0.0) for name, n in calls)

@@ -36,6 +36,9 @@ from occlint.model.facts import LOOP_CONTROL, Facts
 _ENTRY = re.compile(r"\.entry\s+([\w$.]+)\s*\(", re.M)
 _BRANCH = re.compile(r"^\s*(@!?%\w+\s+)?bra(?:\.uni)?\s+(\$?[\w$.]+)\s*;?$")
 _REG = re.compile(r"%[\w.]+")
+_MEM = re.compile(r"\[([^\]]+)\]")
+_SPECIAL = {"%tid": "tid", "%ctaid": "ctaid", "%ntid": "ntid", "%nctaid": "nctaid"}
+_WIDTH = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 # the special-function unit's instructions and IEEE float division, as the math functions
 # whose measured cost each stands for (timing's math_fma): a function's other instructions
 # (its range reduction, its multiplies) are the FMAs counted beside them
@@ -52,9 +55,6 @@ def _special_function(code: str) -> str | None:
         exact = rest.startswith("rn")  # IEEE: a Newton step and its checks
         return ("div" if op != "sqrt" else "sqrtf") if exact else "rsqrtf"
     return None
-_MEM = re.compile(r"\[([^\]]+)\]")
-_SPECIAL = {"%tid": "tid", "%ctaid": "ctaid", "%ntid": "ntid", "%nctaid": "nctaid"}
-_WIDTH = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 
 
 @dataclass

@@ -393,13 +393,11 @@ def aliases(body: str, pointers: dict[str, int | None]
     return out
 
 
+# a pointer cast's start (C++'s with its operand's parenthesis, or C's in an outer one),
+# a subscript after it, and the parentheses its operand is matched by
 _CAST_START = re.compile(r"(?:static|reinterpret)_cast\s*<[^<>;]*\*\s*>\s*\("
                          r"|\(\s*\(\s*(?:const\s+|volatile\s+)*[A-Za-z_]\w*\s*\*\s*\)")
-
-
 _SUBSCRIPTED = re.compile(r"\s*\[")
-
-
 _PARENTHESES = re.compile(r"[()]")
 CAST_SPAN = 512  # a cast's operand longer than this is not read (bounds the search)
 
