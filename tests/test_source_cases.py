@@ -239,6 +239,26 @@ def test_macros_the_grammar_does_not_know_keep_the_kernels_around_them():
     assert site.block.dims == (128, 1, 1)
 
 
+def test_attributes_the_grammar_has_no_place_for_keep_the_kernels_after_them():
+    """A struct's __align__ / __builtin_align__ (cuda-samples' alignedTypes, ggml's float8),
+    CUDART_CB before a callback's name (simpleCallback), a vector type's __vector_size__
+    attribute (HPCTrainingExamples' MFMA examples: 12 kernels unread, 49 regions): blanked,
+    the file parses and its kernels and launch are read."""
+    from occlint.readers.source import parse_source
+
+    text = ("typedef struct __align__(16) { float a, b, c, d; } quad_t;\n"
+            "struct __builtin_align__(32) float8 { float v[8]; };\n"
+            "using f16x4 = __attribute__((__vector_size__(4 * sizeof(short)))) short;\n"
+            "void CUDART_CB done(void* data);\n"
+            "__global__ void fill(quad_t* o) { o[threadIdx.x].a = 1.0f; }\n"
+            "void run(quad_t* o) { fill<<<3, 64>>>(o); }\n")
+    source = parse_source(text.encode(), "attributes.cu")
+    assert source.error_regions == []
+    assert [k.name for k in source.kernels] == ["fill"]
+    [site] = source.launches
+    assert site.grid.dims == (3, 1, 1) and site.block.dims == (64, 1, 1)
+
+
 def test_a_statement_macro_alone_on_its_line_keeps_the_launch_after_it():
     from occlint.readers.source import parse_source
 

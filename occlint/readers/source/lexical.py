@@ -33,6 +33,10 @@ _LOOP_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]{2,})[ \t]*\r?\n(?=[ \t]*(?:fo
 _PRAGMA_OPERATOR = re.compile(rb"\b_Pragma\s*\([^()]*\)")
 # a macro for ``__restrict__`` after a pointer's star
 _RESTRICT_MACRO = re.compile(rb"\*[ \t]*([A-Z][A-Z0-9_]*RESTRICT[A-Z0-9_]*)\b")
+# an alignment, a callback's calling convention, a vector type's size
+_ATTRIBUTE = re.compile(rb"\b__(?:builtin_)?align__\s*\(\s*\w+\s*\)|\bCUDART_CB\b"
+                        rb"|\b__attribute__\s*\(\(\s*(?:__vector_size__|vector_size|"
+                        rb"ext_vector_type)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*\)\)")
 # an execution space, and what follows one on a lambda (its parameters, ``mutable``,
 # the other space)
 _EXECUTION_SPACE = re.compile(rb"__(?:device|host)__")
@@ -379,13 +383,21 @@ class Layout:
                 out.append((m.start(), m.end()))
         return out
 
-    def restrict_macros(self) -> list[tuple[int, int]]:
-        """A macro spelling ``__restrict__`` after a pointer's ``*`` (``const float *
-        GGML_CUDA_RESTRICT x = p;``): the grammar takes the macro for the declared name and
-        the real name for an error; blanked, the declaration parses."""
-        if b"RESTRICT" not in self.code:
-            return []
-        return [(m.start(1), m.end(1)) for m in _RESTRICT_MACRO.finditer(self.code)]
+    def attributes(self) -> list[tuple[int, int]]:
+        """Attributes the grammar has no place for, which hold nothing occlint reads: a
+        macro spelling ``__restrict__`` after a pointer's ``*`` (``const float *
+        GGML_CUDA_RESTRICT x = p;``: the macro taken for the declared name), a struct's
+        ``__align__(16)`` / ``__builtin_align__(32)`` (cuda-samples' alignedTypes, ggml's
+        float8), ``CUDART_CB`` before a callback's name, and a vector type's
+        ``__attribute__((__vector_size__(16)))`` (AMD's MFMA examples). Blanked, the
+        declarations parse."""
+        code = self.code
+        out = []
+        if b"RESTRICT" in code:
+            out += [(m.start(1), m.end(1)) for m in _RESTRICT_MACRO.finditer(code)]
+        if b"align__" in code or b"CUDART_CB" in code or b"vector_" in code:
+            out += [(m.start(), m.end()) for m in _ATTRIBUTE.finditer(code)]
+        return out
 
     def statement_macros(self) -> list[bytes]:
         """The file's object-like macros whose body is statements (it ends with ``;`` or
