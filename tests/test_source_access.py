@@ -208,7 +208,7 @@ def test_math_functions_are_counted_by_name_where_the_element_is():
         if (i < n) {
             float x = a[i], t = 0.0f;
             for (int k = 0; k < 4; ++k) t += __expf(x * k);
-            c[i] = tanhf(x) + std::exp(x) + expf(-x) + rsqrtf(t) + my_logf(x);
+            c[i] = tanhf(x) + std::exp(x) + expf(-x) + rsqrtf(t) + my_logf(x) + q.sinf(x);
         } }""")
     assert dict(f.math) == {"__expf": 4.0, "expf": 2.0, "rsqrtf": 1.0, "tanhf": 1.0}
     assert _facts("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; c[i] = a[i]; }"

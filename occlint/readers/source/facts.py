@@ -65,8 +65,9 @@ MATH_FUNCTIONS = ("expf", "__expf", "exp2f", "logf", "__logf", "log2f", "sinf", 
 _MATH_ALIASES = {"exp": "expf", "exp2": "exp2f", "log": "logf", "log2": "log2f",
                  "sin": "sinf", "cos": "cosf", "tan": "tanf", "tanh": "tanhf", "sqrt": "sqrtf",
                  "rsqrt": "rsqrtf", "pow": "powf", "erf": "erff"}
-_MATH = re.compile(r"(?<![\w.])(?:std::)?(" + "|".join(
+_MATH = re.compile(r"\b(?:std::)?(" + "|".join(
     sorted(MATH_FUNCTIONS + tuple(_MATH_ALIASES), key=len, reverse=True)) + r")\s*\(")
+_MATH_STEMS = ("exp", "log", "sin", "cos", "tan", "sqrt", "pow", "erf")  # in every name
 _MUL = re.compile(r"[\w\])]\s*\*\s*[\w(.]")
 _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
@@ -583,8 +584,10 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     arithmetic = fmas + [m.start() for lo, hi in spans for m in _MUL.finditer(body, lo, hi)]
     fma = sum(region.weight(at) for at in arithmetic)
     calls: dict[str, float] = {}
-    for lo, hi in spans:
+    for lo, hi in spans if any(stem in body for stem in _MATH_STEMS) else ():
         for m in _MATH.finditer(body, lo, hi):
+            if body[m.start() - 1:m.start()] == ".":
+                continue  # a member's method of that name
             name = _MATH_ALIASES.get(m[1], m[1])
             calls[name] = calls.get(name, 0.0) + region.weight(m.start())
     one = one_thread = per_block = one_block = one_warp = data = shared_set = 0.0
