@@ -280,11 +280,9 @@ UNMET = {
                                     "thread's loop over the warps' results a row, unseen)",
     ("zoo-6/h200", "inside 90 %"): "7 of 8 claims hold (max_abs_warp: 0-48 % claimed, 56 % "
                                    "saved: whether its atomics wait for the work is unknown)",
-    ("zoo-6/h200", "every 10 % warned"): "max_abs_warp (the same range: an info), argmax_row",
+    ("zoo-6/h200", "every 10 % warned"): "argmax_row",
     ("zoo-6/h200", "spearman 0.9"): "0.85",
     ("zoo-2/h200", "every 10 % warned"): "data_gather",
-    ("zoo-3/h200", "every 10 % warned"): "naive_sum (claims 0-89 %: whether its atomics wait "
-                                         "for the work is unknown)",
     ("zoo-4/h200", "every 10 % warned"): "norm2_tree",
     ("zoo-9/h200", "advised 0.97"): "0.957 (habit 0.975): rmsnorm_vec4_row advised 64 "
                                     "threads (17 % saved; 160 saves 40 %: its rows' length, "

@@ -15,7 +15,9 @@ reader cannot act on, or should not, is info, not a warning:
 * deliberate designs: the findings against the design are not raised at all
   (:data:`~occlint.judgement.design.BY_DESIGN`);
 * launch groups (their time is known): a finding whose fix may save under
-  :data:`~occlint.judgement.cost.WARN_MIN_SAVING` of the time (the low end of its range);
+  :data:`~occlint.judgement.cost.WARN_MIN_SAVING` of the time (the low end of its range),
+  unless the launch-time model, given the kernel's facts, predicts it to save
+  :data:`~occlint.judgement.cost.WARN_PREDICTED` or more;
   the user's own launch whose kernel the run says nothing of (no source, PTX or cache):
   its rules' savings are guesses, from no saving up (:data:`UNKNOWN_FACTS`).
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from occlint.judgement.cost import WARN_MIN_SAVING, Saving, saving
+from occlint.judgement.cost import WARN_MIN_SAVING, WARN_PREDICTED, Saving, saving
 from occlint.judgement.design import communication, deliberate, moot
 from occlint.judgement.owner import Owner, owner_of
 from occlint.model.finding import Finding
@@ -180,6 +182,18 @@ def _priced(f: Finding, launch: Plan, total_ns: float | None, report: Any,
             f.severity = "info"
 
 
+def _worth_warning(s: Saving | None, launch: Plan | None) -> bool:
+    """Whether a fix saving ``s`` is worth a warning: the low end of its range at
+    WARN_MIN_SAVING or more, or the launch-time model, given the kernel's own facts,
+    predicting its move to save WARN_PREDICTED or more."""
+    if s is None:
+        return False
+    if s.low >= WARN_MIN_SAVING:
+        return True
+    return (launch is not None and launch.facts is not None and launch.changes
+            and launch.fastest.total <= (1 - WARN_PREDICTED) * launch.now.total)
+
+
 def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[Finding],
              owners: dict[str, str], launch: Plan | None = None
              ) -> tuple[Appraisal, list[Finding]]:
@@ -226,13 +240,13 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
         if owner.kind == "generated" and owner.library in COMPILER_KNOB:
             knob = COMPILER_KNOB[owner.library]
             f.advice = f"{f.advice}; {knob}" if f.advice else knob
+        worth = _worth_warning(s, launch if modelled else None)
         if (f.severity == "info" and modelled and f.rule in LAUNCH_RULES and f.fix
-                and owner.kind == "user" and total_ns is not None and s is not None
-                and s.low >= WARN_MIN_SAVING):
+                and owner.kind == "user" and total_ns is not None and worth):
             f.severity = "warning"  # an info rule (LCH103) whose fix the model prices
         if f.severity != "warning":
             continue
         if (owner.kind != "user" or (guessed and f.rule in LAUNCH_RULES)
-                or (total_ns is not None and s is not None and s.low < WARN_MIN_SAVING)):
+                or (total_ns is not None and s is not None and not worth)):
             f.severity = "info"
     return Appraisal(owner, design), findings
