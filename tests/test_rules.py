@@ -302,6 +302,27 @@ def test_dev105_devices_not_analysed():
     assert "DEV105" not in codes(run(CO / "sweep.gfx942.hsaco", devices=["w7800"]))
 
 
+def test_dev105_another_vendors_code_is_named_once(tmp_path):
+    """A wheel holding AMD and NVIDIA code run for an H100 (bitsandbytes 0.50.2 with its
+    ROCm libraries: 19,075 DEV101 errors, one a kernel and target): the AMD code is named
+    once and not analysed; an AMD code object alone for an H100 is analysed for its own
+    architecture and said once, a warning, not an error a kernel."""
+    import zipfile
+
+    wheel = tmp_path / "both.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.write(CO / "gamma.gfx1100.hsaco", "lib/gamma.gfx1100.hsaco")
+        z.write(REPO / "fixtures/nvidia/cubin/mandelbrot.sm_90.cubin", "lib/mandelbrot.cubin")
+    doc = run(wheel, devices=["h100"])
+    (f,) = [f for f in doc["findings"] if f["rule"] == "DEV105"]
+    assert f["severity"] == "info" and f["data"]["targets"] == ["gfx1100"]
+    assert {k["vendor"] for k in doc["kernels"]} == {"nvidia"} and "DEV101" not in codes(doc)
+    doc = run(CO / "gamma.gfx1100.hsaco", devices=["h100"])
+    (f,) = [f for f in doc["findings"] if f["rule"] == "DEV105"]
+    assert f["severity"] == "warning" and "DEV101" not in codes(doc)
+    assert {k["arch"] for k in doc["kernels"]} == {"gfx1100"}
+
+
 # -- binary facts -------------------------------------------------------------------------
 
 @covers("BIN101")
@@ -317,6 +338,29 @@ def test_bin103_bitcode():
     doc = run(REPO / "fixtures/amd/containers/gamma.rdc_new_driver.o")
     assert codes(doc) == ["BIN103", "BIN103"]
     assert "BIN103" not in codes(run(GAMMA_1100))
+
+
+@covers("BIN105")
+def test_bin105_other_vendor_code(tmp_path):
+    """SYCL entries beside AMD code in a host's .hip_fatbin bundle, and a per-entry
+    __CLANG_OFFLOAD_BUNDLE__sycl-spir64_gen section alone (the layout of bitsandbytes
+    0.50.2's libbitsandbytes_xpu2025.so, whose entries were 'not a GPU binary' errors): one
+    info each, the AMD code analysed, no error."""
+    from benchmarks.fuzz import Bundle, Host, Raw
+
+    spirv = Raw(b"\x03\x02\x23\x07" + bytes(60))  # SPIR-V's magic number
+    both = tmp_path / "libboth.so"
+    both.write_bytes(Host(((".hip_fatbin", Bundle((
+        ("hipv4-amdgcn-amd-amdhsa--gfx1100", Raw(GAMMA_1100.read_bytes())),
+        ("sycl-spir64-unknown-unknown", spirv))), 1),)).render())
+    doc = run(both)
+    assert codes(doc) == ["BIN105"] and len(doc["kernels"]) == 1 and not doc["errors"]
+    alone = tmp_path / "libxpu.so"
+    alone.write_bytes(Host((("__CLANG_OFFLOAD_BUNDLE__sycl-spir64_gen", spirv, 1),)).render())
+    doc = run(alone)
+    (f,) = doc["findings"]
+    assert f["rule"] == "BIN105" and "sycl-spir64_gen" in f["message"] and not doc["errors"]
+    assert "BIN105" not in codes(run(GAMMA_1100))
 
 
 @covers("BIN104")

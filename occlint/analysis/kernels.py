@@ -255,6 +255,7 @@ def potential_block_size(arch: NvArch, model: nvidia.NvFunction, dynamic: int
 
 
 MISMATCH = ("arch-mismatch", "wave-mismatch")
+OTHER_VENDOR = "*"  # unfit's key for another vendor's code in an input of the run's
 
 
 def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: DeviceDb | None = None,
@@ -268,10 +269,20 @@ def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: Device
     once per kernel. A kernel no device of the run can run reports the mismatch (DEV101).
     """
     reports = []
+    vendors = {d.vendor for d in devices}
+    # an input holding code for a device of the run and code of another vendor (a wheel of
+    # CUDA and ROCm libraries run with --device h100): the other vendor's code is for other
+    # machines; its targets are named once (OTHER_VENDOR), its kernels not analysed
+    mixed = unfit is not None and any(k.vendor in vendors for k in kernels)
     for kernel in kernels:
         launch = launch_for(kernel)
         same_vendor = [d for d in devices if d.vendor == kernel.vendor]
-        several = unfit is not None and len(devices) > 1
+        if mixed and not same_vendor:
+            _add(unfit, OTHER_VENDOR, kernel.target_id)
+            continue
+        # code no device of its vendor runs, or several devices: the mismatch said once per
+        # input, not per kernel (one device of the code's own vendor: DEV101, per kernel)
+        several = unfit is not None and (len(devices) > 1 or (bool(devices) and not same_vendor))
         # No device of the kernel's vendor: the mismatch against the first device (with
         # several devices: against each, said once per input)
         mine = [analyse_kernel(kernel, device, launch, db)

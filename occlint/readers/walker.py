@@ -89,6 +89,13 @@ class _BundleStarts:
         return at
 
 
+def _foreign(entry_id: str) -> bool:
+    """Whether an offload entry (``sycl-spir64_gen``, ``openmp-spir64``) holds another
+    vendor's code: SYCL's and SPIR-V's, for Intel GPUs."""
+    kind, _, triple = entry_id.partition("-")
+    return kind == "sycl" or triple.startswith("spir")
+
+
 class ContainerWalker:
     """Walks one input; appends kernels, artifacts and errors to ``result``."""
 
@@ -211,8 +218,27 @@ class ContainerWalker:
             pos = start + max(size, 1)
             ordinal += 1
 
+    def _foreign_code(self, entry: str | None, what: str) -> None:
+        self.result.artifacts.append(Artifact(
+            self.file, entry, "foreign", None,
+            f"SYCL / SPIR-V device code ({what}, Intel GPUs): occlint reads AMD and NVIDIA "
+            "code"))
+
+    def device_entries(self, entries: list, prefix: str | None) -> list:
+        """A bundle's device entries occlint reads: not the host's, and not another
+        vendor's (SYCL's SPIR-V for Intel GPUs: an artifact, said in the JSON)."""
+        out = []
+        for e in entries:
+            if e.kind == "host" or not e.size:
+                continue
+            if _foreign(e.id):
+                self._foreign_code(join_entry(prefix, e.id), e.id)
+                continue
+            out.append(e)
+        return out
+
     def read_bundle_entries(self, bundle, prefix: str | None, depth: int) -> None:
-        device_entries = [e for e in bundle.entries if e.kind != "host" and e.size]
+        device_entries = self.device_entries(bundle.entries, prefix)
         chosen = self._select(device_entries, lambda e: e.processor)
         for item in chosen:
             name = join_entry(prefix, item.id)
@@ -225,7 +251,7 @@ class ContainerWalker:
         self._no_device_code(bundle.entries, device_entries, prefix)
 
     def _no_device_code(self, entries: list, device_entries: list, prefix: str | None) -> None:
-        if not device_entries:
+        if not device_entries and not any(_foreign(e.id) for e in entries):
             what = "no entries" if not entries else "no device code (host entry only)"
             self.error(f"offload bundle has {what}", prefix)
 
@@ -240,7 +266,9 @@ class ContainerWalker:
 
         for item in read_offload_binary(span):
             name = join_entry(entry, f"{item.kind}-{item.triple}-{item.arch}".strip("-"))
-            if item.image.startswith(ELF_MAGIC):
+            if _foreign(f"{item.kind}-{item.triple}"):
+                self._foreign_code(name, f"{item.kind}-{item.triple}")
+            elif item.image.startswith(ELF_MAGIC):
                 try:
                     self.read(item.image, name, MAX_DEPTH)
                 except FormatError as exc:
@@ -296,7 +324,9 @@ class ContainerWalker:
                 # Objects bundled with --type=o keep each entry in its own section named
                 # __CLANG_OFFLOAD_BUNDLE__<entry id>; the section holds the payload itself.
                 entry_id = name[len(BUNDLE_MAGIC.decode()):]
-                if not entry_id.startswith("host-"):
+                if _foreign(entry_id):
+                    self._foreign_code(entry_id, entry_id)
+                elif not entry_id.startswith("host-"):
                     try:
                         self.read(section, entry_id, 1)
                     except FormatError as exc:

@@ -100,6 +100,28 @@ def llvm_bitcode(result, ctx):
             yield _input_finding("BIN103", a.file, a.entry, a.message, arch=a.arch)
 
 
+@rule("BIN105", "other-vendor-code", "info", scope="input")
+def other_vendor_code(result, ctx):
+    """Device code of a vendor occlint does not read: SYCL's SPIR-V for Intel GPUs.
+
+    What it does:
+    Names each offload entry holding SYCL / SPIR-V code (``sycl-spir64``,
+    ``sycl-spir64_gen``), found beside AMD or NVIDIA code or alone.
+    Why it matters:
+    Such code is neither an error nor analysed: a wheel that ships Intel GPU libraries
+    beside CUDA and ROCm ones (bitsandbytes' ``libbitsandbytes_xpu*.so``) is read for the
+    code occlint knows, and says once what it left.
+    How to fix:
+    Nothing: analyse the AMD or NVIDIA libraries.
+    Example:
+    libbitsandbytes_xpu2025.so[sycl-spir64_gen]: SYCL / SPIR-V device code (Intel GPUs):
+    occlint reads AMD and NVIDIA code.
+    """
+    for a in result.artifacts:
+        if a.kind == "foreign":
+            yield _input_finding("BIN105", a.file, a.entry, a.message, arch=a.arch)
+
+
 @rule("IO101", "unreadable-input", "error", scope="input")
 def unreadable_input(result, ctx):
     """An input, or part of it, could not be read.

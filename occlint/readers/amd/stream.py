@@ -239,7 +239,7 @@ def read_compressed_bundle(reader, ccob: CompressedBundle, span: Span, limit: in
         if str(exc) != NOT_A_BUNDLE:
             _check_hash(reader, stream, label)
         raise
-    device_entries = [e for e in entries if e.kind != "host" and e.size]
+    device_entries = reader.device_entries(entries, label)
     chosen = reader._select(device_entries, lambda e: e.processor)
     parts: dict[int, ReadResult] = {}
     outer = reader.result
