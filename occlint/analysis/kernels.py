@@ -266,23 +266,21 @@ def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: Device
     With several entries of one container, only the entries matching a device were read
     (see ReadOptions.prefer). A kernel is analysed for the devices of its vendor that can
     run it; the others are named in ``unfit`` (device -> the code's targets), not reported
-    once per kernel. A kernel no device of the run can run reports the mismatch (DEV101).
+    once per kernel. A kernel no device of the run can run reports the mismatch (DEV101);
+    a kernel of another vendor than every device of the run is not analysed, its target
+    named in ``unfit`` under OTHER_VENDOR.
     """
     reports = []
-    vendors = {d.vendor for d in devices}
-    # an input holding code for a device of the run and code of another vendor (a wheel of
-    # CUDA and ROCm libraries run with --device h100): the other vendor's code is for other
-    # machines; its targets are named once (OTHER_VENDOR), its kernels not analysed
-    mixed = unfit is not None and any(k.vendor in vendors for k in kernels)
     for kernel in kernels:
         launch = launch_for(kernel)
         same_vendor = [d for d in devices if d.vendor == kernel.vendor]
-        if mixed and not same_vendor:
+        if devices and not same_vendor and unfit is not None:
+            # another vendor's code than every device of the run (a wheel's ROCm libraries
+            # run with --device h100): for other machines; its targets are named once per
+            # input (OTHER_VENDOR), its kernels not analysed
             _add(unfit, OTHER_VENDOR, kernel.target_id)
             continue
-        # code no device of its vendor runs, or several devices: the mismatch said once per
-        # input, not per kernel (one device of the code's own vendor: DEV101, per kernel)
-        several = unfit is not None and (len(devices) > 1 or (bool(devices) and not same_vendor))
+        several = unfit is not None and len(devices) > 1
         # No device of the kernel's vendor: the mismatch against the first device (with
         # several devices: against each, said once per input)
         mine = [analyse_kernel(kernel, device, launch, db)

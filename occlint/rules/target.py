@@ -39,11 +39,10 @@ def devices_not_analysed(result, ctx):
     What it does:
     With several devices (`devices = ["w7800", "mi300x"]`), each kernel is analysed for the
     devices that can run its code; once per input, this names the devices that cannot and
-    the targets the code was built for. An input holding another vendor's code beside code
-    the run's devices run (a wheel of CUDA and ROCm libraries, `--device h100`) has that
-    code named once and not analysed; code only of another vendor than the run's devices
-    is analysed for its own architecture, said once (one device of its own vendor that
-    cannot run it: DEV101, per kernel).
+    the targets the code was built for. Code of another vendor than every device of the run
+    (the ROCm libraries of a wheel that ships CUDA ones too, run with `--device h100`) is
+    not analysed: its targets are named once per input (one device of the code's own
+    vendor that cannot run it: DEV101, per kernel).
     Why it matters:
     A gfx942 code object is not meant for a Radeon PRO W7800; one error per kernel and
     device would bury the findings that matter. When no device of the run can run the
@@ -61,11 +60,12 @@ def devices_not_analysed(result, ctx):
     r = RULES["DEV105"]
     unfit = dict(result.unfit)
     other = unfit.pop(OTHER_VENDOR, None)
-    if other:  # another vendor's code beside the run's (a wheel of CUDA and ROCm libraries)
+    if other:  # another vendor's code than the run's devices (a wheel's ROCm libraries)
         shown = ", ".join(other[:8]) + (f" and {len(other) - 8} more" if len(other) > 8 else "")
         yield Finding(rule=r.code, name=r.name, severity=r.severity, file=result.path,
                       message=f"not analysed: its code for {shown} is another vendor's than "
-                              "the run's devices, beside code they run",
+                              "every device of the run",
+                      advice="analyse it with a device of its vendor (--device)",
                       data={"targets": list(other)})
     nowhere = unfit.pop("", None)
     if nowhere:
