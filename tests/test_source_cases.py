@@ -259,6 +259,29 @@ def test_attributes_the_grammar_has_no_place_for_keep_the_kernels_after_them():
     assert site.grid.dims == (3, 1, 1) and site.block.dims == (64, 1, 1)
 
 
+def test_declaring_and_attribute_macros_keep_the_file_after_them():
+    """candle defines its kernels through the file's macros, used alone on their lines with
+    no semicolon (reduce.cu's SOFTMAX_OP(...): 42 regions unparsed in the tree), and
+    DeepSpeed opens declarations with an attribute macro of another header (DS_D_INLINE,
+    `static CUTLASS_DEVICE`): both blanked, the kernel and launch after them are read; a
+    macro spelling a type (`REAL x = 1;`) is no attribute and stays."""
+    from occlint.readers.source import parse_source
+
+    text = ("#define UNARY_OP(T, NAME) \\\n"
+            "extern \"C\" __global__ void NAME(const T* x, T* y) { y[threadIdx.x] = x[0]; }\n"
+            "UNARY_OP(float, neg_f32)\n"
+            "UNARY_OP(double, neg_f64)\n"
+            "DS_D_INLINE float act_fn(float val);\n"
+            "struct S {\n  static CUTLASS_DEVICE void load(int i);\n};\n"
+            "__global__ void scale(float* o) { REAL r = 2; o[threadIdx.x] *= r; }\n"
+            "void run(float* o) { scale<<<4, 96>>>(o); }\n")
+    source = parse_source(text.encode(), "macros2.cu")
+    assert source.error_regions == []
+    assert [k.name for k in source.kernels] == ["scale"]
+    [site] = source.launches
+    assert site.grid.dims == (4, 1, 1) and site.block.dims == (96, 1, 1)
+
+
 def test_a_statement_macro_alone_on_its_line_keeps_the_launch_after_it():
     from occlint.readers.source import parse_source
 

@@ -210,7 +210,8 @@ def parse_source(data: bytes, display: str) -> SourceFile:
     # the bodies of functions that hold no launch and no kernel are not parsed
     parse = blank_ranges(blank_ranges(layout.code, layout.macro_arguments() + layout.pragmas()
                                       + layout.loop_macros() + layout.lambda_attributes()
-                                      + layout.attributes()),
+                                      + layout.attributes() + layout.declaring_macros()
+                                      + layout.attribute_macros()),
                          layout.reducible_bodies(), comments=True)
     parse = end_statement_macros(parse, layout.statement_macros())
     read = _read(parse, text, layout, display)

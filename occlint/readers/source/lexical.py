@@ -31,6 +31,13 @@ from typing import Any
 _LOOP_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]{2,})[ \t]*\r?\n(?=[ \t]*(?:for|while|do)\b)",
                          re.M)
 _PRAGMA_OPERATOR = re.compile(rb"\b_Pragma\s*\([^()]*\)")
+# capitals opening a line, then a return type and a function's name and parenthesis
+_ALL_CAPS_LINE = re.compile(rb"^[ \t]*(?:static[ \t]+|inline[ \t]+)*[A-Z][A-Z0-9_]{2,}[ \t]+"
+                            rb"[A-Za-z_]", re.M)
+_ATTRIBUTE_MACRO = re.compile(
+    rb"^[ \t]*(?:static[ \t]+|inline[ \t]+)*((?:[A-Z][A-Z0-9_]{2,}[ \t]+)+)"
+    rb"(?=(?:const[ \t]+|static[ \t]+|inline[ \t]+)*"
+    rb"[A-Za-z_][\w:]*(?:<[^<>;{}]*>)?[ \t*&]+[A-Za-z_]\w*[ \t]*\()", re.M)
 # a macro for ``__restrict__`` after a pointer's star
 _RESTRICT_MACRO = re.compile(rb"\*[ \t]*([A-Z][A-Z0-9_]*RESTRICT[A-Z0-9_]*)\b")
 # an alignment, a callback's calling convention, a vector type's size
@@ -398,6 +405,43 @@ class Layout:
         if b"align__" in code or b"CUDART_CB" in code or b"vector_" in code:
             out += [(m.start(), m.end()) for m in _ATTRIBUTE.finditer(code)]
         return out
+
+    def declaring_macros(self) -> list[tuple[int, int]]:
+        """Uses of the file's function-like macros that define functions (their ``#define``
+        holds ``__global__`` or a body's ``{``), alone on their lines with no semicolon
+        (candle's ``SOFTMAX_OP(__nv_bfloat16, float, softmax_bf16)``, DeepSpeed's
+        ``INSTANTIATE_..._FOR_TYPES(int32_t, float)``): the grammar reads each as a call
+        missing its semicolon and loses the next; blanked whole, the rest of the file
+        parses (the functions they would define are the preprocessor's: not read)."""
+        names = [n for n, found in self.defines.items()
+                 if any(d.params is not None and (b"__global__" in d.value or b"{" in d.value)
+                        for d in found) and not LAUNCH_MARKERS.fullmatch(n.encode())]
+        if not names:
+            return []
+        code = self.code
+        out: list[tuple[int, int]] = []
+        for start, end in _calls(code, names):
+            line = code.rfind(b"\n", 0, start) + 1
+            if code[line:start].strip() or self.directive_at(start) is not None:
+                continue  # not alone at its line's start
+            close = _matching(code, end - 1)
+            if close < 0:
+                continue
+            rest = code[close + 1:code.find(b"\n", close) if b"\n" in code[close:] else None]
+            if not rest.strip():
+                out.append((start, close + 1))
+        return out
+
+    def attribute_macros(self) -> list[tuple[int, int]]:
+        """An attribute macro (``DS_D_INLINE``, ``CUTLASS_HOST_DEVICE``: ``__device__
+        __forceinline__`` defined in another header) opening a line before a function's
+        return type and name (``DS_D_INLINE float gated_act_fn(float x, float y);``): the
+        grammar takes it for the type; blanked, the declaration parses."""
+        if not _ALL_CAPS_LINE.search(self.code):
+            return []
+        return [(m.start(1), m.end(1)) for m in _ATTRIBUTE_MACRO.finditer(self.code)
+                if m[1].split()[0].decode() not in self.defines
+                or all(d.params is None for d in self.defines[m[1].split()[0].decode()])]
 
     def statement_macros(self) -> list[bytes]:
         """The file's object-like macros whose body is statements (it ends with ``;`` or
