@@ -32,18 +32,19 @@ _LOOP_MACRO = re.compile(rb"^[ \t]*([A-Z][A-Z0-9_]{2,})[ \t]*\r?\n(?=[ \t]*(?:fo
                          re.M)
 _PRAGMA_OPERATOR = re.compile(rb"\b_Pragma\s*\([^()]*\)")
 # capitals opening a line, then a return type and a function's name and parenthesis
-_ALL_CAPS_LINE = re.compile(rb"^[ \t]*(?:static[ \t]+|inline[ \t]+)*[A-Z][A-Z0-9_]{2,}[ \t]+"
-                            rb"[A-Za-z_]", re.M)
 _ATTRIBUTE_MACRO = re.compile(
-    rb"^[ \t]*(?:static[ \t]+|inline[ \t]+)*((?:[A-Z][A-Z0-9_]{2,}[ \t]+)+)"
+    rb"[ \t]*(?:static[ \t]+|inline[ \t]+)*((?:[A-Z][A-Z0-9_]{2,}[ \t]+)+)"
     rb"(?=(?:const[ \t]+|static[ \t]+|inline[ \t]+)*"
-    rb"[A-Za-z_][\w:]*(?:<[^<>;{}]*>)?[ \t*&]+[A-Za-z_]\w*[ \t]*\()", re.M)
+    rb"[A-Za-z_][\w:]*(?:<[^<>;{}\n]*>)?[ \t*&]+[A-Za-z_]\w*[ \t]*\()")
 # a macro for ``__restrict__`` after a pointer's star
 _RESTRICT_MACRO = re.compile(rb"\*[ \t]*([A-Z][A-Z0-9_]*RESTRICT[A-Z0-9_]*)\b")
-# an alignment, a callback's calling convention, a vector type's size
-_ATTRIBUTE = re.compile(rb"\b__(?:builtin_)?align__\s*\(\s*\w+\s*\)|\bCUDART_CB\b"
-                        rb"|\b__attribute__\s*\(\(\s*(?:__vector_size__|vector_size|"
-                        rb"ext_vector_type)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*\)\)")
+# an alignment, a callback's calling convention, a vector type's size: each searched only
+# where its word is in the file
+_ATTRIBUTES = (
+    (b"align__", re.compile(rb"__(?:builtin_)?align__\s*\(\s*\w+\s*\)")),
+    (b"CUDART_CB", re.compile(rb"CUDART_CB\b")),
+    (b"vector_", re.compile(rb"__attribute__\s*\(\(\s*(?:__vector_size__|vector_size|"
+                            rb"ext_vector_type)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*\)\)")))
 # an execution space, and what follows one on a lambda (its parameters, ``mutable``,
 # the other space)
 _EXECUTION_SPACE = re.compile(rb"__(?:device|host)__")
@@ -402,8 +403,9 @@ class Layout:
         out = []
         if b"RESTRICT" in code:
             out += [(m.start(1), m.end(1)) for m in _RESTRICT_MACRO.finditer(code)]
-        if b"align__" in code or b"CUDART_CB" in code or b"vector_" in code:
-            out += [(m.start(), m.end()) for m in _ATTRIBUTE.finditer(code)]
+        for gate, pattern in _ATTRIBUTES:
+            if gate in code:
+                out += [(m.start(), m.end()) for m in pattern.finditer(code)]
         return out
 
     def declaring_macros(self) -> list[tuple[int, int]]:
@@ -434,14 +436,26 @@ class Layout:
 
     def attribute_macros(self) -> list[tuple[int, int]]:
         """An attribute macro (``DS_D_INLINE``, ``CUTLASS_HOST_DEVICE``: ``__device__
-        __forceinline__`` defined in another header) opening a line before a function's
-        return type and name (``DS_D_INLINE float gated_act_fn(float x, float y);``): the
-        grammar takes it for the type; blanked, the declaration parses."""
-        if not _ALL_CAPS_LINE.search(self.code):
-            return []
-        return [(m.start(1), m.end(1)) for m in _ATTRIBUTE_MACRO.finditer(self.code)
-                if m[1].split()[0].decode() not in self.defines
-                or all(d.params is None for d in self.defines[m[1].split()[0].decode()])]
+        __forceinline__`` defined in another header; its name holds DEVICE or INLINE)
+        opening a line before a function's return type and name (``DS_D_INLINE float
+        gated_act_fn(float x, float y);``): the grammar takes it for the type; blanked, the
+        declaration parses."""
+        code = self.code
+        starts = set()  # the lines naming an execution space or inlining in capitals
+        for word in (b"DEVICE", b"INLINE"):
+            at = code.find(word)
+            while at >= 0:
+                starts.add(code.rfind(b"\n", 0, at) + 1)
+                at = code.find(word, at + len(word))
+        out = []
+        for line in sorted(starts):
+            m = _ATTRIBUTE_MACRO.match(code, line)
+            if m is None:
+                continue
+            name = m[1].split()[0].decode()
+            if name not in self.defines or all(d.params is None for d in self.defines[name]):
+                out.append((m.start(1), m.end(1)))
+        return out
 
     def statement_macros(self) -> list[bytes]:
         """The file's object-like macros whose body is statements (it ends with ``;`` or
