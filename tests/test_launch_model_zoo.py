@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's twelve sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's thirteen sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -28,8 +28,9 @@ reduction was chosen, scored once: 0.992 (habit 0.946), none slower, 5 of 7 insi
 math functions priced as measured (6 of 7); the eleventh, math-heavy, after that, scored
 once: 0.980 (habit 0.972), none slower, 10 of 10 inside; the twelfth after the stop's last
 change (a fix predicted to save 15 % warns), scored once: 0.972 (habit 0.863), none
-slower, no false warning, 6 of 7 inside. What holds is asserted; what does not is a strict
-xfail with the figures."""
+slower, no false warning, 6 of 7 inside; the thirteenth at the stop's end, scored once:
+0.989 (habit 0.916), none slower, no false warning, 6 of 8 inside. What holds is asserted;
+what does not is a strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 13)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 14)}
 
 
 @cache
@@ -316,6 +317,9 @@ UNMET = {
     ("zoo-12/h200", "inside 90 %"): "6 of 7 claims hold (norm_rows_two_arrays: 24-56 % "
                                     "claimed, 71 % saved)",
     ("zoo-12/h200", "every 10 % warned"): "huber_loss_gs (10.2 %: nothing advised)",
+    ("zoo-13/h200", "width 15 points"): "27 points",
+    ("zoo-13/h200", "inside 90 %"): "6 of 8 claims hold (row_mean_short: 14-43 % claimed, 65 % "
+                                    "saved; abs_diff_sum_atomic_block: 6-29 %, none)",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",
@@ -345,5 +349,9 @@ def test_from_the_trace_alone_the_advice_is_never_slower(request, run):
         request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "issue 28: without the source transpose_naive's column cannot be seen: 32 x 32 "
             "advised 256 x 1, 4.6 % slower")))
+    if run == "zoo-13/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: 1 of 2 claims holds from the trace alone (add_bias_rows: 0-30 % "
+            "claimed, 39 % saved)")))
     t = _targets(run, None)
     assert t["slower"] == [] and t["inside"] >= 0.8
