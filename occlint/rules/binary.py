@@ -105,11 +105,11 @@ def other_vendor_code(result, ctx):
     """Device code of a vendor occlint does not read: SYCL's SPIR-V for Intel GPUs.
 
     What it does:
-    Names each offload entry holding SYCL / SPIR-V code (``sycl-spir64``,
-    ``sycl-spir64_gen``), found beside AMD or NVIDIA code or alone.
+    Names each offload entry holding SYCL / SPIR-V code (`sycl-spir64`, `sycl-spir64_gen`),
+    found beside AMD or NVIDIA code or alone.
     Why it matters:
     Such code is neither an error nor analysed: a wheel that ships Intel GPU libraries
-    beside CUDA and ROCm ones (bitsandbytes' ``libbitsandbytes_xpu*.so``) is read for the
+    beside CUDA and ROCm ones (bitsandbytes' `libbitsandbytes_xpu*.so`) is read for the
     code occlint knows, and says once what it left.
     How to fix:
     Nothing: analyse the AMD or NVIDIA libraries.
