@@ -382,14 +382,14 @@ def test_a_sources_casts_are_read_in_linear_time(monkeypatch):
     from occlint.readers.source.facts import kernel_facts
 
     searched = [0]
-    pattern = access._PARENTHESES
+    pattern = access._BRACKETS["("]
 
     class Counting:
         def finditer(self, text, pos, endpos):
             searched[0] += min(endpos, len(text)) - pos
             return pattern.finditer(text, pos, endpos)
 
-    monkeypatch.setattr(access, "_PARENTHESES", Counting())
+    monkeypatch.setitem(access._BRACKETS, "(", Counting())
     body = "reinterpret_cast<const float*>(" * 3000 + "a)[i]"
     kernel_facts("(const float* a, float* c)", body, "per-element", {})
     assert 0 < searched[0] <= 3000 * access.CAST_SPAN < len(body) ** 2 / 100

@@ -398,19 +398,22 @@ def aliases(body: str, pointers: dict[str, int | None]
 _CAST_START = re.compile(r"(?:static|reinterpret)_cast\s*<[^<>;]*\*\s*>\s*\("
                          r"|\(\s*\(\s*(?:const\s+|volatile\s+)*[A-Za-z_]\w*\s*\*\s*\)")
 _SUBSCRIPTED = re.compile(r"\s*\[")
-_PARENTHESES = re.compile(r"[()]")
 CAST_SPAN = 512  # a cast's operand longer than this is not read (bounds the search)
+_BRACKETS = {"(": re.compile(r"[()]"), "[": re.compile(r"[\[\]]"), "{": re.compile(r"[{}]")}
 
 
-def _close(text: str, at: int) -> int:
-    """The index of the parenthesis closing the one at ``at`` within CAST_SPAN characters
-    (-1: none)."""
+def matching(text: str, start: int, open_: str, end: int | None = None) -> int:
+    """Index of the bracket closing the one at ``start``, looking no further than ``end``
+    (len(text) where none closes it): only the brackets of that kind are visited."""
     depth = 0
-    for m in _PARENTHESES.finditer(text, at, at + CAST_SPAN):
-        depth += 1 if m[0] == "(" else -1
-        if depth == 0:
-            return m.start()
-    return -1
+    for m in _BRACKETS[open_].finditer(text, start, len(text) if end is None else end):
+        if m[0] == open_:
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return len(text)
 
 
 def cast_subscripts(body: str, pointers: dict[str, int | None]
@@ -426,8 +429,8 @@ def cast_subscripts(body: str, pointers: dict[str, int | None]
     for m in _CAST_START.finditer(body):
         # the cast's operand: in its own parentheses (C++), or up to the outer one's close
         opened = m.end() - 1 if m[0].endswith("(") else m.start()
-        end = _close(body, opened)
-        if end < 0 or not _SUBSCRIPTED.match(body, end + 1):
+        end = matching(body, opened, "(", opened + CAST_SPAN)
+        if end == len(body) or not _SUBSCRIPTED.match(body, end + 1):
             continue
         text = body[m.start():end + 1]
         value, cast = _uncast(text if m[0].endswith("(") else text[1:-1].strip())

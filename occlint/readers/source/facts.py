@@ -116,23 +116,6 @@ def defines(data: bytes) -> dict[str, int]:
     return out
 
 
-_BRACKETS = {"(": re.compile(r"[()]"), "[": re.compile(r"[\[\]]"), "{": re.compile(r"[{}]")}
-
-
-def _matching(text: str, start: int, open_: str, close: str) -> int:
-    """Index of the bracket closing the one at ``start`` (len(text) if unbalanced): only
-    the brackets of that kind are visited."""
-    depth = 0
-    for m in _BRACKETS[open_].finditer(text, start):
-        if m[0] == open_:
-            depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                return m.start()
-    return len(text)
-
-
 def pointer_sizes(params: str) -> dict[str, int | None]:
     """Pointer parameters and their element sizes (None: a type the table does not know)."""
     out: dict[str, int | None] = {}
@@ -181,7 +164,7 @@ class _Region:
                 self.loops.append((head_start, head_end + 1, end, trips,
                                    self._unroll(body, head_start, consts)))
         for m in _words(_IF, body):
-            cond_end = _matching(body, m.end() - 1, "(", ")")
+            cond_end = access.matching(body, m.end() - 1, "(")
             cond = body[m.end():cond_end]
             lane = _WARP_LANE.search(cond)
             if (lane or _THREAD.search(cond)) and not re.search(
@@ -195,7 +178,7 @@ class _Region:
         while i < len(body) and body[i].isspace():
             i += 1
         if i < len(body) and body[i] == "{":
-            return _matching(body, i, "{", "}")
+            return access.matching(body, i, "{")
         j = body.find(";", i)
         return len(body) if j < 0 else j
 
@@ -295,7 +278,7 @@ def _words(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
 
 def _loop_heads(body: str) -> list[tuple[int, int]]:
     """Where the head of each ``for`` loop starts and where its ``)`` is."""
-    return [(m.end(), _matching(body, m.end() - 1, "(", ")")) for m in _words(_FOR, body)]
+    return [(m.end(), access.matching(body, m.end() - 1, "(")) for m in _words(_FOR, body)]
 
 
 def _stride_heads(body: str, loop: str, heads: list[tuple[int, int]]
@@ -355,7 +338,7 @@ _SIGNED_CAST_REGISTER = re.compile(
 def _unparen(expr: str) -> str:
     """``expr`` without the parentheses around all of it."""
     expr = expr.strip()
-    while expr.startswith("(") and _matching(expr, 0, "(", ")") == len(expr) - 1:
+    while expr.startswith("(") and access.matching(expr, 0, "(") == len(expr) - 1:
         expr = expr[1:-1].strip()
     return expr
 
@@ -521,7 +504,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             span = span_of(at)
             if span is None or region.guarded(at):
                 continue
-            close = _matching(body, end - 1, "[", "]")
+            close = access.matching(body, end - 1, "[")
             after = body[close + 1:close + 4].lstrip()
             written = after.startswith("=") and not after.startswith("==")
             compound = re.match(r"[-+*/|&^]=", after) is not None
@@ -595,7 +578,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     shared_arrays = {m[1] for m in _SHARED_ARRAY.finditer(body)} \
         if "__shared__" in body else set()  # the SM's: their atomics queue at no L2
     for m in _ATOMIC.finditer(body) if "tomic" in body else ():
-        close = _matching(body, m.end() - 1, "(", ")")
+        close = access.matching(body, m.end() - 1, "(")
         address = body[m.end():close].split(",")[0]
         base = _ADDRESS_BASE.match(address)
         if base and base[1] in shared_arrays:
