@@ -272,7 +272,6 @@ def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: Device
     """
     reports = []
     for kernel in kernels:
-        launch = launch_for(kernel)
         same_vendor = [d for d in devices if d.vendor == kernel.vendor]
         if devices and not same_vendor and unfit is not None:
             # another vendor's code than every device of the run (a wheel's ROCm libraries
@@ -280,9 +279,10 @@ def analyse(kernels: list[Kernel], devices: list[Device], launch_for, db: Device
             # input (OTHER_VENDOR), its kernels not analysed
             _add(unfit, OTHER_VENDOR, kernel.target_id)
             continue
+        launch = launch_for(kernel)
         several = unfit is not None and len(devices) > 1
-        # No device of the kernel's vendor: the mismatch against the first device (with
-        # several devices: against each, said once per input)
+        # No device of the kernel's vendor (a caller keeping no ``unfit``): the mismatch
+        # against the first device (with several devices: against each)
         mine = [analyse_kernel(kernel, device, launch, db)
                 for device in same_vendor or (devices if several else devices[:1]) or [None]]
         fit = [r for r in mine if r.status not in MISMATCH]

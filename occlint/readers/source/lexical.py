@@ -429,8 +429,8 @@ class Layout:
             close = _matching(code, end - 1)
             if close < 0:
                 continue
-            rest = code[close + 1:code.find(b"\n", close) if b"\n" in code[close:] else None]
-            if not rest.strip():
+            eol = code.find(b"\n", close)
+            if not code[close + 1:eol if eol >= 0 else None].strip():
                 out.append((start, close + 1))
         return out
 
