@@ -79,9 +79,10 @@ class DeviceModel:
     # block's lifetime, against threads per block; measured, not used by the model
     # (docs/validation.md: as a cost per wave it advised the block-reduce family worse)
     reduce_curve: Curve = ()
-    # a block per row: us a pass over its row costs the block besides its bytes (a load's
-    # wait from DRAM and a block's sum by warp shuffles), two blocks per SM, against
-    # threads per block; () where not measured
+    # a block per row: us a pass over its row costs the block (a load's wait from DRAM and
+    # a block's sum by warp shuffles; the wait is priced by the memory term too:
+    # timing._row_passes), two blocks per SM, against threads per block; () where not
+    # measured
     pass_curve: Curve = ()
     # us the shuffle sum alone adds (two barriers); measured, not used by the model (a
     # pass's cost holds it)

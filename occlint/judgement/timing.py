@@ -317,11 +317,15 @@ def _math_fma(dm: DeviceModel, calls: tuple[tuple[str, float], ...]) -> float:
 
 
 def _row_passes(dm: DeviceModel, facts: Facts, block: int) -> float:
-    """Seconds a block per row spends on its passes besides their bytes: a pass ending in
-    a block's reduction waits for its last load and then for the reduction, every thread
-    of the block at its barriers (measured: a pass of a load from DRAM and a reduction by
-    warp shuffles); the SM's other blocks, doing the same, hide none of it. A pass that
-    ends in no barrier streams into the next as a loop does."""
+    """Seconds a block per row's reductions add to a wave: a pass ending in a block's
+    reduction waits for its last load and then for the reduction, every thread of the
+    block at its barriers (measured: the slope of a wave's time over passes of a load from
+    DRAM and a reduction by warp shuffles); the SM's other blocks, doing the same, hide
+    none of it. A pass that ends in no barrier streams into the next as a loop does. The
+    slope holds the load's wait, which the wave's memory term prices too (row_phases is
+    over-predicted 1.3-1.9x); readings that count it once fit the calibration kernels
+    better and advised worse on kernels they were not built on (docs/validation.md,
+    "The zoo's sets 9 and 10"), so it stays."""
     if not facts.reductions or not dm.pass_curve:
         return 0.0
     return facts.reductions * _at(dm.pass_curve, block) * 1e-6
