@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-13] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-14] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -1643,6 +1643,107 @@ extern "C" __global__ void log1p_grid({_ARGS}) {{
 """,
 }
 
+KERNELS_14: dict[str, str] = {
+    "bias_broadcast_mul": f"""
+extern "C" __global__ void bias_broadcast_mul({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] * b[i & 4095] + s;
+}}
+""",
+    "lut_gather_small": f"""
+extern "C" __global__ void lut_gather_small({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = b[((int)(fabsf(a[i]) * 255.0f)) & 255];
+}}
+""",
+    "mse_atomic_per_warp": f"""
+extern "C" __global__ void mse_atomic_per_warp({_ARGS}) {{
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float d = a[i] - b[i];
+        t += d * d;
+    }}
+    t = warp_sum(t);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, t);
+}}
+""",
+    "vertical_blur5": f"""
+extern "C" __global__ void vertical_blur5({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y >= 2 && y < height - 2) {{
+        long i = (long)y * width + x;
+        c[i] = 0.1f * a[i - 2 * width] + 0.2f * a[i - width] + 0.4f * a[i]
+             + 0.2f * a[i + width] + 0.1f * a[i + 2 * width];
+    }}
+}}
+""",
+    "fma64_gs_int": f"""
+extern "C" __global__ void fma64_gs_int({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {{
+        float x = a[i];
+        float y = 1.0f;
+#pragma unroll
+        for (int k = 0; k < 64; ++k) y = fmaf(y, x, 0.5f);
+        c[i] = y;
+    }}
+}}
+""",
+    "row_sumsq_vec4": f"""
+extern "C" __global__ void row_sumsq_vec4({_ROWS}) {{
+    __shared__ float red[32];
+    const float4* x = reinterpret_cast<const float4*>(a + blockIdx.x * cols);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols / 4; j += blockDim.x) {{
+        float4 v = x[j];
+        t += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+    }}
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}}
+""",
+    "hypot_elem": f"""
+extern "C" __global__ void hypot_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i], y = b[i];
+        c[i] = sqrtf(x * x + y * y);
+    }}
+}}
+""",
+    "powf_gamma_gs": f"""
+extern "C" __global__ void powf_gamma_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = powf(fabsf(a[i]), s);
+}}
+""",
+    "interleaved_to_planar": f"""
+extern "C" __global__ void interleaved_to_planar({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        long plane = (long)width * height;
+        c[i] = a[3 * i];
+        c[plane + i] = a[3 * i + 1];
+        c[2 * plane + i] = a[3 * i + 2];
+    }}
+}}
+""",
+    "row_dot_atomic": f"""
+extern "C" __global__ void row_dot_atomic({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * b[j];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) atomicAdd(sum, t);
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -1875,12 +1976,29 @@ SUITE_13: dict[str, tuple] = {
     "log1p_grid": ("grid-stride", 64 * M, {"block": [768, 1, 1], "grid_sms": 2}, {},
                    "exact", 1),
 }
+SUITE_14: dict[str, tuple] = {
+    "bias_broadcast_mul": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "lut_gather_small": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "mse_atomic_per_warp": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 32},
+                            {}, "none", 1),
+    "vertical_blur5": ("image", 64 * M, {"block": [256, 1, 1]}, {}, "exact", 1),
+    "fma64_gs_int": ("grid-stride-int", 16 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                     "exact", 1),
+    "row_sumsq_vec4": ("block-per-row", 64 * M, {"block": [512, 1, 1]}, {"cols": 1024},
+                       "none", 1),
+    "hypot_elem": ("elementwise", 64 * M, {"block": [480, 1, 1]}, {}, "exact", 1),
+    "powf_gamma_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 0.5}, {},
+                      "exact", 1),
+    "interleaved_to_planar": ("image", 16 * M, {"block": [16, 8, 1]}, {}, "exact", 3),
+    "row_dot_atomic": ("block-per-row", 64 * M, {"block": [128, 1, 1]}, {"cols": 4096},
+                       "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
         9: (KERNELS_9, SUITE_9), 10: (KERNELS_10, SUITE_10),
         11: (KERNELS_11, SUITE_11), 12: (KERNELS_12, SUITE_12),
-        13: (KERNELS_13, SUITE_13)}
+        13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14)}
 
 
 def suite(which: int = 1) -> list[dict]:
