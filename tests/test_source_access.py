@@ -8,11 +8,14 @@ from __future__ import annotations
 import pytest
 
 from occlint.judgement.timing import Config
+from occlint.model.facts import OWN_LINES
 from occlint.readers.source.access import (
     SCATTERED,
     STRIDED,
     UNIFORM,
     aliases,
+    assignments,
+    extent_of,
     moved,
     spread_of,
     variables,
@@ -328,7 +331,9 @@ def test_a_table_many_threads_read_in_a_constant_loop_is_the_caches():
     (64, 32, (0, True, 4), 1),  # 32 x 2: one row a warp
     (64, 32, (1, False, 4), 1),  # 128 bytes: one line
     (256, 0, (1, False, 16), 4),  # a 1-D block of float4s: 512 bytes
-    (256, 0, (-1, False, 4), 32),  # each lane its own line
+    (256, 0, (-OWN_LINES, False, 4), 32),  # each lane its own line
+    (256, 0, (-1, False, 4), 1),  # a table of one line, read at any place in it
+    (256, 0, (-64, False, 4), pytest.approx(64 * (1 - (63 / 64) ** 32))),  # 32 picks of 64
     (256, 16, (2, True, 4), 2),  # 16 lanes 8 bytes apart, two rows
 ])
 def test_the_lines_a_warps_request_touches(block, row, load, lines):
@@ -336,6 +341,50 @@ def test_the_lines_a_warps_request_touches(block, row, load, lines):
 
     stride, down, size = load
     assert _lines(Config(block, 1, 1, row=row), stride, down, size) == lines
+
+
+@pytest.mark.parametrize(("expr", "extent"), [
+    ("((int)(fabsf(a[i]) * 255.0f)) & 255", 256),
+    ("i & 4095", 4096),
+    ("(i + 7) % 64", 64),
+    ("2 * (i % 64) + 1", 128),  # 1, 3, ..., 127: within 128 elements
+    ("(i & 255) >> 1", 256),  # no more than before
+    ("k", 32),  # a variable each assignment of which is bounded
+    ("j", None),  # ... one of them not
+    ("i", None),
+    ("(i * 2654435761L) & (n - 1)", None),  # a mask the text does not fix
+    ("i % cols", None),
+    ("i & 255 ? 1 : x", None),
+])
+def test_the_elements_a_literal_bounds_an_index_to(expr, extent):
+    values = assignments("{ int k = threadIdx.x & 31; k = (k + 1) % 32; int j = i & 7; "
+                         "j = i; }")
+    assert extent_of(expr, values, {}) == extent
+
+
+def test_a_table_a_literal_bounds_is_the_l1s():
+    """A look-up table read at a place the data picks but a literal bounds (``lut[x &
+    255]``: 1 KB, eight lines): every thread reads it, so the L1 serves it (the
+    l1_lines characterisation's 32 KB table); its loads are no DRAM traffic, each warp's
+    request touching the lines its lanes pick among the table's. A table past 32 KB is
+    left as the access it is; a bias read along the row (``b[i & 4095]``) is the L1's too,
+    one line a request."""
+    lut = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (i < n) c[i] = b[((int)(fabsf(a[i]) * 255.0f)) & 255]; }""")
+    assert (lut.load_bytes, lut.cached_bytes, lut.scattered_bytes) == (8, 4, 0)
+    assert lut.cached_loads == ((-8, False, 4, 1),)
+    named = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        int k = (int)(a[i] * 100.0f) % 100; c[i] = b[k]; }""")
+    assert named.cached_loads == ((-4, False, 4, 1),)  # 400 bytes: four lines
+    big = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        c[i] = b[((int)(a[i] * 65535.0f)) & 65535]; }""")  # 256 KB
+    assert (big.cached_bytes, big.scattered_bytes) == (0, 4)
+    bias = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (i < n) c[i] = a[i] * b[i & 4095] + s; }""")
+    assert bias.cached_loads == ((1, False, 4, 1),) and bias.cached_bytes == 4
+    stored = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        c[i & 255] = a[i]; }""")  # a store is no table
+    assert (stored.cached_bytes, stored.store_bytes) == (0, 4)
 
 
 HISTOGRAM = """{ __shared__ float h[256];

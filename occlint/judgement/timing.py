@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from occlint.devices.launch_params import Curve, DeviceModel
-from occlint.model.facts import Facts
+from occlint.model.facts import OWN_LINES, Facts
 
 # the per-element instructions besides the FMAs a body names (address arithmetic, the
 # loads and stores, the bounds check or loop step), in warp instructions; and the p of the
@@ -338,14 +338,18 @@ def _at(curve: Curve, x: float) -> float:
     return _along(curve, max(x, curve[0][0]))
 
 
-def _lines(cfg: Config, stride: int, down: bool, size: float) -> int:
+def _lines(cfg: Config, stride: int, down: bool, size: float) -> float:
     """The 128-byte lines a warp's request touches: its lanes along x read the same word
-    (``stride`` 0), words ``stride`` elements apart, or each its own line (-1); its rows
-    along y the same words, or each row its own (``down``)."""
+    (``stride`` 0), words ``stride`` elements apart, or each a line of its own among
+    ``-stride`` (a table's lines, picked alike: the expected count of distinct ones); its
+    rows along y the same words, or each row its own (``down``)."""
     lanes = cfg.across
     rows = cfg.wave // lanes if cfg.row else 1
-    across = 1 if stride == 0 else lanes if stride < 0 else \
-        math.ceil(lanes * stride * min(size, 16.0) / 128)
+    if stride < 0:
+        table = -stride
+        across = lanes if table >= OWN_LINES else table * (1 - (1 - 1 / table) ** lanes)
+    else:
+        across = 1 if stride == 0 else math.ceil(lanes * stride * min(size, 16.0) / 128)
     return across * (rows if down else 1)
 
 

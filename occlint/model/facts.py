@@ -17,6 +17,7 @@ from occlint.model.pickling import by_fields
 LOOPS = ("per-element", "grid-stride", "block-stride")
 # instructions a pass of a constant loop costs besides its body: the counter's add, its
 # compare and the branch (NVRTC's PTX per back edge)
+OWN_LINES = 1 << 20  # cached_loads' stride -OWN_LINES: each lane its own line
 LOOP_CONTROL = 3.0
 
 
@@ -82,9 +83,11 @@ class Facts:
     reread_row_bytes: float = 0.0
     # of load_bytes, the loads of a table many threads read, a constant loop walking it
     # (a naive matrix product's a[y * K + k] and b[k * n + x]): the caches' (L1, L2), not
-    # DRAM's; each (its stride along x in elements: 0 the same for every lane, -1 each
-    # lane its own line; whether it moves along y; its bytes; its loads per element), from
-    # which the model counts the 128-byte lines a warp's request touches
+    # DRAM's; and a table a literal bounds (``lut[x & 255]``); each (its stride along x in
+    # elements: 0 the same for every lane, -L each lane a line of its own among the
+    # table's L, -OWN_LINES among as many as it likes; whether it moves along y; its
+    # bytes; its loads per element), from which the model counts the 128-byte lines a
+    # warp's request touches
     cached_bytes: float = 0.0
     cached_loads: tuple[tuple[int, bool, float, float], ...] = ()
     # single-precision math functions called per element (expf, tanhf, rsqrtf, ...), each

@@ -68,10 +68,13 @@ def _scale(s: int, k: int | None) -> int:
 
 
 class _Value:
-    __slots__ = ("const", "spread")
+    """An expression's spread, its value where a literal fixes it, and its *extent*: the
+    elements an index of that value reaches where a literal bounds it (its largest value
+    plus one: ``x & 255`` 256, ``k % 64 + 1`` 65)."""
+    __slots__ = ("const", "extent", "spread")
 
-    def __init__(self, spread: Spread, const: int | None = None):
-        self.spread, self.const = spread, const
+    def __init__(self, spread: Spread, const: int | None = None, extent: int | None = None):
+        self.spread, self.const, self.extent = spread, const, extent
 
 
 def _each(a: Spread, b: Spread, f: Callable[[int, int], int]) -> Spread:
@@ -85,7 +88,8 @@ def _add(a: int, b: int) -> int:
 
 
 class _Parser:
-    def __init__(self, text: str, env: dict[str, Spread], consts: dict[str, int]):
+    def __init__(self, text: str, env: dict[str, Spread], consts: dict[str, int],
+                 extents: dict[str, int] | None = None):
         self.toks: list[str] = []
         at = 0
         text = text.strip()
@@ -99,7 +103,7 @@ class _Parser:
             self.toks.append(m[1] or name or m[3])
             at = m.end()
         self.i = 0
-        self.env, self.consts = env, consts
+        self.env, self.consts, self.extents = env, consts, extents or {}
 
     def peek(self) -> str | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -123,7 +127,9 @@ class _Parser:
                 a = self.expr()
                 self.take(":")
                 b = self.expr(prec)
-                left = _Value(_each(a.spread, b.spread, _worse))  # either branch's
+                left = _Value(_each(a.spread, b.spread, _worse),  # either branch's
+                              extent=max(a.extent, b.extent) if a.extent and b.extent
+                              else None)
                 continue
             right = self.expr(prec + 1)
             left = _binary(op or "", left, right)
@@ -144,7 +150,8 @@ class _Parser:
             v = self.unary()
             if t == "-" and v.const is not None:
                 return _Value(v.spread, -v.const)
-            return _Value(v.spread) if t in ("-", "+", "&") else \
+            return _Value(v.spread, extent=v.extent if t == "+" else None) \
+                if t in ("-", "+", "&") else \
                 _Value(_each(v.spread, v.spread, lambda a, _: SCATTERED if a else 0))
         if t == "(" and self._cast():
             return self.unary()
@@ -197,7 +204,7 @@ class _Parser:
         known = self.env.get(t, self.env.get(re.split(r"\.|->", t)[0], UNIFORM))
         if known is None:  # a variable whose value the parser could not read
             raise _Unreadable
-        return _Value(known, self.consts.get(t))
+        return _Value(known, self.consts.get(t), self.extents.get(t))
 
     def postfix(self, v: _Value) -> _Value:
         while self.peek() == "[":
@@ -219,7 +226,32 @@ def _divided(x: int, divisor: int | None) -> int:
     return min(x, 1)
 
 
+def _extent(op: str, a: _Value, b: _Value) -> int | None:
+    """The extent of ``a op b`` where a literal bounds it: a mask or a modulus by a literal,
+    and what adds a literal to, subtracts one from, scales or divides such a value."""
+    if op == "&":
+        masks = [v.const + 1 for v in (a, b) if v.const is not None and v.const >= 0]
+        return min(masks) if masks else None
+    if op == "%":
+        return b.const if b.const is not None and b.const > 0 else None
+    if op == "+":
+        bounded, k = (a, b.const) if a.extent else (b, a.const)
+        return bounded.extent + k if bounded.extent and k is not None and k >= 0 else None
+    if op == "-":
+        return a.extent if a.extent and b.const is not None and b.const >= 0 else None
+    if op == "*":
+        bounded, k = (a, b.const) if a.extent else (b, a.const)
+        return (bounded.extent - 1) * k + 1 if bounded.extent and k and k > 0 else None
+    return a.extent if op in ("/", ">>") and b.const is not None and b.const > 0 else None
+
+
 def _binary(op: str, a: _Value, b: _Value) -> _Value:
+    v = _binary_spread(op, a, b)
+    v.extent = _extent(op, a, b)
+    return v
+
+
+def _binary_spread(op: str, a: _Value, b: _Value) -> _Value:
     if op in ("+", "-"):
         const = None if a.const is None or b.const is None else \
             a.const + b.const if op == "+" else a.const - b.const
@@ -286,6 +318,35 @@ def _parsed(text: str, env: tuple[tuple[str, Spread | None], ...],
         return None
 
 
+def extent_of(text: str, values: dict[str, list[str]], consts: dict[str, int]
+              ) -> int | None:
+    """How many elements an index can reach where a literal bounds it (``b[x & 255]``,
+    ``lut[(k + 1) % 64]``, a variable every assignment of which is so bounded): the table
+    it reads; None where nothing bounds it or the text cannot be read. ``values``: each
+    variable's assigned texts (:func:`assignments`)."""
+    names = {w for w in _NAME.findall(text) if w in values}
+    extents = {}
+    for w in names:
+        found = [_extent_parsed(v, (), tuple(consts.items())) for v in values[w]]
+        if found and all(found):
+            extents[w] = max(e for e in found if e)
+    if not extents and "&" not in text and "%" not in text:
+        return None
+    return _extent_parsed(text, tuple(extents.items()), tuple(consts.items()))
+
+
+@lru_cache(maxsize=4096)
+def _extent_parsed(text: str, extents: tuple[tuple[str, int], ...],
+                   consts: tuple[tuple[str, int], ...]) -> int | None:
+    try:
+        p = _Parser(_CPP_CAST.sub("", text) if "_cast" in text else text, {},
+                    dict(consts), dict(extents))
+        v = p.expr()
+        return None if p.peek() is not None else v.extent
+    except (_Unreadable, RecursionError):
+        return None
+
+
 # a variable's assignment at statement level: ``[type] name = value;`` (a for loop's
 # initialiser too); not ==, <=, compound assignments, nor an element's store
 _ASSIGNMENT = re.compile(r"(?<![\w.\]>])([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
@@ -322,9 +383,7 @@ def variables(body: str, consts: dict[str, int], offsets: Iterable[str] = ()
     through others (the worst over its assignments; None where one could not be read);
     read twice where a value names a variable assigned after it (a loop's step)."""
     every = [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)]
-    assigned: dict[str, list[str]] = {}
-    for name, value in every:
-        assigned.setdefault(name, []).append(value)
+    assigned = _grouped(every)
     uses = [g for m in _USES.finditer(body) for g in m.groups() if g] + list(offsets)
     needed = {w for text in uses for w in _NAME.findall(text) if w in assigned}
     todo = list(needed)
@@ -348,6 +407,18 @@ def variables(body: str, consts: dict[str, int], offsets: Iterable[str] = ()
             was = env.get(name, UNIFORM)
             env[name] = None if s is None or was is None else _each(was, s, _worse)
     return env
+
+
+def _grouped(every: list[tuple[str, str]]) -> dict[str, list[str]]:
+    assigned: dict[str, list[str]] = {}
+    for name, value in every:
+        assigned.setdefault(name, []).append(value)
+    return assigned
+
+
+def assignments(body: str) -> dict[str, list[str]]:
+    """Each variable the body assigns: the texts of its values."""
+    return _grouped([(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)])
 
 
 _CAST_TO = re.compile(r"(?:static|reinterpret|const)_cast\s*<([^<>;]*)>\s*\((.*)\)"

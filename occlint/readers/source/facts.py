@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 
-from occlint.model.facts import LOOP_CONTROL, Facts
+from occlint.model.facts import LOOP_CONTROL, OWN_LINES, Facts
 from occlint.readers.source import access
 
 TYPE_BYTES = {
@@ -75,6 +76,9 @@ _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
 # % warpSize) or a variable named for it
 _WARP_LANE = re.compile(r"&\s*(?:31|0x1[fF])\b|&\s*\(\s*(?:warpSize|WARP_SIZE)\s*-\s*1\s*\)"
                         r"|%\s*(?:32\b|warpSize\b|WARP_SIZE\b)|\blane(?:_?[iI]d[x]?)?\b")
+# the largest table a literal-bounded index reads that the model holds the L1's: the
+# l1_lines characterisation's (32 KB); a larger one is priced as the access it is
+TABLE_BYTES = 32 * 1024
 _BLOCK = re.compile(r"\bblockIdx\b|\bhipBlockIdx_")
 _BLOCK_STRIDE = re.compile(r"\+=\s*(?:\(\s*\w+(?:\s+\w+)*\s*\)\s*)?"
                            r"(?:blockDim\.x|hipBlockDim_x)\s*[;)]")
@@ -491,6 +495,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         return {**env, **dict(inner)} if inner else env
 
     load = store = column = scattered = sectors = reread = cached = 0.0
+    # a literal bounding an index (a mask, a modulus) makes a table of what it reads
+    bounded = "&" in body or "%" in body
+    values = cache(lambda: access.assignments(body))
     cached_loads: list[tuple[int, bool, float, float]] = []
     two_d = "threadIdx.y" in body or "hipThreadIdx_y" in body
     seen: set[tuple[str, str, int]] = set()  # loads: (array, neighbourhood, pass)
@@ -549,11 +556,21 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 store += streamed * weight
             if not written or compound:
                 load += streamed * weight
+            extent = access.extent_of(index, values(), consts) \
+                if bounded and not written and not compound else None
+            if extent and extent * size <= TABLE_BYTES:
+                # a table a literal bounds (``lut[x & 255]``) that every thread reads: the
+                # L1's, each request the lines its lanes pick among the table's
+                cached += streamed * weight
+                lines = -(-int(extent * size) // 128)
+                cached_loads.append((spread[0] if spread and spread[0] <= 1 else -lines,
+                                     bool(spread and spread[1]), size, weight))
+                continue
             if weight > 1 and spread and not written and not compound and (
                     spread[0] == 0 or (two_d and spread[1] == 0)):
                 # a table a constant loop walks that many threads read: the caches'
                 cached += size * weight
-                stride = spread[0] if spread[0] < access.STRIDED else -1
+                stride = spread[0] if spread[0] < access.STRIDED else -OWN_LINES
                 cached_loads.append((stride, bool(spread[1]), size, weight))
                 continue
             if kind == "column":
