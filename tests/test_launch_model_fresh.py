@@ -60,7 +60,10 @@ UNMET = {
     "inside 90 %": {"heldout-35/h100:score", "heldout-38/h100:score", "heldout-39/h100:score",
                     "heldout-42/h200:score", "heldout-48/h200:score"},
     "width 15 points": ALL,
-    "every 10 % warned": ALL - {"heldout-53/h200:score", "heldout-48/h200:fit"},
+    # heldout-53's score half met it until the model's equals were told apart by the block
+    # its curves were measured in and BAND refitted (-0.719 -> -0.727): elementwise_07,
+    # 18 % saved, claimed 2.0-20.7 % (a low end under 2 %: an info)
+    "every 10 % warned": ALL - {"heldout-48/h200:fit"},
     "spearman 0.9": {"heldout-30/h100:score", "heldout-31/h100:fit", "heldout-49/h200:score",
                      "heldout-53/h200:fit", "heldout-53/h200:score"},
     "trace alone never slower": {"heldout-31/h100:fit",  # image_08

@@ -304,7 +304,9 @@ def grid_below_oversubscription(report, ctx):
     target. Compute-bound kernels may not need it; lower `oversubscription` for them.
     On launches read from a profiler trace, where occlint cannot see whether the kernel
     loops over its data, the finding is info; where the kernel's source (or PTX) in the run
-    shows it does not (one element per thread, a block per row), there is none.
+    shows it does not (one element per thread, a block per row), there is none; nor where
+    the launch-time model, reading that source, advises fewer threads than now (a loop
+    whose warps each end in an atomic on one address: LCH106-LCH108 name the grid).
     Example:
     `occlint gamma.hsaco --device w7800 --block 256 --grid 1000` -> grid of 1000 blocks
     (8,000 waves) is below 10x the 2,240 wave slots (22,400 waves); use a grid of 2800.
@@ -319,6 +321,11 @@ def grid_below_oversubscription(report, ctx):
     waves = ctx.advice["grid"]["waves"]
     if waves >= over["target_waves"]:
         return
+    plan = ctx.plan
+    if plan is not None and plan.facts is not None and plan.changes and (
+            plan.best.threads * plan.best.blocks < plan.current.threads * plan.current.blocks):
+        return  # the model, on the kernel's own facts, advises fewer threads (its atomics,
+        # say): the premise is wrong, and its own finding (LCH106-LCH108) says so
     slots = ctx.advice["capacity"]["wave_slots"]
     word = "warps" if report.kernel.vendor == "nvidia" else "waves"
     traced = report.block_source == "trace"
@@ -370,6 +377,9 @@ def problem_tail(report, ctx):
 # what binds the launch as it is, in the model, where a finding of its own says so (LCH107,
 # LCH108)
 SPECIFIC_BINDINGS = ("block starts", "atomics")
+# atomics that take this share of the launch's predicted time, though they do not bind it,
+# are named in LCH106's message (what moving the grid changes)
+ATOMICS_NOTED = 0.1
 
 
 def _moved(ctx, binding: str | None) -> bool:
@@ -422,10 +432,14 @@ def slower_than_fastest(report, ctx):
     """
     if _moved(ctx, None):
         plan = ctx.plan
+        now = plan.now
+        queued = f" ({_us(now.atomics)} of it atomics queuing on their addresses)" \
+            if now.atomics >= ATOMICS_NOTED * now.total else ""
         yield _model_finding(
             "LCH106", report, ctx,
-            f"the launch-time model predicts {_us(plan.now.total)} for "
-            f"{plan.current.describe()} on {_device(report)}, bound by {plan.now.binding}")
+            f"the launch-time model predicts {_us(now.total)} for "
+            f"{plan.current.describe()} on {_device(report)}, bound by {now.binding}"
+            + queued)
 
 
 @rule("LCH107", "block-start-bound", "warning")
