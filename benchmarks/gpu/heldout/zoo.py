@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-14] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-15] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -1744,6 +1744,119 @@ extern "C" __global__ void row_dot_atomic({_ROWS}) {{
 """,
 }
 
+KERNELS_15: dict[str, str] = {
+    "softsign_elem": f"""
+extern "C" __global__ void softsign_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        c[i] = x / (1.0f + fabsf(x));
+    }}
+}}
+""",
+    "addcmul_elem": f"""
+extern "C" __global__ void addcmul_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + s * a[i] * b[i];
+}}
+""",
+    "relu_gs_oversized": f"""
+extern "C" __global__ void relu_gs_oversized({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = fmaxf(a[i], 0.0f);
+}}
+""",
+    "l1_tree_atomic_block": f"""
+extern "C" __global__ void l1_tree_atomic_block({_ARGS}) {{
+    __shared__ float part[1024];
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += fabsf(a[i]);
+    part[threadIdx.x] = t;
+    __syncthreads();
+    for (int k = 512; k > 0; k >>= 1) {{
+        if (threadIdx.x < k && threadIdx.x + k < blockDim.x)
+            part[threadIdx.x] += part[threadIdx.x + k];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) atomicAdd(sum, part[0]);
+}}
+""",
+    "row_softmax_cols128": f"""
+extern "C" __global__ void row_softmax_cols128({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    float inv = 1.0f / block_sum(t, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] - m) * inv;
+}}
+""",
+    "row_absmax_warp": f"""
+extern "C" __global__ void row_absmax_warp({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float m = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, fabsf(x[j]));
+    m = block_max(m, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = m;
+}}
+""",
+    "gauss3x3_2d": f"""
+extern "C" __global__ void gauss3x3_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= 1 && y >= 1 && x < width - 1 && y < height - 1) {{
+        long i = (long)y * width + x;
+        c[i] = 0.0625f * (a[i - width - 1] + a[i - width + 1] + a[i + width - 1]
+                          + a[i + width + 1])
+             + 0.125f * (a[i - width] + a[i - 1] + a[i + 1] + a[i + width]) + 0.25f * a[i];
+    }}
+}}
+""",
+    "downsample_avg2": f"""
+extern "C" __global__ void downsample_avg2({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long src = (long)(2 * y) * (2 * width) + 2 * x;
+        c[(long)y * width + x] = 0.25f * (a[src] + a[src + 1] + a[src + 2 * width]
+                                         + a[src + 2 * width + 1]);
+    }}
+}}
+""",
+    "hash_scatter": f"""
+extern "C" __global__ void hash_scatter({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[(i * 2654435761L) & (n - 1)] = a[i];
+}}
+""",
+    "axpy_ilp4_gs_int": f"""
+extern "C" __global__ void axpy_ilp4_gs_int({_ARGS}) {{
+    int stride = blockDim.x * gridDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 4 * stride) {{
+        float x0 = a[i], y0 = b[i];
+        float x1 = i + stride < n ? a[i + stride] : 0.0f;
+        float y1 = i + stride < n ? b[i + stride] : 0.0f;
+        float x2 = i + 2 * stride < n ? a[i + 2 * stride] : 0.0f;
+        float y2 = i + 2 * stride < n ? b[i + 2 * stride] : 0.0f;
+        float x3 = i + 3 * stride < n ? a[i + 3 * stride] : 0.0f;
+        float y3 = i + 3 * stride < n ? b[i + 3 * stride] : 0.0f;
+        c[i] = s * x0 + y0;
+        if (i + stride < n) c[i + stride] = s * x1 + y1;
+        if (i + 2 * stride < n) c[i + 2 * stride] = s * x2 + y2;
+        if (i + 3 * stride < n) c[i + 3 * stride] = s * x3 + y3;
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -1993,12 +2106,30 @@ SUITE_14: dict[str, tuple] = {
     "row_dot_atomic": ("block-per-row", 64 * M, {"block": [128, 1, 1]}, {"cols": 4096},
                        "none", 1),
 }
+SUITE_15: dict[str, tuple] = {
+    "softsign_elem": ("elementwise", 64 * M, {"block": [160, 1, 1]}, {}, "exact", 1),
+    "addcmul_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "relu_gs_oversized": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 128},
+                          {}, "exact", 1),
+    "l1_tree_atomic_block": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 4},
+                             {}, "none", 1),
+    "row_softmax_cols128": ("block-per-row", 64 * M, {"block": [32, 1, 1]}, {"cols": 128},
+                            "close", 1),
+    "row_absmax_warp": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 4096},
+                        "none", 1),
+    "gauss3x3_2d": ("image", 64 * M, {"block": [8, 8, 1]}, {}, "exact", 1),
+    "downsample_avg2": ("image", 16 * M, {"block": [32, 8, 1]}, {}, "exact", 4),
+    "hash_scatter": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "none", 1),
+    "axpy_ilp4_gs_int": ("grid-stride-int", 64 * M, {"block": [128, 1, 1], "grid_sms": 2},
+                         {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
         9: (KERNELS_9, SUITE_9), 10: (KERNELS_10, SUITE_10),
         11: (KERNELS_11, SUITE_11), 12: (KERNELS_12, SUITE_12),
-        13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14)}
+        13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14),
+        15: (KERNELS_15, SUITE_15)}
 
 
 def suite(which: int = 1) -> list[dict]:
