@@ -421,3 +421,59 @@ def test_an_atomic_max_on_one_address_is_told_from_an_add():
     add = _facts(loop + "if ((threadIdx.x & 31) == 0) atomicAdd(sum, m); }", "grid-stride")
     assert not add.atomics_max
 
+
+
+ILP4 = """extern "C" __global__ void axpy_ilp4(const float* __restrict__ a,
+    const float* __restrict__ b, float* __restrict__ c, float s, long n) {
+    int stride = blockDim.x * gridDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 4 * stride) {
+        float x0 = a[i], y0 = b[i];
+        float x1 = i + stride < n ? a[i + stride] : 0.0f;
+        float y1 = i + stride < n ? b[i + stride] : 0.0f;
+        float x2 = i + 2 * stride < n ? a[i + 2 * stride] : 0.0f;
+        float y2 = i + 2 * stride < n ? b[i + 2 * stride] : 0.0f;
+        float x3 = i + 3 * stride < n ? a[i + 3 * stride] : 0.0f;
+        float y3 = i + 3 * stride < n ? b[i + 3 * stride] : 0.0f;
+        c[i] = s * x0 + y0;
+        if (i + stride < n) c[i + stride] = s * x1 + y1;
+        if (i + 2 * stride < n) c[i + 2 * stride] = s * x2 + y2;
+        if (i + 3 * stride < n) c[i + 3 * stride] = s * x3 + y3;
+    }
+}
+"""
+
+
+def test_a_loop_doing_four_elements_a_pass_each_a_grid_apart(tmp_path):
+    """Zoo set 15's axpy_ilp4_gs_int: a grid-stride loop stepped by ``4 * stride`` (a
+    variable holding the grid's threads) whose pass loads a[i], a[i + stride], ... : a
+    grid-stride loop (it read as one element per thread, its time 1.3 us for 366 traced),
+    each pass 32 bytes loaded and 16 stored (``a[i + 2 * stride]`` is another thread's
+    element, not a neighbour the cache holds), not unrolled (an int index compared with a
+    long bound: fixtures/ptx/unroll's mixed forms; NVRTC's PTX of the zoo's kernel has its
+    8 loads once)."""
+    from occlint.readers.source import read_source
+
+    path = tmp_path / "ilp.cu"
+    path.write_text(ILP4)
+    [kernel] = read_source(str(path), "ilp.cu").kernels
+    f = kernel.facts
+    assert (f.loop, f.load_bytes, f.store_bytes, f.unroll) == ("grid-stride", 32, 16, 1)
+    other = tmp_path / "ilp_int.cu"
+    other.write_text(ILP4.replace("long n", "int n"))
+    # against an int bound NVRTC unrolls it twice (12 stores: two passes' and the rest's)
+    assert read_source(str(other), "ilp_int.cu").kernels[0].facts.unroll == 2
+    # a neighbour a literal or a width away is still the cache's
+    stencil = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        c[i] = a[i - 1] + a[i] + a[i + width]; }""")
+    assert stencil.load_bytes == 4
+
+
+def test_pointer_parameters_on_lines_of_their_own():
+    """A parameter after a line break: its type was read from the unstripped text at the
+    stripped text's offsets (``\\n    const float* __restrict__ b`` read as ``__restri``,
+    unknown), so a kernel whose parameters span lines had no facts (12 more of the six
+    public trees' 913 kernels have them now)."""
+    from occlint.readers.source.facts import pointer_sizes
+
+    assert pointer_sizes("(const float* __restrict__ a,\n    const double* b,\n"
+                         "\tfloat4 *c, int n)") == {"a": 4, "b": 8, "c": 16}

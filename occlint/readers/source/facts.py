@@ -88,6 +88,8 @@ _TRIP = re.compile(r"^\s*(?:\w+\s+)*(\w+)\s*=\s*(-?\w+)\s*;\s*\w+\s*(<=|<)\s*(\w
                    r"(?:\+\+\s*\w+|\w+\s*\+\+|\w+\s*\+=\s*(\w+))\s*$")
 _OPEN_SUBSCRIPT = re.compile(r"\s*\[")
 _BEFORE_NAME = re.compile(r"[\w.&]")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_GRID_STRIDE = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)[^;=]*(?:gridDim|GridDim)")
 _SEPARATORS = re.compile(r"[<(\[>)\],]")
 _EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+[\w\s]+?\b(\w+)\s*\[\s*\]")
 _UNROLL = re.compile(r"#\s*pragma\s+unroll\b\s*\(?\s*(\w*)\s*\)?\s*$")
@@ -136,7 +138,8 @@ def pointer_sizes(params: str) -> dict[str, int | None]:
             at = m.end()
     parts.append(params[at:])
     for p in parts:
-        m = _POINTER.search(p.strip())
+        p = p.strip()  # the match's offsets are the stripped text's
+        m = _POINTER.search(p)
         if not m:
             continue
         words = p[:m.start(2)].replace("*", " ").split()
@@ -301,7 +304,8 @@ def _stride_heads(body: str, loop: str, heads: list[tuple[int, int]]
         return out
     for head_start, head_end in heads:  # stepped by a variable holding the grid's threads
         step = body[head_start:head_end].rsplit(";", 1)[-1]
-        m = re.fullmatch(r"\s*\w+\s*\+=\s*([A-Za-z_]\w*)\s*", step)
+        m = re.fullmatch(r"\s*\w+\s*\+=\s*(?:\d+\s*\*\s*)?([A-Za-z_]\w*)(?:\s*\*\s*\d+)?\s*",
+                         step)
         if m and re.search(rf"\b{m[1]}\s*=[^;]*(?:gridDim|GridDim)", body):
             out.append((head_start, head_end))
     return out
@@ -326,6 +330,9 @@ _SIGNED_64 = frozenset({"long", "long int", "long long", "long long int", "int64
 _UNSIGNED = frozenset({"unsigned", "unsigned int", "uint", "uint32_t", "size_t", "uint64_t",
                        "unsigned long", "unsigned long int", "unsigned long long",
                        "unsigned long long int", "uintptr_t"})
+_UNSIGNED_64 = frozenset({"size_t", "uint64_t", "unsigned long", "unsigned long int",
+                          "unsigned long long", "unsigned long long int", "uintptr_t"})
+_BOUND = re.compile(r"^\s*(\w+)\s*(?:<=?|!=)\s*([A-Za-z_]\w*)\s*$")
 _INIT = re.compile(r"^\s*(?:const\s+)?((?:[A-Za-z_]\w*\s+)*?[A-Za-z_]\w*)\s+(\w+)\s*=\s*(.+?)\s*$",
                    re.S)
 _ASSIGN = re.compile(r"^\s*()(\w+)\s*=\s*(.+?)\s*$", re.S)  # no type: group 1 empty
@@ -379,10 +386,23 @@ def _signed(expr: str, body: str) -> bool | None:
         return _signed_type(decl[1].replace("const", " ")) if decl else None
     if _UNSIGNED_REGISTER.search(_SIGNED_CAST_REGISTER.sub("0", expr)):
         return False
+    factors = expr.split("*")
+    if len(factors) > 1 and all(re.fullmatch(r"\s*\w+\s*", f) for f in factors):
+        # ``4 * stride``: signed where every factor is (int times int is int)
+        kinds = [_signed(f.strip(), body) for f in factors]
+        return False if False in kinds else True if all(kinds) else None
     return None
 
 
-def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None:
+def _declared(name: str, text: str) -> str | None:
+    """The type ``name`` is declared with in ``text`` (a body before the loop, or a
+    parameter list): its last declaration, ``const`` left out; None where none is read."""
+    found = re.findall(rf"([A-Za-z_][\w ]*?)\s+{name}\s*[;=,)]", text)
+    return " ".join(w for w in found[-1].split() if w != "const") if found else None
+
+
+def unrolled_by_compiler(body: str, head: tuple[int, int] | None,
+                         params: str = "") -> bool | None:
     """Whether the compiler may unroll the stride loop with the head at ``head`` (LLVM's
     runtime unrolling, which needs the trip count of a loop that cannot wrap; how far, the
     body's size decides: :func:`_unroll`): what NVRTC 13 does to each form of the loop
@@ -395,6 +415,13 @@ def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None
     * a 64-bit signed index (``long``, ``int64_t``, ``ptrdiff_t``): always, but for a
       start of a bare thread or block index stepped by a bare dimension (``for (long j =
       threadIdx.x; j < cols; j += blockDim.x)``, a block per row).
+
+    Where the index is compared with a variable of another type, C compares them in the
+    wider one and the compiler does not unroll: an ``int`` index against a 64-bit or an
+    unsigned bound (``int i ...; i < n`` with ``long n``), or stepped by a 64-bit
+    variable; a 64-bit index against an unsigned 64-bit bound when an ``int`` variable
+    steps it (fixtures/ptx/unroll's mixed forms; ``params``: the kernel's parameter list,
+    where the bound is most often declared).
 
     An index declared before the loop is read from its declaration; None where neither
     says (a type the table does not know: a template's, a library's alias)."""
@@ -418,16 +445,25 @@ def unrolled_by_compiler(body: str, head: tuple[int, int] | None) -> bool | None
     stride = step[2] if step[1] else step[4]
     if kind in _UNSIGNED:
         return False
+    bound = _BOUND.match(parts[1])
+    bound = _declared(bound[2], body[:head[0]]) or _declared(bound[2], params) \
+        if bound and bound[1] == init[2] else None
+    steps = _declared(stride.strip(), body[:head[0]]) \
+        if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", stride) else None
     if kind in _SIGNED_32:
+        if bound in _SIGNED_64 | _UNSIGNED or steps in _SIGNED_64 | _UNSIGNED_64:
+            return False
         return _signed(stride, body)
     if kind in _SIGNED_64:
+        if bound in _UNSIGNED_64 and steps in _SIGNED_32:
+            return False
         return not (_SPECIAL.match(_bare(init[3])) and _SPECIAL.match(_bare(stride)))
     return None
 
 
 def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], region: _Region,
             heads: list[tuple[int, int]], arithmetic: list[int], fmas: list[int],
-            lanes: float) -> int | None:
+            lanes: float, params: str = "") -> int | None:
     """The elements a pass of the stride loop holds as compiled (``Facts.unroll``): one
     where the index's type stops the unrolling (unrolled_by_compiler) or the body keeps a
     loop of its own (LLVM unrolls innermost loops), else four or two or one by the body's
@@ -435,7 +471,7 @@ def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], regi
     times the trips of a constant loop around it, and ``lanes`` (4-byte words loaded and
     stored).
     None: an index type occlint does not know, and a body the compiler could unroll."""
-    rule = unrolled_by_compiler(body, head)
+    rule = unrolled_by_compiler(body, head, params)
     if rule is False:
         return 1
     if head is None:
@@ -494,6 +530,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         inner = [(name, spread) for lo, hi, name, spread in scoped if lo <= at <= hi]
         return {**env, **dict(inner)} if inner else env
 
+    # variables holding the grid's threads (``int stride = blockDim.x * gridDim.x``)
+    grid_strides = frozenset(_GRID_STRIDE.findall(body)) if "ridDim" in body else frozenset()
     load = store = column = scattered = sectors = reread = cached = 0.0
     # a literal bounding an index (a mask, a modulus) makes a table of what it reads
     bounded = "&" in body or "%" in body
@@ -523,7 +561,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             if not written and not compound:
                 # a neighbour of an element this thread already loads (a stencil's
                 # a[i - 1], a[i + width]; x[j] * x[j]): the caches hold it
-                near = (name, _neighbourhood(index), span)
+                near = (name, _neighbourhood(index, grid_strides), span)
                 if near in seen:
                     continue
                 seen.add(near)
@@ -546,7 +584,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             # p[3]); not where a constant loop around it walks the elements between
             streamed = moved if kind == "coalesced" and weight == 1 else size
             if streamed > size:
-                near = _neighbourhood(index)
+                near = _neighbourhood(index, grid_strides)
                 pair = (name, "" if near.isdigit() else near, span, written or compound)
                 if pair in strided:
                     continue
@@ -648,7 +686,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_set=shared_set, atomics_max=bool(maxes) and all(maxes),
                  shared_per_thread=shared, barrier="__syncthreads" in body,
                  unroll=_unroll(body, head, spans[0], region, heads, arithmetic, fmas,
-                                (load + store) / 4),
+                                (load + store) / 4, params),
                  column_bytes=0.0 if unknown else column,
                  scattered_bytes=0.0 if unknown else scattered,
                  scattered_sectors=0.0 if unknown else sectors, passes=passes,
@@ -706,11 +744,14 @@ def _reductions(body: str, heads: list[tuple[int, int]], region: _Region,
 _NEIGHBOUR = re.compile(r"[-+](?:\d+|[A-Za-z_]\w*|\d+\*[A-Za-z_]\w*|[A-Za-z_]\w*\*\d+)$")
 
 
-def _neighbourhood(index: str) -> str:
+def _neighbourhood(index: str, far: frozenset[str] = frozenset()) -> str:
     """An index without the terms that move it to a neighbour (``i - 1``, ``i + width``:
-    ``i``)."""
+    ``i``); a term naming one of ``far`` (a variable holding the grid's threads: ``i +
+    2 * stride`` is another thread's element, read once) moves it to no neighbour."""
     text = re.sub(r"\s+", "", index)
     while (m := _NEIGHBOUR.search(text)) and m.start():
+        if far and _NAME.search(m[0])[0] in far:
+            break
         text = text[:m.start()]
     return text
 

@@ -100,6 +100,14 @@ def is_stride(node: Any, text: Text) -> bool:
     return any(BLOCK_DIM.match(t) for t in terms) and any(GRID_DIM.match(t) for t in terms)
 
 
+def _scaled_stride(node: Any, text: Text, strides: set[str]) -> bool:
+    """``4 * stride``: a product naming a variable that holds the grid's threads (a loop
+    doing several elements a pass, each a grid's width apart)."""
+    if not strides or node.type != "binary_expression" or operator(node) != "*":
+        return False
+    return any(t in strides for t in _product_terms(node, text) or ())
+
+
 def _has_index(node: Any, text: Text) -> bool:
     """Whether the expression's text (its first 400 characters) names a thread or block
     index; the bytes are searched for "Idx" first, which every such name holds."""
@@ -165,7 +173,8 @@ def classify(body: Any, text: Text, found: dict[str, list[Any]] | None = None) -
             continue
         s = unwrap(step)
         if s is not None and (is_stride(s, text) or (s.type == "identifier"
-                                                    and text.name(s) in strides)):
+                                                    and text.name(s) in strides)
+                              or _scaled_stride(s, text, strides)):
             return "grid-stride"
     counters: set[str] | None = None
     for cond in conds:
