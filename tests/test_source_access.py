@@ -462,9 +462,11 @@ def test_a_loop_doing_four_elements_a_pass_each_a_grid_apart(tmp_path):
     other.write_text(ILP4.replace("long n", "int n"))
     # against an int bound NVRTC unrolls it twice (12 stores: two passes' and the rest's)
     assert read_source(str(other), "ilp_int.cu").kernels[0].facts.unroll == 2
-    # a neighbour a literal or a width away is still the cache's
-    stencil = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-        c[i] = a[i - 1] + a[i] + a[i + width]; }""")
+    # a neighbour a literal or a width away is still the cache's, in a kernel that holds a
+    # grid-stride variable too (ggml's mmq.cuh: a literal's term has no name to look up)
+    stencil = _facts("""{ int stride = blockDim.x * gridDim.x;
+        for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += stride)
+            c[i] = a[i - 1] + a[i] + a[i + width]; }""", "grid-stride")
     assert stencil.load_bytes == 4
 
 

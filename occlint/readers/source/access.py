@@ -104,6 +104,8 @@ class _Parser:
             at = m.end()
         self.i = 0
         self.env, self.consts, self.extents = env, consts, extents or {}
+        # extents only where asked for (extent_of): a spread's parse does without them
+        self.binary = _binary if extents is not None else _binary_spread
 
     def peek(self) -> str | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -132,7 +134,7 @@ class _Parser:
                               else None)
                 continue
             right = self.expr(prec + 1)
-            left = _binary(op or "", left, right)
+            left = self.binary(op or "", left, right)
 
     def unary(self) -> _Value:
         t = self.peek()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from occlint.model.facts import LOOP_CONTROL, OWN_LINES, Facts
 from occlint.readers.source import access
@@ -89,7 +89,9 @@ _TRIP = re.compile(r"^\s*(?:\w+\s+)*(\w+)\s*=\s*(-?\w+)\s*;\s*\w+\s*(<=|<)\s*(\w
 _OPEN_SUBSCRIPT = re.compile(r"\s*\[")
 _BEFORE_NAME = re.compile(r"[\w.&]")
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_GRID_STRIDE = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)[^;=]*(?:gridDim|GridDim)")
+# what follows a mask or a modulus by a literal (``& 255``, ``% 64``, ``& 0xff``)
+_LITERAL_AFTER = re.compile(r"\s*\(?\s*\d")
+_ASSIGNED = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)")
 _SEPARATORS = re.compile(r"[<(\[>)\],]")
 _EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+[\w\s]+?\b(\w+)\s*\[\s*\]")
 _UNROLL = re.compile(r"#\s*pragma\s+unroll\b\s*\(?\s*(\w*)\s*\)?\s*$")
@@ -397,8 +399,15 @@ def _signed(expr: str, body: str) -> bool | None:
 def _declared(name: str, text: str) -> str | None:
     """The type ``name`` is declared with in ``text`` (a body before the loop, or a
     parameter list): its last declaration, ``const`` left out; None where none is read."""
-    found = re.findall(rf"([A-Za-z_][\w ]*?)\s+{name}\s*[;=,)]", text)
+    if name not in text:
+        return None
+    found = _declaration(name).findall(text)
     return " ".join(w for w in found[-1].split() if w != "const") if found else None
+
+
+@lru_cache(maxsize=256)
+def _declaration(name: str) -> re.Pattern[str]:
+    return re.compile(rf"([A-Za-z_][\w ]*?)\s+{name}\s*[;=,)]")
 
 
 def unrolled_by_compiler(body: str, head: tuple[int, int] | None,
@@ -531,10 +540,10 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         return {**env, **dict(inner)} if inner else env
 
     # variables holding the grid's threads (``int stride = blockDim.x * gridDim.x``)
-    grid_strides = frozenset(_GRID_STRIDE.findall(body)) if "ridDim" in body else frozenset()
+    grid_strides = _grid_stride_names(body) if "ridDim" in body else frozenset()
     load = store = column = scattered = sectors = reread = cached = 0.0
     # a literal bounding an index (a mask, a modulus) makes a table of what it reads
-    bounded = "&" in body or "%" in body
+    bounded = _literal_bound(body)
     values = cache(lambda: access.assignments(body))
     cached_loads: list[tuple[int, bool, float, float]] = []
     two_d = "threadIdx.y" in body or "hipThreadIdx_y" in body
@@ -744,13 +753,42 @@ def _reductions(body: str, heads: list[tuple[int, int]], region: _Region,
 _NEIGHBOUR = re.compile(r"[-+](?:\d+|[A-Za-z_]\w*|\d+\*[A-Za-z_]\w*|[A-Za-z_]\w*\*\d+)$")
 
 
+def _literal_bound(body: str) -> bool:
+    """Whether the body masks or takes a modulus by a literal (``x & 255``, ``k % 64``; not
+    ``&&``): what makes an index's table (access.extent_of). Each ``&`` and ``%`` looked
+    at, not a pattern tried at every character."""
+    for op in "&%":
+        at = body.find(op)
+        while at >= 0:
+            if (not at or body[at - 1] not in "&%") and _LITERAL_AFTER.match(body, at + 1):
+                return True
+            at = body.find(op, at + 1)
+    return False
+
+
+def _grid_stride_names(body: str) -> frozenset[str]:
+    """The variables a statement assigns a value naming the grid's dimension (``int stride
+    = blockDim.x * gridDim.x``), found from each ``gridDim`` back to its statement's start."""
+    out = set()
+    at = body.find("ridDim")
+    while at >= 0:
+        start = max(body.rfind(";", 0, at), body.rfind("{", 0, at), body.rfind("}", 0, at))
+        last = None
+        for m in _ASSIGNED.finditer(body, start + 1, at):
+            last = m
+        if last is not None and "=" not in body[last.end():at]:
+            out.add(last[1])
+        at = body.find("ridDim", at + 6)
+    return frozenset(out)
+
+
 def _neighbourhood(index: str, far: frozenset[str] = frozenset()) -> str:
     """An index without the terms that move it to a neighbour (``i - 1``, ``i + width``:
     ``i``); a term naming one of ``far`` (a variable holding the grid's threads: ``i +
     2 * stride`` is another thread's element, read once) moves it to no neighbour."""
     text = re.sub(r"\s+", "", index)
     while (m := _NEIGHBOUR.search(text)) and m.start():
-        if far and _NAME.search(m[0])[0] in far:
+        if far and (term := _NAME.search(m[0])) and term[0] in far:
             break
         text = text[:m.start()]
     return text
