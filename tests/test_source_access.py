@@ -479,3 +479,36 @@ def test_pointer_parameters_on_lines_of_their_own():
 
     assert pointer_sizes("(const float* __restrict__ a,\n    const double* b,\n"
                          "\tfloat4 *c, int n)") == {"a": 4, "b": 8, "c": 16}
+
+
+@pytest.mark.parametrize(("body", "load", "store"), [
+    # the load intrinsics, of an element's address or a pointer and an offset
+    ("c[i] = __ldg(&a[i]) * 2.0f;", 4, 4),
+    ("c[i] = __ldg(a + i) + __ldcs(b + i);", 8, 4),
+    # a dereference after an operator, a bracket, return, or a cast to a value type
+    ("c[i] = *(a + i) * 2.0f;", 4, 4),
+    ("unsigned char v = (unsigned char)*(a + i); c[i] = v;", 4, 4),
+    # float4s four floats apart: 16 bytes a lane; one float apart their float4s overlap
+    # (the caches serve it): 4 bytes a lane
+    ("float4 v = *reinterpret_cast<const float4*>(&a[4 * i]); c[i] = v.x;", 16, 4),
+    ("float4 v = *reinterpret_cast<const float4*>(&a[i]); c[i] = v.x;", 4, 4),
+    # a cast that binds to the pointer alone counts its own elements
+    ("float4 v = __ldg(reinterpret_cast<const float4*>(a) + i); c[i] = v.x;", 16, 4),
+    ("float4 v = *((const float4*)a + i); *(float4*)(c + 4 * i) = v;", 16, 16),
+    ("float2 v = *(const float2*)(&a[2 * i]); c[i] = v.x;", 8, 4),
+    # the store intrinsics: __stcs(address, value)
+    ("__stcs(c + i, a[i] * b[i]);", 8, 4),
+    ("__stwt(&c[i], a[i]);", 4, 4),
+    # products are no dereferences
+    ("float x = 2.0f * (a[i]); c[i] = x * (b[i]);", 8, 4),
+    # a byte offset in a local char pointer: not guessed
+    ("const char* p = (const char*)a; c[i] = *(const float*)(p + i * 4);", 0, 4),
+])
+def test_loads_and_stores_written_as_calls_or_dereferences(body, load, store):
+    """What real kernels write instead of subscripts (llm.c's ``__ldcs`` / ``__stcs``,
+    older code's ``__ldg(&a[i])``, vector loads through ``*reinterpret_cast<const
+    float4*>(&a[4 * i])``, cuda-samples' ``*(dst + ...)``) was no load or store at all:
+    a kernel that loads only so read as storing alone (llm.c's residual_forward_kernel:
+    0 bytes loaded, now 8). access.dereferences writes them as subscripts first."""
+    f = _facts("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; " + body + " }")
+    assert (f.load_bytes, f.store_bytes) == (load, store)

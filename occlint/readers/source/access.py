@@ -520,6 +520,150 @@ def cast_subscripts(body: str, pointers: dict[str, int | None]
     return body, out
 
 
+# loads and stores written as calls or dereferences: the load intrinsics (``__ldg``,
+# ``__ldcs``, ...), the store ones (``__stcs(p, v)``, ...), ``*`` before a parenthesis or a
+# pointer cast where no product can be (after an operator, an opening bracket, ``return``)
+_LOAD_CALL = re.compile(r"\b__ld(?:g|cs|ca|cg|lu|cv)\s*\(")
+_STORE_CALL = re.compile(r"\b__st(?:cs|cg|wb|wt)\s*\(")
+_DEREF = re.compile(r"\*\s*(?=\(|(?:static|reinterpret)_cast\b)")
+_DEREF_AFTER = frozenset("=(,;{}?:+-/&|!<>[%^~")
+_CPP_CAST_HEAD = re.compile(r"(?:static|reinterpret)_cast\s*<([^<>;]*?)\*\s*>\s*\(")
+_C_CAST_HEAD = re.compile(r"\(\s*((?:const\s+|volatile\s+)*[A-Za-z_]\w*)\s*\*\s*\)\s*")
+_ADDRESS_OF = re.compile(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", re.S)
+_POINTER_PLUS = re.compile(r"([A-Za-z_]\w*)\s*(?:\+\s*(.+))?", re.S)
+_POINTER_STEP = re.compile(r"\s*\+\s*(.+)", re.S)
+_OPERAND = re.compile(r"\s*(?:\(|[A-Za-z_]\w*)")
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` without the parentheses around all of it."""
+    text = text.strip()
+    while text.startswith("(") and matching(text, 0, "(") == len(text) - 1:
+        text = text[1:-1].strip()
+    return text
+
+
+def _subscript_of(operand: str, pointers: dict[str, int | None]) -> str | None:
+    """The subscript an address means: ``&a[i]`` and ``a + i`` are ``a[i]``, and so are
+    they cast to another pointer type (``reinterpret_cast<const float4*>(&a[4 * i])``): the
+    lanes' offsets, in ``a``'s elements, say what a warp moves (four floats apart: 16 bytes
+    a lane; one apart: their float4s overlap and the caches serve the overlap, 4 bytes a
+    lane: access.moved), whatever width each lane reads. A cast that binds to the pointer
+    alone counts the cast's elements (``reinterpret_cast<const float4*>(a) + i``,
+    ``(const float4*)a + i``): its subscript of the cast (cast_subscripts). A cast of an
+    address in a pointer the parameters do not type (a local ``char*``: a byte offset)
+    stays the cast, at its offset (cast_subscripts reads it where it can). None where it
+    is no pointer and offset."""
+    text = _unwrapped(operand)
+    cast, m = None, _CPP_CAST_HEAD.match(text)
+    if m:
+        close = matching(text, m.end() - 1, "(")
+        rest = _POINTER_STEP.fullmatch(text, close + 1)
+        if close == len(text) - 1:
+            cast, text = m[1].strip(), _unwrapped(text[m.end():-1])
+            if _CPP_CAST_HEAD.match(text) or _C_CAST_HEAD.match(text):
+                return None  # a cast of a cast (a byte offset: (const char*)x + off)
+        elif rest:  # reinterpret_cast<const float4*>(a) + i: i in the cast's elements
+            return f"{text[:close + 1]}[{rest[1].strip()}]"
+        else:
+            return None
+    elif (m := _C_CAST_HEAD.match(text)) is not None:
+        rest = text[m.end():]
+        if not (rest.startswith("(") and matching(rest, 0, "(") == len(rest) - 1):
+            # (const float4*)a + i: the cast binds to a, i counts its elements
+            plus = _POINTER_PLUS.fullmatch(rest)
+            return f"reinterpret_cast<{m[1].strip()}*>({plus[1]})" \
+                f"[{(plus[2] or '0').strip()}]" if plus else None
+        cast, text = m[1].strip(), _unwrapped(rest)
+        if _CPP_CAST_HEAD.match(text) or _C_CAST_HEAD.match(text):
+            return None
+    address = _ADDRESS_OF.fullmatch(text)
+    if address and matching(text, address.start(2) - 1, "[") == len(text) - 1:
+        base, offset = address[1], address[2].strip()
+    elif not address and (plus := _POINTER_PLUS.fullmatch(text)):
+        base, offset = plus[1], (plus[2] or "0").strip()
+    else:
+        return None
+    if cast is not None and pointers.get(base) is None:
+        return f"reinterpret_cast<{cast}*>({base} + ({offset}))[0]"
+    return f"{base}[{offset}]"
+
+
+def _top_level_args(text: str) -> list[str]:
+    depth, at, out = 0, 0, []
+    for m in _SEPARATOR.finditer(text):
+        c = m[0]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0:
+            out.append(text[at:m.start()])
+            at = m.end()
+    return [*out, text[at:]]
+
+
+def _after_cast(body: str, end: int) -> bool:
+    """Whether ``body`` ends at ``end`` in a cast to a value type (``(unsigned char)``): a
+    ``*`` after it dereferences, as after an operator."""
+    if body[end - 1] != ")":
+        return False
+    words = body[body.rfind("(", 0, end) + 1:end - 1].split()
+    return bool(words) and all(w in _TYPES for w in words)
+
+
+def dereferences(body: str, pointers: dict[str, int | None]) -> str:
+    """The body with the loads and stores it writes as calls or dereferences written as
+    subscripts, which the facts read: ``__ldg(&a[i])`` and ``__ldg(a + i)`` as ``(a[i])``,
+    ``*(a + i)`` as ``a[i]``, ``*reinterpret_cast<const float4*>(&a[4 * i])`` as
+    ``a[4 * i]`` (:func:`_subscript_of`), ``__stcs(&c[i], v)`` as ``c[i] = (v)``. The
+    text changes length: this runs before any position in it is taken."""
+    if "__ld" not in body and "__st" not in body and "*" not in body:
+        return body
+    edits: list[tuple[int, int, str]] = []
+    for pattern, store in ((_LOAD_CALL, False), (_STORE_CALL, True)):
+        for m in pattern.finditer(body) if ("__st" if store else "__ld") in body else ():
+            close = matching(body, m.end() - 1, "(", m.end() + CAST_SPAN)
+            if close == len(body):
+                continue
+            args = _top_level_args(body[m.end():close])
+            sub = _subscript_of(args[0], pointers) \
+                if len(args) == (2 if store else 1) else None
+            if sub:
+                edits.append((m.start(), close + 1,
+                              f"{sub} = ({args[1].strip()})" if store else f"({sub})"))
+    for m in _DEREF.finditer(body) if "*" in body else ():
+        end = m.start()
+        while end and body[end - 1].isspace():
+            end -= 1
+        if end and body[end - 1] not in _DEREF_AFTER \
+                and not body.endswith("return", 0, end) and not _after_cast(body, end):
+            continue  # a product (x * (y)), a declarator
+        head = _CPP_CAST_HEAD.match(body, m.end())
+        opened = head.end() - 1 if head else m.end()
+        close = matching(body, opened, "(", opened + CAST_SPAN)
+        if close == len(body):
+            continue
+        if not head and _C_CAST_HEAD.fullmatch(body, m.end(), close + 1):
+            # *(const float2*)(&a[2 * i]), *(float4*)p: the cast's operand follows it
+            after = _OPERAND.match(body, close + 1)
+            if after is None:
+                continue
+            close = matching(body, after.end() - 1, "(", after.end() + CAST_SPAN) \
+                if after[0].endswith("(") else after.end() - 1
+            if close == len(body):
+                continue
+        sub = _subscript_of(body[m.end():close + 1], pointers)
+        if sub:
+            edits.append((m.start(), close + 1, sub))
+    last = len(body) + 1
+    for lo, hi, text in sorted(edits, reverse=True):
+        if hi <= last:  # the outermost of overlapping ones: the later one is inside it
+            body = body[:lo] + text + body[hi:]
+            last = lo
+    return body
+
+
 def moved(spread: Spread, size: float) -> tuple[str, float]:
     """How an access of ``size`` bytes at ``spread`` moves: ("coalesced", size), ("column",
     size) or ("scattered", bytes moved per lane: a 32-byte sector, or the element where it

@@ -506,8 +506,8 @@ def _loop_of(body: str, heads: list[tuple[int, int]], shape: str) -> str:
 def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> Facts:
     """The facts of a kernel whose parameter list and body are ``params`` and ``body``
     (text), and whose body the source reader classified as ``shape``."""
-    body = _COMMENTS.sub(" ", body)
     pointers = pointer_sizes(_COMMENTS.sub(" ", params))
+    body = access.dereferences(_COMMENTS.sub(" ", body), pointers)
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
     region = _Region(body, heads, consts)
