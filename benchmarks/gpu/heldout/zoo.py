@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-15] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-16] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -1857,6 +1857,104 @@ extern "C" __global__ void axpy_ilp4_gs_int({_ARGS}) {{
 """,
 }
 
+KERNELS_16: dict[str, str] = {
+    "ldg_scale_elem": f"""
+extern "C" __global__ void ldg_scale_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = __ldg(&a[i]) * s + __ldg(&b[i]);
+}}
+""",
+    "residual_vec4_elem": f"""
+extern "C" __global__ void residual_vec4_elem({_ARGS}) {{
+    long idx = (blockIdx.x * (long)blockDim.x + threadIdx.x) * 4;
+    if (idx < 4 * n) {{
+        float4 x = *reinterpret_cast<const float4*>(&a[idx]);
+        float4 y = *reinterpret_cast<const float4*>(&b[idx]);
+        *reinterpret_cast<float4*>(&c[idx]) = make_float4(x.x + y.x, x.y + y.y, x.z + y.z,
+                                                          x.w + y.w);
+    }}
+}}
+""",
+    "while_grid_stride": f"""
+extern "C" __global__ void while_grid_stride({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    while (i < n) {{
+        c[i] = a[i] * s;
+        i += (long)blockDim.x * gridDim.x;
+    }}
+}}
+""",
+    "ldcs_gelu_gs": f"""
+extern "C" __global__ void ldcs_gelu_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float x = __ldcs(a + i);
+        __stcs(c + i, 0.5f * x * (1.0f + tanhf(0.79788456f * (x + 0.044715f * x * x * x))));
+    }}
+}}
+""",
+    "bias_add_rowptr_2d": f"""
+extern "C" __global__ void bias_add_rowptr_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        const float* row = a + (long)y * width;
+        c[(long)y * width + x] = row[x] + b[x];
+    }}
+}}
+""",
+    "row_rmsnorm_vec2": f"""
+extern "C" __global__ void row_rmsnorm_vec2({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols / 2; j += blockDim.x) {{
+        float2 v = *reinterpret_cast<const float2*>(&x[2 * j]);
+        t += v.x * v.x + v.y * v.y;
+    }}
+    float r = rsqrtf(block_sum(t, red) / cols + 1e-6f);
+    for (long j = threadIdx.x; j < cols / 2; j += blockDim.x) {{
+        float2 v = *reinterpret_cast<const float2*>(&x[2 * j]);
+        *reinterpret_cast<float2*>(&y[2 * j]) = make_float2(v.x * r, v.y * r);
+    }}
+}}
+""",
+    "dot_atomic_warp_gs": f"""
+extern "C" __global__ void dot_atomic_warp_gs({_ARGS}) {{
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i] * b[i];
+    for (int o = 16; o > 0; o >>= 1) t += __shfl_down_sync(0xffffffffu, t, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, t);
+}}
+""",
+    "clamp_ptr_arith": f"""
+extern "C" __global__ void clamp_ptr_arith({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) *(c + i) = fminf(fmaxf(*(a + i), -s), s);
+}}
+""",
+    "gather_ldg_idx": f"""
+extern "C" __global__ void gather_ldg_idx({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = __ldg(&a[(long)(fabsf(b[i]) * 1000003.0f) % n]);
+}}
+""",
+    "stencil5_ldg_2d": f"""
+extern "C" __global__ void stencil5_ldg_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= 1 && y >= 1 && x < width - 1 && y < height - 1) {{
+        long i = (long)y * width + x;
+        c[i] = 0.5f * __ldg(&a[i]) + 0.125f * (__ldg(&a[i - 1]) + __ldg(&a[i + 1])
+                                              + __ldg(&a[i - width]) + __ldg(&a[i + width]));
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2123,13 +2221,29 @@ SUITE_15: dict[str, tuple] = {
     "axpy_ilp4_gs_int": ("grid-stride-int", 64 * M, {"block": [128, 1, 1], "grid_sms": 2},
                          {}, "exact", 1),
 }
+SUITE_16: dict[str, tuple] = {
+    "ldg_scale_elem": ("elementwise", 64 * M, {"block": [48, 1, 1]}, {}, "exact", 1),
+    "residual_vec4_elem": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "exact", 4),
+    "while_grid_stride": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                          "exact", 1),
+    "ldcs_gelu_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 4}, {},
+                     "exact", 1),
+    "bias_add_rowptr_2d": ("image", 64 * M, {"block": [32, 4, 1]}, {}, "exact", 1),
+    "row_rmsnorm_vec2": ("block-per-row", 64 * M, {"block": [512, 1, 1]}, {"cols": 2048},
+                         "close", 1),
+    "dot_atomic_warp_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 8},
+                           {}, "none", 1),
+    "clamp_ptr_arith": ("elementwise", 64 * M, {"block": [192, 1, 1]}, {}, "exact", 1),
+    "gather_ldg_idx": ("elementwise", 32 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "stencil5_ldg_2d": ("image", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
         9: (KERNELS_9, SUITE_9), 10: (KERNELS_10, SUITE_10),
         11: (KERNELS_11, SUITE_11), 12: (KERNELS_12, SUITE_12),
         13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14),
-        15: (KERNELS_15, SUITE_15)}
+        15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16)}
 
 
 def suite(which: int = 1) -> list[dict]:
