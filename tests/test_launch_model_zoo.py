@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's fifteen sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's sixteen sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -34,7 +34,10 @@ after 307fa93, scored once: 0.824 (habit 0.950), none slower, 5 of 6 inside, the
 a literal bounds read as the L1's (0.985, 6 of 7); the fifteenth after 4ace439, scored
 once: 0.899 (habit 0.892), none slower, 3 of 5 inside, then a loop stepped by a multiple
 of a grid-stride variable read as one, and an int index against a long bound as not
-unrolled (0.960, 4 of 6). What holds is asserted; what does not is a strict xfail with the
+unrolled (0.960, 4 of 6); the sixteenth after fc01796's readers and c95c9aa's
+loads written as calls or dereferences, scored once: 0.962 (habit 0.969), one launch
+12 % slower, 7 of 9 inside, then a local pointer's cast dereference and a store after an
+if's head read (0.960, 7 of 8). What holds is asserted; what does not is a strict xfail with the
 figures."""
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 16)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 17)}
 
 
 @cache
@@ -85,7 +88,12 @@ def test_each_set_is_the_scripts(tmp_path, which):
 
 
 @pytest.mark.parametrize("run", list(RUNS))
-def test_no_advice_makes_a_hand_written_launch_slower(run):
+def test_no_advice_makes_a_hand_written_launch_slower(request, run):
+    if run == "zoo-16/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: row_rmsnorm_vec2 (float2 rows of 2,048 in 512-thread blocks) advised "
+            "64 threads, 12 % slower: the model predicts 64 and 128 alike (0.84, 0.86 of "
+            "now), the sweep 1.12 and 0.86; a block per row's small blocks again")))
     t = _targets(run)
     assert t["unmeasured"] == [] and t["slower"] == []
     assert t["false_warnings"] == []
@@ -384,6 +392,13 @@ UNMET = {
                                           "0-16 % claimed), row_absmax_warp (26 %: nothing "
                                           "advised)",
     ("zoo-15/h200", "spearman 0.9"): "0.73",
+    ("zoo-16/h200", "advised 0.97"): "0.960 (habit 0.969): row_rmsnorm_vec2 advised 64 "
+                                     "threads, 12 % slower (128 saves 14 %)",
+    ("zoo-16/h200", "inside 90 %"): "7 of 8 claims hold (row_rmsnorm_vec2: 3-23 % claimed, "
+                                    "-12 % measured)",
+    ("zoo-16/h200", "width 15 points"): "26 points",
+    ("zoo-16/h200", "every 10 % warned"): "dot_atomic_warp_gs (11.5 % by 512 x 264; 256 x "
+                                          "1,056 advised, 2-21 % claimed, 9.4 % saved)",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",

@@ -533,6 +533,12 @@ _ADDRESS_OF = re.compile(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", re.S)
 _POINTER_PLUS = re.compile(r"([A-Za-z_]\w*)\s*(?:\+\s*(.+))?", re.S)
 _POINTER_STEP = re.compile(r"\s*\+\s*(.+)", re.S)
 _OPERAND = re.compile(r"\s*(?:\(|[A-Za-z_]\w*)")
+_BYTES = frozenset({"char", "int8_t", "uint8_t", "uchar", "void"})
+_STATEMENT_WORDS = ("return", "else", "do")
+_WORD_CHAR = re.compile(r"\w")
+_LAST_WORD = re.compile(r"(\w+)\s*$")
+_HEAD_WORDS = frozenset({"if", "while", "for", "switch"})
+UNSIZED = "\0"  # an access the text does not size (dereferences' second value)
 
 
 def _unwrapped(text: str) -> str:
@@ -551,9 +557,8 @@ def _subscript_of(operand: str, pointers: dict[str, int | None]) -> str | None:
     lane: access.moved), whatever width each lane reads. A cast that binds to the pointer
     alone counts the cast's elements (``reinterpret_cast<const float4*>(a) + i``,
     ``(const float4*)a + i``): its subscript of the cast (cast_subscripts). A cast of an
-    address in a pointer the parameters do not type (a local ``char*``: a byte offset)
-    stays the cast, at its offset (cast_subscripts reads it where it can). None where it
-    is no pointer and offset."""
+    address in a byte pointer or one of no known type (``*(const float*)(p + i * nb)``)
+    is UNSIZED: what it moves is not known. None where it is no pointer and offset."""
     text = _unwrapped(operand)
     cast, m = None, _CPP_CAST_HEAD.match(text)
     if m:
@@ -584,8 +589,10 @@ def _subscript_of(operand: str, pointers: dict[str, int | None]) -> str | None:
         base, offset = plus[1], (plus[2] or "0").strip()
     else:
         return None
-    if cast is not None and pointers.get(base) is None:
+    if cast is not None and base not in pointers:
         return f"reinterpret_cast<{cast}*>({base} + ({offset}))[0]"
+    if cast is not None and pointers[base] in (None, 1) and cast.split()[-1] not in _BYTES:
+        return UNSIZED  # a byte offset (``(const char*)x + i * nb``): the access's stride
     return f"{base}[{offset}]"
 
 
@@ -603,6 +610,36 @@ def _top_level_args(text: str) -> list[str]:
     return [*out, text[at:]]
 
 
+def _statement_starts(body: str, end: int) -> bool:
+    """Whether a statement starts at ``end``: after ``return``, ``else``, ``do``, or the
+    head of an ``if``, ``while``, ``for`` (``if (i < n) *(c + i) = v;``)."""
+    for word in _STATEMENT_WORDS:
+        start = end - len(word)
+        if body.startswith(word, start) and (start <= 0 or not _WORD_CHAR.match(body, start - 1)):
+            return True
+    if body[end - 1] != ")":
+        return False
+    opened = _opening(body, end - 1)
+    if opened is None:
+        return False
+    word = _LAST_WORD.search(body, max(0, opened - 12), opened)
+    return word is not None and word[1] in _HEAD_WORDS
+
+
+def _opening(body: str, close: int) -> int | None:
+    """Where the parenthesis closing at ``close`` opens (looking back CAST_SPAN at most)."""
+    depth = 0
+    for at in range(close, max(-1, close - CAST_SPAN), -1):
+        c = body[at]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+            if depth == 0:
+                return at
+    return None
+
+
 def _after_cast(body: str, end: int) -> bool:
     """Whether ``body`` ends at ``end`` in a cast to a value type (``(unsigned char)``): a
     ``*`` after it dereferences, as after an operator."""
@@ -612,15 +649,18 @@ def _after_cast(body: str, end: int) -> bool:
     return bool(words) and all(w in _TYPES for w in words)
 
 
-def dereferences(body: str, pointers: dict[str, int | None]) -> str:
+def dereferences(body: str, pointers: dict[str, int | None]) -> tuple[str, bool]:
     """The body with the loads and stores it writes as calls or dereferences written as
     subscripts, which the facts read: ``__ldg(&a[i])`` and ``__ldg(a + i)`` as ``(a[i])``,
     ``*(a + i)`` as ``a[i]``, ``*reinterpret_cast<const float4*>(&a[4 * i])`` as
     ``a[4 * i]`` (:func:`_subscript_of`), ``__stcs(&c[i], v)`` as ``c[i] = (v)``. The
-    text changes length: this runs before any position in it is taken."""
+    text changes length: this runs before any position in it is taken. And whether one
+    was an access the text does not size (:data:`UNSIZED`). ``pointers``: the parameters'
+    and the local pointers' element sizes."""
     if "__ld" not in body and "__st" not in body and "*" not in body:
-        return body
+        return body, False
     edits: list[tuple[int, int, str]] = []
+    unsized = False
     for pattern, store in ((_LOAD_CALL, False), (_STORE_CALL, True)):
         for m in pattern.finditer(body) if ("__st" if store else "__ld") in body else ():
             close = matching(body, m.end() - 1, "(", m.end() + CAST_SPAN)
@@ -629,15 +669,17 @@ def dereferences(body: str, pointers: dict[str, int | None]) -> str:
             args = _top_level_args(body[m.end():close])
             sub = _subscript_of(args[0], pointers) \
                 if len(args) == (2 if store else 1) else None
-            if sub:
+            if sub == UNSIZED:
+                unsized = True
+            elif sub:
                 edits.append((m.start(), close + 1,
                               f"{sub} = ({args[1].strip()})" if store else f"({sub})"))
     for m in _DEREF.finditer(body) if "*" in body else ():
         end = m.start()
         while end and body[end - 1].isspace():
             end -= 1
-        if end and body[end - 1] not in _DEREF_AFTER \
-                and not body.endswith("return", 0, end) and not _after_cast(body, end):
+        if end and body[end - 1] not in _DEREF_AFTER and not _statement_starts(body, end) \
+                and not _after_cast(body, end):
             continue  # a product (x * (y)), a declarator
         head = _CPP_CAST_HEAD.match(body, m.end())
         opened = head.end() - 1 if head else m.end()
@@ -654,14 +696,16 @@ def dereferences(body: str, pointers: dict[str, int | None]) -> str:
             if close == len(body):
                 continue
         sub = _subscript_of(body[m.end():close + 1], pointers)
-        if sub:
+        if sub == UNSIZED:
+            unsized = True
+        elif sub:
             edits.append((m.start(), close + 1, sub))
     last = len(body) + 1
     for lo, hi, text in sorted(edits, reverse=True):
         if hi <= last:  # the outermost of overlapping ones: the later one is inside it
             body = body[:lo] + text + body[hi:]
             last = lo
-    return body
+    return body, unsized
 
 
 def moved(spread: Spread, size: float) -> tuple[str, float]:

@@ -507,7 +507,11 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     """The facts of a kernel whose parameter list and body are ``params`` and ``body``
     (text), and whose body the source reader classified as ``shape``."""
     pointers = pointer_sizes(_COMMENTS.sub(" ", params))
-    body = access.dereferences(_COMMENTS.sub(" ", body), pointers)
+    body = _COMMENTS.sub(" ", body)
+    local = {alias: pointers[param] if cast is None else TYPE_BYTES.get(cast)
+             for alias, (param, _, cast) in access.aliases(body, pointers).items()
+             if alias not in pointers} if "*" in body else {}
+    body, unsized = access.dereferences(body, {**pointers, **local})
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
     region = _Region(body, heads, consts)
@@ -552,7 +556,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     strided: set[tuple[str, str, int, bool]] = set()  # small strides' sectors, once
     first_pass: dict[tuple[str, str], int] = {}  # a row's load -> the pass first making it
     reread_rows: dict[str, float] = {}
-    unknown = False
+    unknown = unsized  # an access the text does not size
     for name, size in pointers.items():
         for at, end in _subscripts(name, body):
             span = span_of(at)
