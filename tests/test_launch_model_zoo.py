@@ -37,8 +37,9 @@ of a grid-stride variable read as one, and an int index against a long bound as 
 unrolled (0.960, 4 of 6); the sixteenth after fc01796's readers and c95c9aa's
 loads written as calls or dereferences, scored once: 0.962 (habit 0.969), one launch
 12 % slower, 7 of 9 inside, then a local pointer's cast dereference and a store after an
-if's head read (0.960, 7 of 8). What holds is asserted; what does not is a strict xfail with the
-figures."""
+if's head read (0.960, 7 of 8), then a later pass's re-read counted at what it streams
+(a float2's pair: 0.985, 8 of 8, none slower). What holds is asserted; what does not
+is a strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -88,12 +89,7 @@ def test_each_set_is_the_scripts(tmp_path, which):
 
 
 @pytest.mark.parametrize("run", list(RUNS))
-def test_no_advice_makes_a_hand_written_launch_slower(request, run):
-    if run == "zoo-16/h200":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "issue 28: row_rmsnorm_vec2 (float2 rows of 2,048 in 512-thread blocks) advised "
-            "64 threads, 12 % slower: the model predicts 64 and 128 alike (0.84, 0.86 of "
-            "now), the sweep 1.12 and 0.86; a block per row's small blocks again")))
+def test_no_advice_makes_a_hand_written_launch_slower(run):
     t = _targets(run)
     assert t["unmeasured"] == [] and t["slower"] == []
     assert t["false_warnings"] == []
@@ -254,6 +250,18 @@ def test_a_loop_doing_four_elements_a_pass_is_read_as_the_grid_stride_loop_it_is
     assert r["ratio"] >= 0.99 and r["inside"] and r["warned"]
 
 
+def test_a_block_per_rows_second_pass_over_float2s_counts_the_pairs_it_rereads():
+    """Set 16's RMS norm reads its row twice as float2 pairs through ``x[2 * j]``: the
+    second pass's re-read, counted at the float's 4 bytes, put half the resident rows in
+    the SM's cache, so 64-thread blocks (32 rows of 8 KB an SM, 256 KB: the cache serves
+    13 % of the re-read, reread_curve) looked as fast as 128 (16 rows, 128 KB: 85 %) and
+    were advised, 12 % slower than the launch as traced; at the pair's 8 bytes, 128
+    threads are advised, the best the sweep timed."""
+    r = _row("zoo-16/h200", "row_rmsnorm_vec2")
+    assert r["model"]["facts"]["reread_row_bytes"] == 8
+    assert r["fix"]["block"] == r["best"]["block"] == [128, 1, 1] and r["inside"]
+
+
 def test_a_privatised_histograms_flush_queues_one_atomic_a_block_on_each_word():
     """hist_shared: bins in shared memory, then each block adds its 256 to the same 256
     words. characterize.py atomic_set: 2^16 blocks each adding to every word of a set of
@@ -392,13 +400,10 @@ UNMET = {
                                           "0-16 % claimed), row_absmax_warp (26 %: nothing "
                                           "advised)",
     ("zoo-15/h200", "spearman 0.9"): "0.73",
-    ("zoo-16/h200", "advised 0.97"): "0.960 (habit 0.969): row_rmsnorm_vec2 advised 64 "
-                                     "threads, 12 % slower (128 saves 14 %)",
-    ("zoo-16/h200", "inside 90 %"): "7 of 8 claims hold (row_rmsnorm_vec2: 3-23 % claimed, "
-                                    "-12 % measured)",
     ("zoo-16/h200", "width 15 points"): "26 points",
     ("zoo-16/h200", "every 10 % warned"): "dot_atomic_warp_gs (11.5 % by 512 x 264; 256 x "
-                                          "1,056 advised, 2-21 % claimed, 9.4 % saved)",
+                                          "1,056 advised, 2-21 % claimed, 9.4 % saved), "
+                                          "row_rmsnorm_vec2 (14 %: 2-20 % claimed)",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",

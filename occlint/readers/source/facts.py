@@ -563,6 +563,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             if span is None or region.guarded(at):
                 continue
             close = access.matching(body, end - 1, "[")
+            again = False
             after = body[close + 1:close + 4].lstrip()
             written = after.startswith("=") and not after.startswith("==")
             compound = re.match(r"[-+*/|&^]=", after) is not None
@@ -578,9 +579,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 if near in seen:
                     continue
                 seen.add(near)
-                if loop == "block-stride" and first_pass.setdefault(near[:2], span) != span:
-                    reread += size * weight  # a later pass over the same row
-                    reread_rows[name] = size
+                again = loop == "block-stride" and \
+                    first_pass.setdefault(near[:2], span) != span  # a later pass
             elif written and not compound:
                 # the same element stored again in a pass (an if's branches each storing
                 # c[i]): one store
@@ -596,6 +596,11 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
             # it (c[2 * i] and c[2 * i + 1] stored: one pair's sectors; a pixel's p[0] ..
             # p[3]); not where a constant loop around it walks the elements between
             streamed = moved if kind == "coalesced" and weight == 1 else size
+            if again and not written and not compound:
+                # a later pass over the same row: what it streams (a float2's pair, x[2 * j]
+                # and x[2 * j + 1]: 8 bytes), as its row's bytes resident in the SM's cache
+                reread += streamed * weight
+                reread_rows[name] = streamed
             if streamed > size:
                 near = _neighbourhood(index, grid_strides)
                 pair = (name, "" if near.isdigit() else near, span, written or compound)
