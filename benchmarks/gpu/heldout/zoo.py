@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-16] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-17] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -1955,6 +1955,99 @@ extern "C" __global__ void stencil5_ldg_2d({_IMAGE}) {{
 """,
 }
 
+KERNELS_17: dict[str, str] = {
+    "scale_sizet_gs": f"""
+extern "C" __global__ void scale_sizet_gs({_ARGS}) {{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n;
+         i += (size_t)blockDim.x * gridDim.x)
+        c[i] = a[i] * s;
+}}
+""",
+    "warp_per_row_sum": f"""
+extern "C" __global__ void warp_per_row_sum({_ARGS}) {{
+    long row = (blockIdx.x * (long)blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x & 31;
+    const float* x = a + row * 1024;
+    float t = 0.0f;
+    for (int j = lane; j < 1024; j += 32) t += x[j];
+    for (int o = 16; o > 0; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);
+    if (lane == 0) c[row] = t;
+}}
+""",
+    "four_consecutive_elem": f"""
+extern "C" __global__ void four_consecutive_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+#pragma unroll
+        for (int k = 0; k < 4; ++k) c[4 * i + k] = a[4 * i + k] * s;
+    }}
+}}
+""",
+    "hist256_global_gs": f"""
+extern "C" __global__ void hist256_global_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        int bin = min(max((int)((a[i] + 4.0f) * 32.0f), 0), 255);
+        atomicAdd(&sum[bin], 1.0f);
+    }}
+}}
+""",
+    "add_early_return": f"""
+extern "C" __global__ void add_early_return({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    c[i] = a[i] + b[i];
+}}
+""",
+    "xor_int_elem": f"""
+extern "C" __global__ void xor_int_elem({_ARGS}) {{
+    const int* ai = reinterpret_cast<const int*>(a);
+    int* ci = reinterpret_cast<int*>(c);
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) ci[i] = ai[i] ^ 0x5a5a;
+}}
+""",
+    "brighten_xy_2d": f"""
+extern "C" __global__ void brighten_xy_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long idx = x + (long)y * width;
+        c[idx] = fminf(a[idx] * 1.2f + 0.1f, 1.0f);
+    }}
+}}
+""",
+    "row_stage_smem": f"""
+extern "C" __global__ void row_stage_smem({_ROWS}) {{
+    __shared__ float row[2048];
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float v = x[j];
+        row[j] = v;
+        t += v;
+    }}
+    float mean = block_sum(t, red) / cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) c[blockIdx.x * cols + j] = row[j] - mean;
+}}
+""",
+    "axpy_restrictless": """
+extern "C" __global__ void axpy_restrictless(const float* x, const float* y, float* out,
+                                             float* unused, float s, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = s * x[i] + y[i];
+}
+""",
+    "sigmoid_gs_oversized": f"""
+extern "C" __global__ void sigmoid_gs_oversized({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = 1.0f / (1.0f + __expf(-a[i]));
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2237,13 +2330,30 @@ SUITE_16: dict[str, tuple] = {
     "gather_ldg_idx": ("elementwise", 32 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
     "stencil5_ldg_2d": ("image", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
 }
+SUITE_17: dict[str, tuple] = {
+    "scale_sizet_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 2}, {},
+                       "exact", 1),
+    "warp_per_row_sum": ("elementwise", 2 * M, {"block": [32, 1, 1]}, {}, "none", 32),
+    "four_consecutive_elem": ("elementwise", 16 * M, {"block": [128, 1, 1]}, {}, "exact", 4),
+    "hist256_global_gs": ("grid-stride", 16 * M, {"block": [512, 1, 1], "grid_sms": 16}, {},
+                          "none", 1),
+    "add_early_return": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "xor_int_elem": ("elementwise", 64 * M, {"block": [640, 1, 1]}, {}, "exact", 1),
+    "brighten_xy_2d": ("image", 64 * M, {"block": [8, 32, 1]}, {}, "exact", 1),
+    "row_stage_smem": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 2048},
+                       "close", 1),
+    "axpy_restrictless": ("elementwise", 64 * M, {"block": [224, 1, 1]}, {}, "exact", 1),
+    "sigmoid_gs_oversized": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 64},
+                             {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
         9: (KERNELS_9, SUITE_9), 10: (KERNELS_10, SUITE_10),
         11: (KERNELS_11, SUITE_11), 12: (KERNELS_12, SUITE_12),
         13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14),
-        15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16)}
+        15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16),
+        17: (KERNELS_17, SUITE_17)}
 
 
 def suite(which: int = 1) -> list[dict]:
