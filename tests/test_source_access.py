@@ -512,3 +512,19 @@ def test_loads_and_stores_written_as_calls_or_dereferences(body, load, store):
     0 bytes loaded, now 8). access.dereferences writes them as subscripts first."""
     f = _facts("{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; " + body + " }")
     assert (f.load_bytes, f.store_bytes) == (load, store)
+
+
+def test_a_walk_from_a_lane_by_a_literal_stride_counts_its_trips():
+    """``for (int j = lane; j < 1024; j += 32)``: a variable start (a lane's, within the
+    stride) and a literal bound and stride: 32 trips, 128 bytes a thread. A literal start
+    counts as it always did; a stride of one from a variable stays unknown (one trip)."""
+    lane = _facts("""{ int lane = threadIdx.x & 31; const float* x = a + blockIdx.x * 1024;
+        float t = 0.0f; for (int j = lane; j < 1024; j += 32) t += x[j]; c[0] = t; }""",
+                  "other")
+    assert lane.load_bytes == 128
+    literal = _facts("""{ float t = 0.0f; for (int j = 8; j < 1024; j += 32) t += a[j];
+        c[0] = t; }""", "other")
+    assert literal.load_bytes == 4 * 32  # ceil((1024 - 8) / 32)
+    unit = _facts("""{ int k = threadIdx.x; float t = 0.0f; for (int j = k; j < 64; ++j)
+        t += a[j]; c[0] = t; }""", "other")
+    assert unit.load_bytes == 4

@@ -205,6 +205,10 @@ class _Region:
             return consts.get(word)
 
         start, bound, step = value(m[2]), value(m[4]), value(m[5], 1)
+        if start is None and step and step > 1 and re.fullmatch(r"[A-Za-z_]\w*", m[2]):
+            # a lane's or a thread's walk by a literal stride (``for (int j = lane; j <
+            # 1024; j += 32)``): its start is within a stride, its share of the bound
+            start = 0
         if start is None or bound is None or not step or step < 0:
             return None
         span = bound - start + (1 if m[3] == "<=" else 0)
