@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-17] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-18] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2048,6 +2048,99 @@ extern "C" __global__ void sigmoid_gs_oversized({_ARGS}) {{
 """,
 }
 
+KERNELS_18: dict[str, str] = {
+    "k_scale_early_return": f"""
+extern "C" __global__ void k_scale_early_return({_ARGS}) {{
+    const int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i >= n) return;
+    c[i] = s * a[i];
+}}
+""",
+    "empty_init_gs": f"""
+extern "C" __global__ void empty_init_gs({_ARGS}) {{
+    long idx = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    for (; idx < n; idx += (long)blockDim.x * gridDim.x) c[idx] = a[idx] + b[idx];
+}}
+""",
+    "umul24_index": f"""
+extern "C" __global__ void umul24_index({_ARGS}) {{
+    unsigned int i = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+    if (i < n) c[i] = a[i] * a[i];
+}}
+""",
+    "layernorm3_row": f"""
+extern "C" __global__ void layernorm3_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    float mean = block_sum(t, red) / cols;
+    float v = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float d = x[j] - mean;
+        v += d * d;
+    }}
+    float inv = rsqrtf(block_sum(v, red) / cols + 1e-5f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = (x[j] - mean) * inv;
+}}
+""",
+    "relu_dropout_hash": f"""
+extern "C" __global__ void relu_dropout_hash({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        unsigned int h = (unsigned int)i * 2654435761u;
+        float v = fmaxf(a[i] + b[i], 0.0f);
+        c[i] = (h >> 31) ? v * 2.0f : 0.0f;
+    }}
+}}
+""",
+    "rgb_float3_2d": f"""
+extern "C" __global__ void rgb_float3_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long idx = (long)y * width + x;
+        float3 p = reinterpret_cast<const float3*>(a)[idx];
+        c[idx] = 0.299f * p.x + 0.587f * p.y + 0.114f * p.z;
+    }}
+}}
+""",
+    "copy_if_positive_int": f"""
+extern "C" __global__ void copy_if_positive_int({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        if (a[i] > 0.0f) c[i] = a[i];
+}}
+""",
+    "experts8_elem": f"""
+extern "C" __global__ void experts8_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float acc = 0.0f;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc += a[i] * b[e];
+        c[i] = acc;
+    }}
+}}
+""",
+    "column_mean": f"""
+extern "C" __global__ void column_mean({_ARGS}) {{
+    long col = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (col < n) {{
+        float t = 0.0f;
+        for (int r = 0; r < 256; ++r) t += a[r * n + col];
+        c[col] = t / 256.0f;
+    }}
+}}
+""",
+    "relu_backward": f"""
+extern "C" __global__ void relu_backward({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] > 0.0f ? b[i] : 0.0f;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2346,6 +2439,21 @@ SUITE_17: dict[str, tuple] = {
     "sigmoid_gs_oversized": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 64},
                              {}, "exact", 1),
 }
+SUITE_18: dict[str, tuple] = {
+    "k_scale_early_return": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "empty_init_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {},
+                      "exact", 1),
+    "umul24_index": ("elementwise", 64 * M, {"block": [512, 1, 1]}, {}, "exact", 1),
+    "layernorm3_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 4096},
+                       "close", 1),
+    "relu_dropout_hash": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "rgb_float3_2d": ("image", 16 * M, {"block": [16, 16, 1]}, {}, "exact", 3),
+    "copy_if_positive_int": ("grid-stride-int", 64 * M, {"block": [1024, 1, 1],
+                                                         "grid_sms": 0.5}, {}, "none", 1),
+    "experts8_elem": ("elementwise", 64 * M, {"block": [160, 1, 1]}, {}, "exact", 1),
+    "column_mean": ("elementwise", 64 * 1024, {"block": [1024, 1, 1]}, {}, "exact", 256),
+    "relu_backward": ("elementwise", 64 * M, {"block": [352, 1, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -2353,7 +2461,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         11: (KERNELS_11, SUITE_11), 12: (KERNELS_12, SUITE_12),
         13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14),
         15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16),
-        17: (KERNELS_17, SUITE_17)}
+        17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18)}
 
 
 def suite(which: int = 1) -> list[dict]:
