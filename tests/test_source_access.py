@@ -528,3 +528,16 @@ def test_a_walk_from_a_lane_by_a_literal_stride_counts_its_trips():
     unit = _facts("""{ int k = threadIdx.x; float t = 0.0f; for (int j = k; j < 64; ++j)
         t += a[j]; c[0] = t; }""", "other")
     assert unit.load_bytes == 4
+
+
+def test_a_load_no_loop_counter_indexes_weighs_one_pass():
+    """``a[i]`` in ``for (e < 8) acc += a[i] * b[e]`` is the same element each pass: one
+    load from memory (the compiler keeps it); ``b[e]`` is a table the loop walks (the
+    caches'); a load that names the counter through a variable weighs every pass."""
+    f = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; float acc = 0.0f;
+        for (int e = 0; e < 8; ++e) acc += a[i] * b[e]; c[i] = acc; }""")
+    assert (f.load_bytes, f.cached_bytes) == (4 + 32, 32)
+    through = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        float acc = 0.0f; for (int e = 0; e < 8; ++e) { long k = i * 8 + e; acc += a[k]; }
+        c[i] = acc; }""")
+    assert through.load_bytes == 8 * 4

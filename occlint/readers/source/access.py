@@ -649,14 +649,15 @@ def _after_cast(body: str, end: int) -> bool:
     return bool(words) and all(w in _TYPES for w in words)
 
 
-def dereferences(body: str, pointers: dict[str, int | None]) -> tuple[str, bool]:
+def dereferences(body: str, pointers: Callable[[], dict[str, int | None]]
+                 ) -> tuple[str, bool]:
     """The body with the loads and stores it writes as calls or dereferences written as
     subscripts, which the facts read: ``__ldg(&a[i])`` and ``__ldg(a + i)`` as ``(a[i])``,
     ``*(a + i)`` as ``a[i]``, ``*reinterpret_cast<const float4*>(&a[4 * i])`` as
     ``a[4 * i]`` (:func:`_subscript_of`), ``__stcs(&c[i], v)`` as ``c[i] = (v)``. The
     text changes length: this runs before any position in it is taken. And whether one
     was an access the text does not size (:data:`UNSIZED`). ``pointers``: the parameters'
-    and the local pointers' element sizes."""
+    and the local pointers' element sizes, asked for where a candidate is found."""
     if "__ld" not in body and "__st" not in body and "*" not in body:
         return body, False
     edits: list[tuple[int, int, str]] = []
@@ -667,7 +668,7 @@ def dereferences(body: str, pointers: dict[str, int | None]) -> tuple[str, bool]
             if close == len(body):
                 continue
             args = _top_level_args(body[m.end():close])
-            sub = _subscript_of(args[0], pointers) \
+            sub = _subscript_of(args[0], pointers()) \
                 if len(args) == (2 if store else 1) else None
             if sub == UNSIZED:
                 unsized = True
@@ -695,7 +696,7 @@ def dereferences(body: str, pointers: dict[str, int | None]) -> tuple[str, bool]
                 if after[0].endswith("(") else after.end() - 1
             if close == len(body):
                 continue
-        sub = _subscript_of(body[m.end():close + 1], pointers)
+        sub = _subscript_of(body[m.end():close + 1], pointers())
         if sub == UNSIZED:
             unsized = True
         elif sub:

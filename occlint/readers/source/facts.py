@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from functools import cache, lru_cache
 
 from occlint.model.facts import LOOP_CONTROL, OWN_LINES, Facts
@@ -165,6 +166,7 @@ class _Region:
         # pragma's unroll (0: whole; None: no pragma)
         self.loops: list[tuple[int, int, int, float, int | None]] = []
         self.guards: list[tuple[int, int, str]] = []  # start, end, "warp" or "block"
+        self.counters: dict[int, str] = {}  # a constant loop's start -> its counter
         for head_start, head_end in heads:
             head = body[head_start:head_end]
             end = self._statement_end(body, head_end + 1)
@@ -172,6 +174,9 @@ class _Region:
             if trips is not None:  # a loop of unknown trips weighs its body once
                 self.loops.append((head_start, head_end + 1, end, trips,
                                    self._unroll(body, head_start, consts)))
+                counter = _TRIP.match(head)
+                if counter:
+                    self.counters[head_start] = counter[1]
         for m in _words(_IF, body):
             cond_end = access.matching(body, m.end() - 1, "(")
             cond = body[m.end():cond_end]
@@ -267,6 +272,22 @@ class _Region:
         for _, start, end, trips, _ in self.loops:
             if start <= at <= end:
                 w *= trips
+        return w
+
+    def access_weight(self, at: int, index: str,
+                      values: Callable[[], dict[str, list[str]]]) -> float:
+        """An access's passes: the trips of the constant loops around ``at`` whose counter
+        its ``index`` names (or a value its variables are assigned names: ``values``); a
+        loop it does not depend on reads the same element each pass (``a[i]`` in ``for (e
+        ...) acc += a[i] * b[e]``: once from memory, the rest the caches')."""
+        w, names = 1.0, None
+        for head, start, end, trips, _ in self.loops:
+            if start <= at <= end:
+                counter = self.counters.get(head)
+                if counter is not None and names is None:
+                    names = _index_names(index, values)
+                if counter is None or counter in names:
+                    w *= trips
         return w
 
     def guarded(self, at: int) -> bool:
@@ -512,10 +533,15 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     (text), and whose body the source reader classified as ``shape``."""
     pointers = pointer_sizes(_COMMENTS.sub(" ", params))
     body = _COMMENTS.sub(" ", body)
-    local = {alias: pointers[param] if cast is None else TYPE_BYTES.get(cast)
-             for alias, (param, _, cast) in access.aliases(body, pointers).items()
-             if alias not in pointers} if "*" in body else {}
-    body, unsized = access.dereferences(body, {**pointers, **local})
+
+    @cache
+    def sizes() -> dict[str, int | None]:
+        """The parameters' and the local pointers' element sizes (dereferences asks)."""
+        return {**pointers, **{alias: pointers[param] if cast is None else TYPE_BYTES.get(cast)
+                               for alias, (param, _, cast) in access.aliases(
+                                   body, pointers).items() if alias not in pointers}}
+
+    body, unsized = access.dereferences(body, sizes)
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
     region = _Region(body, heads, consts)
@@ -575,7 +601,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 unknown = True
                 continue
             index = body[end:close]
-            weight = region.weight(at)
+            weight = region.access_weight(at, index, values) if region.loops else 1.0
             if not written and not compound:
                 # a neighbour of an element this thread already loads (a stencil's
                 # a[i - 1], a[i + width]; x[j] * x[j]): the caches hold it
@@ -764,6 +790,16 @@ def _reductions(body: str, heads: list[tuple[int, int]], region: _Region,
 # a last term of an index that moves it to a neighbour: a literal, a name (a row's
 # width), or their product
 _NEIGHBOUR = re.compile(r"[-+](?:\d+|[A-Za-z_]\w*|\d+\*[A-Za-z_]\w*|[A-Za-z_]\w*\*\d+)$")
+
+
+def _index_names(index: str, values: Callable[[], dict[str, list[str]]]) -> set[str]:
+    """The words of an index and of the values its variables are assigned (one level)."""
+    words = set(_NAME.findall(index))
+    assigned = values()
+    for w in list(words):
+        for value in assigned.get(w, ()):
+            words.update(_NAME.findall(value))
+    return words
 
 
 def _literal_bound(body: str) -> bool:
