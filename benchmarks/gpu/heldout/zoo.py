@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-18] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-19] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2141,6 +2141,112 @@ extern "C" __global__ void relu_backward({_ARGS}) {{
 """,
 }
 
+KERNELS_19: dict[str, str] = {
+    "register_array4": f"""
+extern "C" __global__ void register_array4({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float acc[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) acc[k] = a[4 * i + k] * s;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) c[4 * i + k] = acc[k] + acc[3 - k];
+    }}
+}}
+""",
+    "row_sum_unroll4": f"""
+extern "C" __global__ void row_sum_unroll4({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+#pragma unroll 4
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}}
+""",
+    "helper_load": f"""
+__device__ __forceinline__ float load_scaled(const float* p, long i, float s) {{
+    return p[i] * s;
+}}
+extern "C" __global__ void helper_load({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = load_scaled(a, i, s) + b[i];
+}}
+""",
+    "atomic_own_elem": f"""
+extern "C" __global__ void atomic_own_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&c[i], a[i]);
+}}
+""",
+    "unsigned_gs": f"""
+extern "C" __global__ void unsigned_gs({_ARGS}) {{
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += gridDim.x * blockDim.x)
+        c[i] = a[i] - b[i];
+}}
+""",
+    "skip_zero_elem": f"""
+extern "C" __global__ void skip_zero_elem({_ARGS}) {{
+    const int tid = threadIdx.x + blockIdx.x * blockDim.x;
+    if (tid >= n) return;
+    float v = a[tid];
+    if (v == 0.0f) return;
+    c[tid] = 1.0f / v;
+}}
+""",
+    "partial_sums_tree": f"""
+extern "C" __global__ void partial_sums_tree({_ARGS}) {{
+    __shared__ float part[1024];
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i];
+    part[threadIdx.x] = t;
+    __syncthreads();
+    for (int k = 512; k > 0; k >>= 1) {{
+        if (threadIdx.x < k && threadIdx.x + k < blockDim.x)
+            part[threadIdx.x] += part[threadIdx.x + k];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) c[blockIdx.x] = part[0];
+}}
+""",
+    "double_scale_elem": f"""
+extern "C" __global__ void double_scale_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = (float)((double)a[i] * 1.0000001 + (double)b[i]);
+}}
+""",
+    "compound_twice": f"""
+extern "C" __global__ void compound_twice({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        c[i] = a[i];
+        c[i] += b[i];
+    }}
+}}
+""",
+    "mandel_lite_2d": f"""
+extern "C" __global__ void mandel_lite_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        float cr = x * 3.0f / width - 2.0f, ci = y * 2.0f / height - 1.0f;
+        float zr = 0.0f, zi = 0.0f;
+        int k = 0;
+        for (; k < 32 && zr * zr + zi * zi < 4.0f; ++k) {{
+            float t = zr * zr - zi * zi + cr;
+            zi = 2.0f * zr * zi + ci;
+            zr = t;
+        }}
+        c[(long)y * width + x] = (float)k;
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2454,6 +2560,21 @@ SUITE_18: dict[str, tuple] = {
     "column_mean": ("elementwise", 64 * 1024, {"block": [1024, 1, 1]}, {}, "exact", 256),
     "relu_backward": ("elementwise", 64 * M, {"block": [352, 1, 1]}, {}, "exact", 1),
 }
+SUITE_19: dict[str, tuple] = {
+    "register_array4": ("elementwise", 16 * M, {"block": [64, 1, 1]}, {}, "exact", 4),
+    "row_sum_unroll4": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 4096},
+                        "none", 1),
+    "helper_load": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "atomic_own_elem": ("elementwise", 64 * M, {"block": [128, 1, 1]}, {}, "none", 1),
+    "unsigned_gs": ("grid-stride", 64 * M, {"block": [512, 1, 1], "grid_sms": 1}, {},
+                    "exact", 1),
+    "skip_zero_elem": ("elementwise", 64 * M, {"block": [800, 1, 1]}, {}, "exact", 1),
+    "partial_sums_tree": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 2}, {},
+                          "none", 1),
+    "double_scale_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "compound_twice": ("elementwise", 64 * M, {"block": [416, 1, 1]}, {}, "exact", 1),
+    "mandel_lite_2d": ("image", 16 * M, {"block": [4, 4, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -2461,7 +2582,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         11: (KERNELS_11, SUITE_11), 12: (KERNELS_12, SUITE_12),
         13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14),
         15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16),
-        17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18)}
+        17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18),
+        19: (KERNELS_19, SUITE_19)}
 
 
 def suite(which: int = 1) -> list[dict]:
