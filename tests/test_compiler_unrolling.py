@@ -4,7 +4,7 @@
 The bandwidth curves were measured with loops the compiler unrolls four times; a loop it
 leaves alone holds one element's loads a pass. Which forms it unrolls is read from the
 source (occlint.readers.source.facts.unrolled_by_compiler) and from PTX; both are checked
-against the PTX NVRTC made of 245 loops (fixtures/make_unroll_loops.py), and the model's
+against the PTX NVRTC made of 249 loops (fixtures/make_unroll_loops.py), and the model's
 use of it against block-per-row loops timed on an H100.
 """
 
@@ -45,15 +45,18 @@ def _loads_per_entry(ptx: str) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def compiled() -> dict[str, int]:
     """The elements a pass of each loop holds as NVRTC compiled it: its body's one load
-    once if not unrolled, else the unrolled pass's k loads and the remainder loop's one."""
+    once if not unrolled, else the unrolled pass's k loads and the remainder loop's one;
+    a loop unrolled by its own pragma has no remainder loop (each of its k loads is
+    guarded in the pass)."""
     ptx = gzip.decompress((LOOPS / "loops.ptx.gz").read_bytes()).decode()
-    return {name: 1 if n == 1 else n - 1 for name, n in _loads_per_entry(ptx).items()}
+    return {name: n if name.startswith("pragma") or n == 1 else n - 1
+            for name, n in _loads_per_entry(ptx).items()}
 
 
 def test_the_fixture_holds_every_answer(compiled):
-    assert len(compiled) == 245
+    assert len(compiled) == 249
     counts = {k: list(compiled.values()).count(k) for k in (1, 2, 4)}
-    assert sum(counts.values()) == 245 and min(counts.values()) >= 5  # each a few times
+    assert sum(counts.values()) == 249 and min(counts.values()) >= 5  # each a few times
     assert 40 <= counts[4] <= 186
 
 
@@ -80,6 +83,9 @@ def test_the_source_says_which_loops_the_compiler_unrolls(compiled):
     assert compiled["mixed_0_0_lvar"] == 1  # an int index stepped by a long
     assert [compiled[f"mixed_1_2_{s}"] for s in ("ivar", "cast", "bare", "lvar")] == [
         1, 4, 4, 4]
+    # an unroll pragma on the stride loop itself: so many a pass, whatever the form
+    assert [compiled[k] for k in ("pragma4_row", "pragma2_row", "pragma4_unsigned",
+                                  "pragma1_long")] == [4, 2, 4, 1]
 
 
 def test_ptx_says_which_loops_the_compiler_unrolled(compiled):

@@ -497,14 +497,20 @@ def unrolled_by_compiler(body: str, head: tuple[int, int] | None,
 
 def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], region: _Region,
             heads: list[tuple[int, int]], arithmetic: list[int], fmas: list[int],
-            lanes: float, params: str = "") -> int | None:
-    """The elements a pass of the stride loop holds as compiled (``Facts.unroll``): one
+            lanes: float, params: str = "", consts: dict[str, int] | None = None
+            ) -> int | None:
+    """The elements a pass of the stride loop holds as compiled (``Facts.unroll``): the
+    count of a ``#pragma unroll N`` on it (NVRTC unrolls even a block per row's loop so:
+    zoo set 19's row sum, four loads a pass in its PTX); one
     where the index's type stops the unrolling (unrolled_by_compiler) or the body keeps a
     loop of its own (LLVM unrolls innermost loops), else four or two or one by the body's
     size (UNROLL_4_SIZE, UNROLL_2_SIZE): its operators and FMA calls (at ``fmas``), each
     times the trips of a constant loop around it, and ``lanes`` (4-byte words loaded and
     stored).
     None: an index type occlint does not know, and a body the compiler could unroll."""
+    pragma = _Region._unroll(body, head[0], consts or {}) if head is not None else None
+    if pragma:
+        return pragma
     rule = unrolled_by_compiler(body, head, params)
     if rule is False:
         return 1
@@ -734,7 +740,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_set=shared_set, atomics_max=bool(maxes) and all(maxes),
                  shared_per_thread=shared, barrier="__syncthreads" in body,
                  unroll=_unroll(body, head, spans[0], region, heads, arithmetic, fmas,
-                                (load + store) / 4, params),
+                                (load + store) / 4, params, consts),
                  column_bytes=0.0 if unknown else column,
                  scattered_bytes=0.0 if unknown else scattered,
                  scattered_sectors=0.0 if unknown else sectors, passes=passes,
