@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-19] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-20] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2247,6 +2247,86 @@ extern "C" __global__ void mandel_lite_2d({_IMAGE}) {{
 """,
 }
 
+KERNELS_20: dict[str, str] = {
+    "switch_mode_elem": f"""
+extern "C" __global__ void switch_mode_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int mode = (int)s;
+    switch (mode) {{
+    case 0: c[i] = a[i] + b[i]; break;
+    case 1: c[i] = a[i] - b[i]; break;
+    default: c[i] = a[i] * b[i]; break;
+    }}
+}}
+""",
+    "do_while_gs": f"""
+extern "C" __global__ void do_while_gs({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    do {{
+        c[i] = a[i] * 0.5f;
+        i += (long)blockDim.x * gridDim.x;
+    }} while (i < n);
+}}
+""",
+    "ull_index_elem": f"""
+extern "C" __global__ void ull_index_elem({_ARGS}) {{
+    unsigned long long i = threadIdx.x + (unsigned long long)blockDim.x * blockIdx.x;
+    if (i < (unsigned long long)n) c[i] = sqrtf(fabsf(a[i]));
+}}
+""",
+    "two_outputs_elem": f"""
+extern "C" __global__ void two_outputs_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        c[i] = x * x;
+        c[n + i] = x * x * x;
+    }}
+}}
+""",
+    "else_branch_elem": f"""
+extern "C" __global__ void else_branch_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        if (x > 0.0f) {{
+            c[i] = x;
+        }} else {{
+            c[i] = b[i] * x;
+        }}
+    }}
+}}
+""",
+    "sizet_stride_var_gs": f"""
+extern "C" __global__ void sizet_stride_var_gs({_ARGS}) {{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n; i += stride)
+        c[i] = a[i] + s;
+}}
+""",
+    "warp_broadcast_scale": f"""
+extern "C" __global__ void warp_broadcast_scale({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    long warp = i >> 5;
+    float w = 0.0f;
+    if ((threadIdx.x & 31) == 0) w = b[warp];
+    w = __shfl_sync(0xffffffffu, w, 0);
+    if (i < n) c[i] = a[i] * w;
+}}
+""",
+    "lerp_three_elem": f"""
+extern "C" __global__ void lerp_three_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float t = c[i];
+        c[i] = a[i] + t * (b[i] - a[i]);
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2575,6 +2655,18 @@ SUITE_19: dict[str, tuple] = {
     "compound_twice": ("elementwise", 64 * M, {"block": [416, 1, 1]}, {}, "exact", 1),
     "mandel_lite_2d": ("image", 16 * M, {"block": [4, 4, 1]}, {}, "exact", 1),
 }
+SUITE_20: dict[str, tuple] = {
+    "switch_mode_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "do_while_gs": ("grid-stride", 64 * M, {"block": [32, 1, 1], "grid_sms": 8}, {}, "exact",
+                    1),
+    "ull_index_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "two_outputs_elem": ("elementwise", 32 * M, {"block": [64, 1, 1]}, {}, "exact", 2),
+    "else_branch_elem": ("elementwise", 64 * M, {"block": [480, 1, 1]}, {}, "exact", 1),
+    "sizet_stride_var_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 0.5},
+                            {}, "exact", 1),
+    "warp_broadcast_scale": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "lerp_three_elem": ("elementwise", 64 * M, {"block": [128, 1, 1]}, {}, "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -2583,7 +2675,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14),
         15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16),
         17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18),
-        19: (KERNELS_19, SUITE_19)}
+        19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20)}
 
 
 def suite(which: int = 1) -> list[dict]:
