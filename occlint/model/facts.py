@@ -15,9 +15,9 @@ from occlint.model.pickling import by_fields
 # the loop structure: one element per thread; a loop over the grid (``i += blockDim.x *
 # gridDim.x``); a loop over the block (``j += blockDim.x``: a block per row or tile)
 LOOPS = ("per-element", "grid-stride", "block-stride")
+OWN_LINES = 1 << 20  # cached_loads' stride -OWN_LINES: each lane its own line
 # instructions a pass of a constant loop costs besides its body: the counter's add, its
 # compare and the branch (NVRTC's PTX per back edge)
-OWN_LINES = 1 << 20  # cached_loads' stride -OWN_LINES: each lane its own line
 LOOP_CONTROL = 3.0
 
 

@@ -596,13 +596,15 @@ def _subscript_of(operand: str, pointers: dict[str, int | None]) -> str | None:
     return f"{base}[{offset}]"
 
 
-def _top_level_args(text: str) -> list[str]:
+def split_top_level(text: str, separators: re.Pattern[str] = _SEPARATOR) -> list[str]:
+    """``text`` split at its commas outside brackets: those ``separators`` matches (the
+    brackets and the comma; with ``<>`` too, a parameter list's templates)."""
     depth, at, out = 0, 0, []
-    for m in _SEPARATOR.finditer(text):
+    for m in separators.finditer(text):
         c = m[0]
-        if c in "([":
+        if c in "<([":
             depth += 1
-        elif c in ")]":
+        elif c in ">)]":
             depth -= 1
         elif depth == 0:
             out.append(text[at:m.start()])
@@ -667,7 +669,7 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]]
             close = matching(body, m.end() - 1, "(", m.end() + CAST_SPAN)
             if close == len(body):
                 continue
-            args = _top_level_args(body[m.end():close])
+            args = split_top_level(body[m.end():close])
             sub = _subscript_of(args[0], pointers()) \
                 if len(args) == (2 if store else 1) else None
             if sub == UNSIZED:

@@ -128,19 +128,7 @@ def defines(data: bytes) -> dict[str, int]:
 def pointer_sizes(params: str) -> dict[str, int | None]:
     """Pointer parameters and their element sizes (None: a type the table does not know)."""
     out: dict[str, int | None] = {}
-    params = params.strip("()")
-    depth, at, parts = 0, 0, []
-    for m in _SEPARATORS.finditer(params):  # the commas outside brackets
-        c = m[0]
-        if c in "<([":
-            depth += 1
-        elif c in ">)]":
-            depth -= 1
-        elif depth == 0:
-            parts.append(params[at:m.start()])
-            at = m.end()
-    parts.append(params[at:])
-    for p in parts:
+    for p in access.split_top_level(params.strip("()"), _SEPARATORS):
         p = p.strip()  # the match's offsets are the stripped text's
         m = _POINTER.search(p)
         if not m:
