@@ -28,7 +28,7 @@ reduction was chosen, scored once: 0.992 (habit 0.946), none slower, 5 of 7 insi
 math functions priced as measured (6 of 7); the eleventh, math-heavy, after that, scored
 once: 0.980 (habit 0.972), none slower, 10 of 10 inside; the twelfth after the stop's last
 change (a fix predicted to save 15 % warns), scored once: 0.972 (habit 0.863), none
-slower, no false warning, 6 of 7 inside; the thirteenth at the stop's end, scored once:
+slower, no false warning, 6 of 7 inside; the thirteenth at stop 40's end, scored once:
 0.989 (habit 0.916), none slower, no false warning, 6 of 8 inside; the fourteenth
 after 307fa93, scored once: 0.824 (habit 0.950), none slower, 5 of 6 inside, then a table
 a literal bounds read as the L1's (0.985, 6 of 7); the fifteenth after 4ace439, scored
@@ -43,8 +43,8 @@ if's head read (0.960, 7 of 8), then a later pass's re-read counted at what it s
 row from the lane read as one element), 4 of 6 inside, then a lane's walk by a literal
 stride counted (0.985, no false warning, 4 of 5); the eighteenth after that, scored once:
 0.976 (habit 0.985), none slower, no false warning, 8 of 9 inside, then a load a
-constant loop does not index counted once (0.995, 8 of 10); the nineteenth, at the
-stop's end, scored once: 0.963 (habit 0.991), none slower, no false warning, 7 of 9
+constant loop does not index counted once (0.995, 8 of 10); the nineteenth after that,
+scored once: 0.963 (habit 0.991), none slower, no false warning, 7 of 9
 inside, then a stride loop's own unroll pragma read (0.990, 8 of 10); the twentieth
 after that, the stop's final model, scored once and left as it was: 0.994 (habit
 0.983), none slower, no false warning, 8 of 8 inside. What holds is asserted; what does
