@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's twenty sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's twenty-one sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -47,8 +47,9 @@ constant loop does not index counted once (0.995, 8 of 10); the nineteenth after
 scored once: 0.963 (habit 0.991), none slower, no false warning, 7 of 9
 inside, then a stride loop's own unroll pragma read (0.990, 8 of 10); the twentieth
 after that, the stop's final model, scored once and left as it was: 0.994 (habit
-0.983), none slower, no false warning, 8 of 8 inside. What holds is asserted; what does
-not is a strict xfail with the figures."""
+0.983), none slower, no false warning, 8 of 8 inside; the twenty-first after it too:
+0.980 (habit 0.951), none slower, no false warning, 5 of 7 inside. What holds is
+asserted; what does not is a strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 21)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 22)}
 
 
 @cache
@@ -464,6 +465,11 @@ UNMET = {
     ("zoo-19/h200", "every 10 % warned"): "compound_twice (12.2 %: 1-18 % claimed)",
     ("zoo-20/h200", "width 15 points"): "23 points",
     ("zoo-20/h200", "every 10 % warned"): "lerp_three_elem (14.9 %: 2-20 % claimed, an info)",
+    ("zoo-21/h200", "inside 90 %"): "5 of 7 claims hold (broadcast_quarter_gs: 9-35 % "
+                                    "claimed, 37 % saved; row_scale_int_index: 41-71 %, "
+                                    "29 %)",
+    ("zoo-21/h200", "width 15 points"): "30 points",
+    ("zoo-21/h200", "spearman 0.9"): "0.74",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",

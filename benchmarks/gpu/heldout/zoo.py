@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-20] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-21] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2327,6 +2327,80 @@ extern "C" __global__ void lerp_three_elem({_ARGS}) {{
 """,
 }
 
+KERNELS_21: dict[str, str] = {
+    "int_math_2d": f"""
+extern "C" __global__ void int_math_2d({_IMAGE}) {{
+    int col = threadIdx.x + blockIdx.x * blockDim.x;
+    int row = threadIdx.y + blockIdx.y * blockDim.y;
+    if (row < height && col < width) c[row * width + col] = a[row * width + col] * s + 1.0f;
+}}
+""",
+    "float4_params_elem": """
+extern "C" __global__ void float4_params_elem(const float4* __restrict__ a,
+                                              const float4* __restrict__ b,
+                                              float4* __restrict__ c, float* sum, float s,
+                                              long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 x = a[i], y = b[i];
+        c[i] = make_float4(x.x * s + y.x, x.y * s + y.y, x.z * s + y.z, x.w * s + y.w);
+    }
+}
+""",
+    "broadcast_quarter_gs": f"""
+extern "C" __global__ void broadcast_quarter_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] + b[i / 4];
+}}
+""",
+    "row_scale_int_index": f"""
+extern "C" __global__ void row_scale_int_index({_ROWS}) {{
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * s;
+}}
+""",
+    "fma32_elem": f"""
+extern "C" __global__ void fma32_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i], y = 0.0f;
+#pragma unroll
+        for (int k = 0; k < 32; ++k) y = fmaf(y, x, 0.25f);
+        c[i] = y;
+    }}
+}}
+""",
+    "scatter_add16": f"""
+extern "C" __global__ void scatter_add16({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&c[i / 16], a[i]);
+}}
+""",
+    "max3x1_2d": f"""
+extern "C" __global__ void max3x1_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= 1 && x < width - 1 && y < height) {{
+        long i = (long)y * width + x;
+        c[i] = fmaxf(fmaxf(a[i - 1], a[i]), a[i + 1]);
+    }}
+}}
+""",
+    "saxpy_count_gs_int": f"""
+extern "C" __global__ void saxpy_count_gs_int({_ARGS}) {{
+    int count = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {{
+        float v = s * a[i] + b[i];
+        c[i] = v;
+        count += v > 0.0f;
+    }}
+    if (count == -1) sum[0] = 1.0f;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2667,6 +2741,19 @@ SUITE_20: dict[str, tuple] = {
     "warp_broadcast_scale": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
     "lerp_three_elem": ("elementwise", 64 * M, {"block": [128, 1, 1]}, {}, "none", 1),
 }
+SUITE_21: dict[str, tuple] = {
+    "int_math_2d": ("image", 16 * M, {"block": [16, 4, 1]}, {}, "exact", 1),
+    "float4_params_elem": ("elementwise", 16 * M, {"block": [32, 1, 1]}, {}, "exact", 4),
+    "broadcast_quarter_gs": ("grid-stride", 64 * M, {"block": [192, 1, 1], "grid_sms": 2},
+                             {}, "exact", 1),
+    "row_scale_int_index": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 1024},
+                            "exact", 1),
+    "fma32_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "scatter_add16": ("elementwise", 64 * M, {"block": [256, 1, 1]}, {}, "none", 1),
+    "max3x1_2d": ("image", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "saxpy_count_gs_int": ("grid-stride-int", 64 * M, {"block": [96, 1, 1], "grid_sms": 3},
+                           {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -2675,7 +2762,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         13: (KERNELS_13, SUITE_13), 14: (KERNELS_14, SUITE_14),
         15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16),
         17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18),
-        19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20)}
+        19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20),
+        21: (KERNELS_21, SUITE_21)}
 
 
 def suite(which: int = 1) -> list[dict]:
