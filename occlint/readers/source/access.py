@@ -384,7 +384,7 @@ def variables(body: str, consts: dict[str, int], offsets: Iterable[str] = ()
     one of ``offsets`` (local pointers' offsets: :func:`aliases`) uses, directly or
     through others (the worst over its assignments; None where one could not be read);
     read twice where a value names a variable assigned after it (a loop's step)."""
-    every = [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)]
+    every = _assignment_pairs(body)
     assigned = _grouped(every)
     uses = [g for m in _USES.finditer(body) for g in m.groups() if g] + list(offsets)
     needed = {w for text in uses for w in _NAME.findall(text) if w in assigned}
@@ -420,7 +420,14 @@ def _grouped(every: list[tuple[str, str]]) -> dict[str, list[str]]:
 
 def assignments(body: str) -> dict[str, list[str]]:
     """Each variable the body assigns: the texts of its values."""
-    return _grouped([(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)])
+    return _grouped(_assignment_pairs(body))
+
+
+@lru_cache(maxsize=8)
+def _assignment_pairs(body: str) -> list[tuple[str, str]]:
+    """(name, value's text) of each assignment in ``body``, in order: read once a body,
+    for :func:`variables` and :func:`assignments` alike (not to be changed)."""
+    return [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)]
 
 
 _CAST_TO = re.compile(r"(?:static|reinterpret|const)_cast\s*<([^<>;]*)>\s*\((.*)\)"
@@ -468,8 +475,9 @@ def aliases(body: str, pointers: dict[str, int | None]
 
 # a pointer cast's start (C++'s with its operand's parenthesis, or C's in an outer one),
 # a subscript after it, and the parentheses its operand is matched by
-_CAST_START = re.compile(r"(?:static|reinterpret)_cast\s*<[^<>;]*\*\s*>\s*\("
-                         r"|\(\s*\(\s*(?:const\s+|volatile\s+)*[A-Za-z_]\w*\s*\*\s*\)")
+_CPP_CAST_HEAD = re.compile(r"(?:static|reinterpret)_cast\s*<([^<>;]*?)\*\s*>\s*\(")
+_C_CAST_HEAD = re.compile(r"\(\s*((?:const\s+|volatile\s+)*[A-Za-z_]\w*)\s*\*\s*\)\s*")
+_CAST_START = re.compile(_CPP_CAST_HEAD.pattern + r"|\(\s*" + _C_CAST_HEAD.pattern)
 _SUBSCRIPTED = re.compile(r"\s*\[")
 CAST_SPAN = 512  # a cast's operand longer than this is not read (bounds the search)
 _BRACKETS = {"(": re.compile(r"[()]"), "[": re.compile(r"[\[\]]"), "{": re.compile(r"[{}]")}
@@ -527,8 +535,6 @@ _LOAD_CALL = re.compile(r"\b__ld(?:g|cs|ca|cg|lu|cv)\s*\(")
 _STORE_CALL = re.compile(r"\b__st(?:cs|cg|wb|wt)\s*\(")
 _DEREF = re.compile(r"\*\s*(?=\(|(?:static|reinterpret)_cast\b)")
 _DEREF_AFTER = frozenset("=(,;{}?:+-/&|!<>[%^~")
-_CPP_CAST_HEAD = re.compile(r"(?:static|reinterpret)_cast\s*<([^<>;]*?)\*\s*>\s*\(")
-_C_CAST_HEAD = re.compile(r"\(\s*((?:const\s+|volatile\s+)*[A-Za-z_]\w*)\s*\*\s*\)\s*")
 _ADDRESS_OF = re.compile(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", re.S)
 _POINTER_PLUS = re.compile(r"([A-Za-z_]\w*)\s*(?:\+\s*(.+))?", re.S)
 _POINTER_STEP = re.compile(r"\s*\+\s*(.+)", re.S)
@@ -541,7 +547,7 @@ _HEAD_WORDS = frozenset({"if", "while", "for", "switch"})
 UNSIZED = "\0"  # an access the text does not size (dereferences' second value)
 
 
-def _unwrapped(text: str) -> str:
+def unwrapped(text: str) -> str:
     """``text`` without the parentheses around all of it."""
     text = text.strip()
     while text.startswith("(") and matching(text, 0, "(") == len(text) - 1:
@@ -559,15 +565,13 @@ def _subscript_of(operand: str, pointers: dict[str, int | None]) -> str | None:
     ``(const float4*)a + i``): its subscript of the cast (cast_subscripts). A cast of an
     address in a byte pointer or one of no known type (``*(const float*)(p + i * nb)``)
     is UNSIZED: what it moves is not known. None where it is no pointer and offset."""
-    text = _unwrapped(operand)
+    text = unwrapped(operand)
     cast, m = None, _CPP_CAST_HEAD.match(text)
     if m:
         close = matching(text, m.end() - 1, "(")
         rest = _POINTER_STEP.fullmatch(text, close + 1)
         if close == len(text) - 1:
-            cast, text = m[1].strip(), _unwrapped(text[m.end():-1])
-            if _CPP_CAST_HEAD.match(text) or _C_CAST_HEAD.match(text):
-                return None  # a cast of a cast (a byte offset: (const char*)x + off)
+            cast, text = m[1].strip(), unwrapped(text[m.end():-1])
         elif rest:  # reinterpret_cast<const float4*>(a) + i: i in the cast's elements
             return f"{text[:close + 1]}[{rest[1].strip()}]"
         else:
@@ -579,9 +583,9 @@ def _subscript_of(operand: str, pointers: dict[str, int | None]) -> str | None:
             plus = _POINTER_PLUS.fullmatch(rest)
             return f"reinterpret_cast<{m[1].strip()}*>({plus[1]})" \
                 f"[{(plus[2] or '0').strip()}]" if plus else None
-        cast, text = m[1].strip(), _unwrapped(rest)
-        if _CPP_CAST_HEAD.match(text) or _C_CAST_HEAD.match(text):
-            return None
+        cast, text = m[1].strip(), unwrapped(rest)
+    if cast is not None and (_CPP_CAST_HEAD.match(text) or _C_CAST_HEAD.match(text)):
+        return None  # a cast of a cast (a byte offset: (const char*)x + off)
     address = _ADDRESS_OF.fullmatch(text)
     if address and matching(text, address.start(2) - 1, "[") == len(text) - 1:
         base, offset = address[1], address[2].strip()

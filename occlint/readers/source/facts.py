@@ -158,13 +158,12 @@ class _Region:
         for head_start, head_end in heads:
             head = body[head_start:head_end]
             end = self._statement_end(body, head_end + 1)
-            trips = self._trips(head, consts)
+            counted = _TRIP.match(head)
+            trips = self._trips(counted, consts)
             if trips is not None:  # a loop of unknown trips weighs its body once
                 self.loops.append((head_start, head_end + 1, end, trips,
                                    self._unroll(body, head_start, consts)))
-                counter = _TRIP.match(head)
-                if counter:
-                    self.counters[head_start] = counter[1]
+                self.counters[head_start] = counted[1]
         for m in _words(_IF, body):
             cond_end = access.matching(body, m.end() - 1, "(")
             cond = body[m.end():cond_end]
@@ -185,8 +184,8 @@ class _Region:
         return len(body) if j < 0 else j
 
     @staticmethod
-    def _trips(head: str, consts: dict[str, int]) -> float | None:
-        m = _TRIP.match(head)
+    def _trips(m: re.Match[str] | None, consts: dict[str, int]) -> float | None:
+        """The trips of a loop whose head ``_TRIP`` matched as ``m`` (None: not counted)."""
         if not m:
             return None
 
@@ -361,18 +360,10 @@ _SIGNED_CAST_REGISTER = re.compile(
     r"(?:(?:blockDim|gridDim)\.[xyz]|hip(?:BlockDim|GridDim)_[xyz])")
 
 
-def _unparen(expr: str) -> str:
-    """``expr`` without the parentheses around all of it."""
-    expr = expr.strip()
-    while expr.startswith("(") and access.matching(expr, 0, "(") == len(expr) - 1:
-        expr = expr[1:-1].strip()
-    return expr
-
-
 def _bare(expr: str) -> str:
     """``expr`` without its outer parentheses and leading casts."""
     while True:
-        expr = _unparen(expr)
+        expr = access.unwrapped(expr)
         m = _CAST.match(expr)
         if not (m and m.end() < len(expr)):
             return expr
@@ -388,11 +379,11 @@ def _signed(expr: str, body: str) -> bool | None:
     """Whether the stride ``expr`` has a signed type as C++ reads it: a literal, a variable
     declared signed, a cast to a signed type of all of it; unsigned where a block or grid
     dimension (``unsigned int``) enters it uncast."""
-    expr = _unparen(expr)
+    expr = access.unwrapped(expr)
     m = _CAST.match(expr)
     if m and m.end() < len(expr):
         rest = expr[m.end():].strip()
-        if re.fullmatch(r"[\w.]+", rest) or _unparen(rest) != rest:  # the cast takes all
+        if re.fullmatch(r"[\w.]+", rest) or access.unwrapped(rest) != rest:  # the cast takes all
             return _signed_type(m[1])
     if re.fullmatch(r"\d+", expr):
         return True
@@ -409,18 +400,19 @@ def _signed(expr: str, body: str) -> bool | None:
     return None
 
 
-def _declared(name: str, text: str) -> str | None:
+def _declared(name: str, text: str, ends: str = ";=,)") -> str | None:
     """The type ``name`` is declared with in ``text`` (a body before the loop, or a
-    parameter list): its last declaration, ``const`` left out; None where none is read."""
+    parameter list, whose last one ends in ``)``): its last declaration, followed by one
+    of ``ends``, ``const`` left out; None where none is read."""
     if name not in text:
         return None
-    found = _declaration(name).findall(text)
+    found = _declaration(name, ends).findall(text)
     return " ".join(w for w in found[-1].split() if w != "const") if found else None
 
 
 @lru_cache(maxsize=256)
-def _declaration(name: str) -> re.Pattern[str]:
-    return re.compile(rf"([A-Za-z_][\w ]*?)\s+{name}\s*[;=,)]")
+def _declaration(name: str, ends: str) -> re.Pattern[str]:
+    return re.compile(rf"([A-Za-z_][\w ]*?)\s+{name}\s*[{ends}]")
 
 
 def unrolled_by_compiler(body: str, head: tuple[int, int] | None,
@@ -458,11 +450,9 @@ def unrolled_by_compiler(body: str, head: tuple[int, int] | None,
         return None
     kind = init[1]
     if not kind:  # ``for (i = ...)``: the index declared before the loop
-        decls = re.compile(rf"([A-Za-z_][\w ]*?)\s+{init[2]}\s*[;=,]").findall(body, 0,
-                                                                              head[0])
-        if not decls:
+        kind = _declared(init[2], body[:head[0]], ";=,")
+        if kind is None:
             return None
-        kind = decls[-1]
     kind = " ".join(w for w in kind.split() if w != "const")
     stride = step[2] if step[1] else step[4]
     if kind in _UNSIGNED:
