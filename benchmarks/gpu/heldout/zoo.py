@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-21] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-22] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2401,6 +2401,100 @@ extern "C" __global__ void saxpy_count_gs_int({_ARGS}) {{
 """,
 }
 
+KERNELS_22: dict[str, str] = {
+    "bf16_to_float_elem": """
+extern "C" __global__ void bf16_to_float_elem(const unsigned short* __restrict__ a,
+                                              const float* __restrict__ b,
+                                              float* __restrict__ c, float* sum, float s,
+                                              long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = __uint_as_float((unsigned)a[i] << 16) * s;
+}
+""",
+    "div_normalize_elem": f"""
+extern "C" __global__ void div_normalize_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] / (fabsf(b[i]) + s);
+}}
+""",
+    "unroll4_block_strided": f"""
+extern "C" __global__ void unroll4_block_strided({_ARGS}) {{
+    long base = blockIdx.x * (long)blockDim.x * 4 + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {{
+        long idx = base + k * (long)blockDim.x;
+        if (idx < 4 * n) c[idx] = a[idx] * s + b[idx];
+    }}
+}}
+""",
+    "row_softmax_cols96": f"""
+extern "C" __global__ void row_softmax_cols96({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    float inv = 1.0f / block_sum(t, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] - m) * inv;
+}}
+""",
+    "double_acc_atomic_gs": f"""
+extern "C" __global__ void double_acc_atomic_gs({_ARGS}) {{
+    double acc = 0.0;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += (double)a[i] * b[i];
+    atomicAdd(sum, (float)acc);
+}}
+""",
+    "bin8_atomic_gs_int": f"""
+extern "C" __global__ void bin8_atomic_gs_int({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&sum[i & 7], a[i]);
+}}
+""",
+    "uchar_threshold_2d": """
+extern "C" __global__ void uchar_threshold_2d(const unsigned char* __restrict__ a,
+                                              const float* __restrict__ b,
+                                              unsigned char* __restrict__ c, float* sum,
+                                              float s, long n, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {
+        long i = (long)y * width + x;
+        c[i] = a[i] > 127 ? 255 : 0;
+    }
+}
+""",
+    "select_gs_int": f"""
+extern "C" __global__ void select_gs_int({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        c[i] = a[i] > 0.0f ? a[i] : b[i] * s;
+}}
+""",
+    "gid_helper_elem": f"""
+__device__ __forceinline__ long global_index() {{
+    return blockIdx.x * (long)blockDim.x + threadIdx.x;
+}}
+extern "C" __global__ void gid_helper_elem({_ARGS}) {{
+    long i = global_index();
+    if (i < n) c[i] = a[i] - b[i];
+}}
+""",
+    "complex_abs2_elem": f"""
+extern "C" __global__ void complex_abs2_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float2 v = reinterpret_cast<const float2*>(a)[i];
+        c[i] = v.x * v.x + v.y * v.y;
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2754,6 +2848,23 @@ SUITE_21: dict[str, tuple] = {
     "saxpy_count_gs_int": ("grid-stride-int", 64 * M, {"block": [96, 1, 1], "grid_sms": 3},
                            {}, "exact", 1),
 }
+SUITE_22: dict[str, tuple] = {
+    "bf16_to_float_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "div_normalize_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "unroll4_block_strided": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "exact",
+                              4),
+    "row_softmax_cols96": ("block-per-row", 64 * M, {"block": [256, 1, 1]}, {"cols": 96},
+                           "close", 1),
+    "double_acc_atomic_gs": ("grid-stride", 64 * M, {"block": [512, 1, 1], "grid_sms": 32},
+                             {}, "none", 1),
+    "bin8_atomic_gs_int": ("grid-stride-int", 16 * M, {"block": [256, 1, 1], "grid_sms": 8},
+                           {}, "none", 1),
+    "uchar_threshold_2d": ("image", 64 * M, {"block": [32, 4, 1]}, {}, "exact", 1),
+    "select_gs_int": ("grid-stride-int", 64 * M, {"block": [256, 1, 1], "grid_sms": 0.25},
+                      {}, "exact", 1),
+    "gid_helper_elem": ("elementwise", 64 * M, {"block": [800, 1, 1]}, {}, "exact", 1),
+    "complex_abs2_elem": ("elementwise", 32 * M, {"block": [96, 1, 1]}, {}, "exact", 2),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -2763,7 +2874,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16),
         17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18),
         19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20),
-        21: (KERNELS_21, SUITE_21)}
+        21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22)}
 
 
 def suite(which: int = 1) -> list[dict]:
