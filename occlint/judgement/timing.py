@@ -263,13 +263,17 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         # a block per row holds one pass's loads in flight at a time, whatever the cache
         # serves of the later ones
         held = (facts.load_bytes or 0.0) / facts.passes if facts.passes > 1 else load
-        loads = per_sm * threads * max(held, 4.0) * moved
+        # a warp's loads of a byte or two a thread are one sector: what they hold in flight
+        # is their bytes (zoo set 22's unsigned char image); a kernel that only stores
+        # holds a word a thread
+        held = max(held, 1.0) if held > 0 else 4.0
+        loads = per_sm * threads * held * moved
         # a loop the compiler unrolls less than the curves' loops (CURVE_UNROLL) holds
         # fewer elements' loads a pass: that share of their X, and its wait for them set
         # against that share of the pass's chain
         depth = min(facts.unroll, CURVE_UNROLL) / CURVE_UNROLL \
             if facts.unroll and iterations > 1 else 1.0
-        writes = store / max(held, 4.0)
+        writes = store / held
         bw, latency = _drawn(dm, store > 0, active, loads * depth, chain * depth,
                              iterations <= 1, writes)
         if iterations > 1 and dm.element_curve:
