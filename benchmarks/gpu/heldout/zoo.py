@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-22] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-23] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2495,6 +2495,113 @@ extern "C" __global__ void complex_abs2_elem({_ARGS}) {{
 """,
 }
 
+KERNELS_23: dict[str, str] = {
+    "axpy_inplace_gs": f"""
+extern "C" __global__ void axpy_inplace_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] += s * a[i];
+}}
+""",
+    "accumulate_twice_elem": f"""
+extern "C" __global__ void accumulate_twice_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    c[i] = a[i];
+    if (b[i] > 0.0f) c[i] += b[i] * s;
+}}
+""",
+    "block_scan_elem": f"""
+extern "C" __global__ void block_scan_elem({_ARGS}) {{
+    __shared__ float t[1024];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    t[threadIdx.x] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    for (int off = 1; off < blockDim.x; off <<= 1) {{
+        float v = threadIdx.x >= off ? t[threadIdx.x - off] : 0.0f;
+        __syncthreads();
+        t[threadIdx.x] += v;
+        __syncthreads();
+    }}
+    if (i < n) c[i] = t[threadIdx.x];
+}}
+""",
+    "launch_bounds_elem": f"""
+extern "C" __global__ void __launch_bounds__(256) launch_bounds_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = sqrtf(a[i] * a[i] + b[i] * b[i]) * s;
+}}
+""",
+    "mix8_elem": f"""
+extern "C" __global__ void mix8_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float v[8], w[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = a[8 * i + k];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {{
+            float t = 0.0f;
+#pragma unroll
+            for (int k = 0; k < 8; ++k) t = fmaf(v[k], s * (j + 1) + k, t);
+            w[j] = t;
+        }}
+#pragma unroll
+        for (int j = 0; j < 8; ++j) c[8 * i + j] = w[j];
+    }}
+}}
+""",
+    "row_max_normalize": f"""
+extern "C" __global__ void row_max_normalize({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, fabsf(x[j]));
+    m = block_max(m, red);
+    float inv = 1.0f / (m + 1e-12f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * inv;
+}}
+""",
+    "quant_int8_elem": f"""
+extern "C" __global__ void quant_int8_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float q = fmaxf(-128.0f, fminf(127.0f, rintf(a[i] * s)));
+        reinterpret_cast<signed char*>(c)[i] = (signed char)q;
+    }}
+}}
+""",
+    "hist_shared_gs": f"""
+extern "C" __global__ void hist_shared_gs({_ARGS}) {{
+    __shared__ float h[256];
+    for (int t = threadIdx.x; t < 256; t += blockDim.x) h[t] = 0.0f;
+    __syncthreads();
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        int bin = min(max((int)((a[i] + 4.0f) * 32.0f), 0), 255);
+        atomicAdd(&h[bin], 1.0f);
+    }}
+    __syncthreads();
+    for (int t = threadIdx.x; t < 256; t += blockDim.x) atomicAdd(&sum[t], h[t]);
+}}
+""",
+    "mod_table_elem": f"""
+extern "C" __global__ void mod_table_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i % 4096] * b[i];
+}}
+""",
+    "pitched_add_2d": f"""
+extern "C" __global__ void pitched_add_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int pitch = width + 32;
+    if (x < width && y < height) c[y * pitch + x] = a[y * pitch + x] + s;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2865,6 +2972,22 @@ SUITE_22: dict[str, tuple] = {
     "gid_helper_elem": ("elementwise", 64 * M, {"block": [800, 1, 1]}, {}, "exact", 1),
     "complex_abs2_elem": ("elementwise", 32 * M, {"block": [96, 1, 1]}, {}, "exact", 2),
 }
+SUITE_23: dict[str, tuple] = {
+    "axpy_inplace_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 1}, {},
+                        "none", 1),
+    "accumulate_twice_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact",
+                              1),
+    "block_scan_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "none", 1),
+    "launch_bounds_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "mix8_elem": ("elementwise", 8 * M, {"block": [512, 1, 1]}, {}, "exact", 8),
+    "row_max_normalize": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 512},
+                          "exact", 1),
+    "quant_int8_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "none", 1),
+    "hist_shared_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 64}, {},
+                       "none", 1),
+    "mod_table_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "pitched_add_2d": ("image", 16 * M, {"block": [16, 8, 1]}, {}, "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -2874,7 +2997,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         15: (KERNELS_15, SUITE_15), 16: (KERNELS_16, SUITE_16),
         17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18),
         19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20),
-        21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22)}
+        21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22),
+        23: (KERNELS_23, SUITE_23)}
 
 
 def suite(which: int = 1) -> list[dict]:
