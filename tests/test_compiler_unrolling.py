@@ -4,7 +4,7 @@
 The bandwidth curves were measured with loops the compiler unrolls four times; a loop it
 leaves alone holds one element's loads a pass. Which forms it unrolls is read from the
 source (occlint.readers.source.facts.unrolled_by_compiler) and from PTX; both are checked
-against the PTX NVRTC made of 249 loops (fixtures/make_unroll_loops.py), and the model's
+against the PTX NVRTC made of 264 loops (fixtures/make_unroll_loops.py), and the model's
 use of it against block-per-row loops timed on an H100.
 """
 
@@ -42,21 +42,43 @@ def _loads_per_entry(ptx: str) -> dict[str, int]:
     return out
 
 
+def _orders(ptx: str) -> dict[str, str]:
+    """Each entry's global loads and stores in order (L, N for a read-only ``.nc`` load,
+    S) in its block holding the most loads (the unrolled pass, where there is one)."""
+    out: dict[str, str] = {}
+    for chunk in re.split(r"\.entry\s+", ptx)[1:]:
+        name = re.match(r"\w+", chunk)[0]
+        blocks = chunk.split("$L__BB")
+        big = max(blocks, key=lambda b: b.count("ld.global"))
+        out[name] = "".join("N" if "ld.global.nc" in line else "L" if "ld.global" in line
+                            else "S" if "st.global" in line else "" for line in
+                            big.splitlines())
+    return out
+
+
 @pytest.fixture(scope="module")
 def compiled() -> dict[str, int]:
     """The elements a pass of each loop holds as NVRTC compiled it: its body's one load
     once if not unrolled, else the unrolled pass's k loads and the remainder loop's one;
     a loop unrolled by its own pragma has no remainder loop (each of its k loads is
-    guarded in the pass)."""
+    guarded in the pass). One where the unrolled pass's coherent loads come in k runs
+    between its stores (each element's loads wait behind the last element's store)."""
     ptx = gzip.decompress((LOOPS / "loops.ptx.gz").read_bytes()).decode()
-    return {name: n if name.startswith("pragma") or n == 1 else n - 1
-            for name, n in _loads_per_entry(ptx).items()}
+    orders = _orders(ptx)
+    out = {}
+    for name, n in _loads_per_entry(ptx).items():
+        # an element's loads: the remainder loop's (the whole body's when not unrolled)
+        each = n - orders[name].count("L") - orders[name].count("N") or n
+        k = n if name.startswith("pragma") else 1 if n == each else (n - each) // each
+        runs = len([r for r in orders[name].split("S") if "L" in r])
+        out[name] = 1 if k > 1 and "S" in orders[name] and runs >= k else k
+    return out
 
 
 def test_the_fixture_holds_every_answer(compiled):
-    assert len(compiled) == 249
+    assert len(compiled) == 264
     counts = {k: list(compiled.values()).count(k) for k in (1, 2, 4)}
-    assert sum(counts.values()) == 249 and min(counts.values()) >= 5  # each a few times
+    assert sum(counts.values()) == 264 and min(counts.values()) >= 5  # each a few times
     assert 40 <= counts[4] <= 186
 
 
@@ -83,6 +105,15 @@ def test_the_source_says_which_loops_the_compiler_unrolls(compiled):
     assert compiled["mixed_0_0_lvar"] == 1  # an int index stepped by a long
     assert [compiled[f"mixed_1_2_{s}"] for s in ("ivar", "cast", "bare", "lvar")] == [
         1, 4, 4, 4]
+    # loads the compiler cannot move above the last pass's store: one element a pass
+    # held, unrolled or not; either pointer __restrict__ (or a macro for it) or an __ldg
+    # frees them, a load of the stored array never
+    waits = {name[len("order_"):] for name, k in compiled.items()
+             if name.startswith("order_") and k == 1}
+    assert waits == {"plain", "plain_two_loads", "one_plain_of_two", "in_place",
+                     "in_place_plain", "in_place_alone", "in_place_and_load",
+                     "plain_float4", "row_pointers_plain"}
+    assert compiled["order_restrict_load"] == compiled["order_plain_ldg"] == 4
     # an unroll pragma on the stride loop itself: so many a pass, whatever the form
     assert [compiled[k] for k in ("pragma4_row", "pragma2_row", "pragma4_unsigned",
                                   "pragma1_long")] == [4, 2, 4, 1]
@@ -177,16 +208,21 @@ def test_a_loop_whose_unrolling_is_unknown_is_priced_both_ways(tmp_path):
 def test_a_body_keeps_a_loop_or_not(tmp_path):
     """A stride loop whose body holds a loop of unknown trips is left alone (LLVM unrolls
     innermost loops); one of no trips, or a small constant one unrolled whole, is no loop;
-    the unknown index type stays unknown where the body would let the compiler unroll."""
+    the unknown index type stays unknown where the body would let the compiler unroll
+    (the pointers ``__restrict__``: without it each pass's load waits behind the last
+    pass's store, one element held whatever the unrolling)."""
     grid = "for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; " \
            "i += (long)blockDim.x * gridDim.x)"
     path = tmp_path / "k.cu"
     path.write_text(
-        'extern "C" __global__ void inner_variable(const float* a, float* c, int m, long n) {\n'
+        'extern "C" __global__ void inner_variable(const float* __restrict__ a, '
+        'float* __restrict__ c, int m, long n) {\n'
         f"    {grid} {{ float t = a[i]; for (int k = 0; k < m; ++k) t *= 2.0f; c[i] = t; }}\n}}\n"
-        'extern "C" __global__ void inner_none(const float* a, float* c, long n) {\n'
+        'extern "C" __global__ void inner_none(const float* __restrict__ a, '
+        'float* __restrict__ c, long n) {\n'
         f"    {grid} {{ float t = a[i]; for (int k = 0; k < 0; ++k) t *= 2.0f; c[i] = t; }}\n}}\n"
-        'extern "C" __global__ void unknown_index(const float* a, float* c, long n) {\n'
+        'extern "C" __global__ void unknown_index(const float* __restrict__ a, '
+        'float* __restrict__ c, long n) {\n'
         "    for (IdxT i = threadIdx.x; i < n; i += blockDim.x * gridDim.x) c[i] = a[i];\n}\n")
     facts = {k.name: k.facts for k in read_source(str(path), "k.cu").kernels}
     assert facts["inner_variable"].unroll == 1

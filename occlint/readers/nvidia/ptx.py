@@ -469,7 +469,25 @@ def _facts(entry: _Entry) -> Facts:
                  atomics_one_thread=atomics["one_thread"], atomics_block=atomics["block"],
                  atomics_one_block=atomics["one_block"],
                  shared_per_thread=shared_thread, barrier=barrier, source="ptx",
-                 unroll=max(lp.unroll for lp in strided) if strided else None)
+                 unroll=max(_held(entry, lp) for lp in strided) if strided else None)
+
+
+def _held(entry: _Entry, loop: _Loop) -> int:
+    """The elements a pass of ``loop`` holds in flight: its unrolled elements, or one where
+    its coherent loads (not ``ld.global.nc``, which nothing orders after a store) come in
+    as many runs between stores as it has elements: a store waits for its element's
+    loads, and the next element's loads, which the compiler could not move above it,
+    wait behind the store (the source reader's ``facts._passes_wait``)."""
+    if loop.unroll <= 1:
+        return loop.unroll
+    runs, last = 0, ""
+    for op in entry.ops[loop.head:loop.tail + 1]:
+        if op.opcode.startswith("ld.global") and not op.opcode.startswith("ld.global.nc"):
+            runs += last != "ld"
+            last = "ld"
+        elif op.opcode.startswith("st.global"):
+            last = "st"
+    return 1 if runs >= loop.unroll else loop.unroll
 
 
 def _address_origins(op: _Op, origins: dict[str, set[str]]) -> set[str]:

@@ -48,6 +48,12 @@ TYPE_BYTES = {
     "float4": 16, "int4": 16, "uint4": 16, "double2": 16, "long2": 16, "longlong2": 16,
     "double4": 32,
 }
+# a pointer the compiler may take to alias no other: ``__restrict__`` and its spellings, or
+# a library's macro for it (ggml's GGML_CUDA_RESTRICT)
+_RESTRICT = re.compile(r"\b(?:__restrict__|__restrict|restrict|"
+                       r"[A-Z][A-Z0-9_]*RESTRICT[A-Z0-9_]*)\b")
+# a load through the read-only path (``ld.global.nc``), which no store orders
+_LDG = re.compile(r"\b__ldg\s*\(\s*(?:&\s*)?\(?\s*([A-Za-z_]\w*)")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
                       r"(?:__restrict__\s+|__restrict\s+|restrict\s+)?([A-Za-z_]\w*)\s*$")
@@ -144,6 +150,28 @@ def pointer_sizes(params: str) -> dict[str, int | None]:
             size = 8
         out[m[2]] = size
     return out
+
+
+def restricted(params: str) -> frozenset[str]:
+    """The pointer parameters declared ``__restrict__`` (or a macro spelling it)."""
+    out = set()
+    for p in access.split_top_level(params.strip("()"), _SEPARATORS):
+        p = p.strip()
+        m = _POINTER.search(p)
+        if m and _RESTRICT.search(p):
+            out.add(m[2])
+    return frozenset(out)
+
+
+def _passes_wait(loads: set[str], stores: set[str], restrict: frozenset[str],
+                 read_only: set[str]) -> bool:
+    """Whether a stride loop's unrolled passes wait for each other: a load of the next
+    pass that the compiler cannot move above this pass's store, which waits for this
+    pass's loads (in-order issue). NVRTC 13.5's PTX (fixtures/ptx/unroll's ``order_*``):
+    it moves a load above a store when either pointer is ``__restrict__`` or the load is
+    an ``__ldg``, never a load of the array it stores (``c[i] += ...``)."""
+    return any(load == store or not (load in restrict or store in restrict)
+               for load in loads - read_only for store in stores)
 
 
 class _Region:
@@ -525,6 +553,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                                for alias, (param, _, cast) in access.aliases(
                                    body, pointers).items() if alias not in pointers}}
 
+    read_only = {m[1] for m in _LDG.finditer(body)} if "__ldg" in body else set()
     body, unsized = access.dereferences(body, sizes)
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
@@ -538,11 +567,13 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
 
     offsets = {name: "0" for name in pointers}
     body, casts = access.cast_subscripts(body, pointers)
+    bases = {name: name for name in pointers}  # a local pointer's parameter
     for alias, (param, offset, cast) in (*casts.items(),
                                          *access.aliases(body, pointers).items()):
         if alias not in pointers:
             pointers[alias] = pointers[param] if cast is None else TYPE_BYTES.get(cast)
             offsets[alias] = offset
+            bases[alias] = bases.get(param, param)
     env = access.variables(body, consts, offsets.values()) if "=" in body else {}
     # a for loop's own index (``for (int kk = ty; ...)``): inside that loop, its value
     # there, not the worst over every loop that reuses the name
@@ -571,6 +602,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     first_pass: dict[tuple[str, str], int] = {}  # a row's load -> the pass first making it
     reread_rows: dict[str, float] = {}
     unknown = unsized  # an access the text does not size
+    loop_loads: set[str] = set()
+    loop_stores: set[str] = set()
     for name, size in pointers.items():
         for at, end in _subscripts(name, body):
             span = span_of(at)
@@ -585,6 +618,11 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                 unknown = True
                 continue
             index = body[end:close]
+            if span == 0:  # the stride loop's: what its passes load and store
+                if written or compound:
+                    loop_stores.add(bases[name])
+                if not written or compound:
+                    loop_loads.add(bases[name])
             weight = region.access_weight(at, index, values) if region.loops else 1.0
             if not written and not compound:
                 # a neighbour of an element this thread already loads (a stencil's
@@ -717,8 +755,10 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
                  atomics_set=shared_set, atomics_max=bool(maxes) and all(maxes),
                  shared_per_thread=shared, barrier="__syncthreads" in body,
-                 unroll=_unroll(body, head, spans[0], region, heads, arithmetic, fmas,
-                                (load + store) / 4, params, consts),
+                 unroll=1 if loop in ("grid-stride", "block-stride") and _passes_wait(
+                     loop_loads, loop_stores, restricted(params), read_only) else
+                 _unroll(body, head, spans[0], region, heads, arithmetic, fmas,
+                         (load + store) / 4, params, consts),
                  column_bytes=0.0 if unknown else column,
                  scattered_bytes=0.0 if unknown else scattered,
                  scattered_sectors=0.0 if unknown else sectors, passes=passes,
