@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-23] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-24] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2602,6 +2602,91 @@ extern "C" __global__ void pitched_add_2d({_IMAGE}) {{
 """,
 }
 
+KERNELS_24: dict[str, str] = {
+    "float_to_bf16_elem": f"""
+extern "C" __global__ void float_to_bf16_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        unsigned u = __float_as_uint(a[i] * s);
+        u = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // round to nearest even
+        reinterpret_cast<unsigned short*>(c)[i] = (unsigned short)u;
+    }}
+}}
+""",
+    "plain_scale_gs": """
+extern "C" __global__ void plain_scale_gs(const float* a, const float* b, float* c, float* sum,
+                                          float s, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] * s + 1.0f;
+}
+""",
+    "count_warp_reduce_gs": f"""
+extern "C" __global__ void count_warp_reduce_gs({_ARGS}) {{
+    unsigned count = 0;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        count += a[i] > s;
+    count = __reduce_add_sync(0xffffffffu, count);
+    if ((threadIdx.x & 31) == 0) atomicAdd(reinterpret_cast<unsigned*>(sum), count);
+}}
+""",
+    "erfc_elem": f"""
+extern "C" __global__ void erfc_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = 0.5f * erfcf(-a[i] * 0.70710678f) * b[i];
+}}
+""",
+    "cmul_inplace_gs": """
+extern "C" __global__ void cmul_inplace_gs(const float2* __restrict__ a, const float* b,
+                                           float2* __restrict__ c, float* sum, float s,
+                                           long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {
+        float2 x = a[i], y = c[i];
+        c[i] = make_float2(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x);
+    }
+}
+""",
+    "row_l1_long": f"""
+extern "C" __global__ void row_l1_long({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += fabsf(x[j]);
+    float inv = 1.0f / (block_sum(t, red) + 1e-12f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * inv;
+}}
+""",
+    "stencil3_plain_gs": """
+extern "C" __global__ void stencil3_plain_gs(const float* a, const float* b, float* c,
+                                             float* sum, float s, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x + 1; i < n - 1;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = 0.25f * a[i - 1] + 0.5f * a[i] + 0.25f * a[i + 1];
+}
+""",
+    "int64_pragma2_gs": f"""
+extern "C" __global__ void int64_pragma2_gs({_ARGS}) {{
+#pragma unroll 2
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = fmaxf(a[i], b[i]) * s;
+}}
+""",
+    "affine_rows_2d": f"""
+extern "C" __global__ void affine_rows_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        c[i] = a[i] * s + b[x];
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -2988,6 +3073,23 @@ SUITE_23: dict[str, tuple] = {
     "mod_table_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
     "pitched_add_2d": ("image", 16 * M, {"block": [16, 8, 1]}, {}, "none", 1),
 }
+SUITE_24: dict[str, tuple] = {
+    "float_to_bf16_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "none", 1),
+    "plain_scale_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 2}, {},
+                       "exact", 1),
+    "count_warp_reduce_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 32},
+                             {}, "none", 1),
+    "erfc_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "cmul_inplace_gs": ("grid-stride", 32 * M, {"block": [512, 1, 1], "grid_sms": 0.5}, {},
+                        "none", 2),
+    "row_l1_long": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 16384}, "close",
+                    1),
+    "stencil3_plain_gs": ("grid-stride", 64 * M, {"block": [96, 1, 1], "grid_sms": 4}, {},
+                          "exact", 1),
+    "int64_pragma2_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 16}, {},
+                         "exact", 1),
+    "affine_rows_2d": ("image", 64 * M, {"block": [64, 2, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -2998,7 +3100,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18),
         19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20),
         21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22),
-        23: (KERNELS_23, SUITE_23)}
+        23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24)}
 
 
 def suite(which: int = 1) -> list[dict]:
