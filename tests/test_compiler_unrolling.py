@@ -4,7 +4,7 @@
 The bandwidth curves were measured with loops the compiler unrolls four times; a loop it
 leaves alone holds one element's loads a pass. Which forms it unrolls is read from the
 source (occlint.readers.source.facts.unrolled_by_compiler) and from PTX; both are checked
-against the PTX NVRTC made of 264 loops (fixtures/make_unroll_loops.py), and the model's
+against the PTX NVRTC made of 273 loops (fixtures/make_unroll_loops.py), and the model's
 use of it against block-per-row loops timed on an H100.
 """
 
@@ -72,13 +72,15 @@ def compiled() -> dict[str, int]:
         k = n if name.startswith("pragma") else 1 if n == each else (n - each) // each
         runs = len([r for r in orders[name].split("S") if "L" in r])
         out[name] = 1 if k > 1 and "S" in orders[name] and runs >= k else k
+        if name.endswith("_per_element"):  # one element per thread: no stride loop
+            out[name] = None
     return out
 
 
 def test_the_fixture_holds_every_answer(compiled):
-    assert len(compiled) == 264
+    assert len(compiled) == 273
     counts = {k: list(compiled.values()).count(k) for k in (1, 2, 4)}
-    assert sum(counts.values()) == 264 and min(counts.values()) >= 5  # each a few times
+    assert sum(counts.values()) == 271 and min(counts.values()) >= 5  # each a few times
     assert 40 <= counts[4] <= 186
 
 
@@ -114,6 +116,10 @@ def test_the_source_says_which_loops_the_compiler_unrolls(compiled):
                      "in_place_plain", "in_place_alone", "in_place_and_load",
                      "plain_float4", "row_pointers_plain"}
     assert compiled["order_restrict_load"] == compiled["order_plain_ldg"] == 4
+    # an atomic in the loop stops the unrolling, whatever it is; one after the loop not
+    assert {name: k for name, k in compiled.items() if name.startswith("atomic_")} == {
+        "atomic_global_bins": 1, "atomic_shared_bins": 1, "atomic_one_address": 1,
+        "atomic_int_bins": 1, "atomic_conditional": 1, "atomic_after": 4}
     # an unroll pragma on the stride loop itself: so many a pass, whatever the form
     assert [compiled[k] for k in ("pragma4_row", "pragma2_row", "pragma4_unsigned",
                                   "pragma1_long")] == [4, 2, 4, 1]
@@ -123,6 +129,23 @@ def test_ptx_says_which_loops_the_compiler_unrolled(compiled):
     ptx = gzip.decompress((LOOPS / "loops.ptx.gz").read_bytes()).decode()
     facts = facts_by_entry(ptx)
     assert {name for name, f in facts.items() if f.unroll != compiled[name]} == set()
+
+
+def test_a_blocks_loops_in_shared_memory_are_not_its_element_loop():
+    """A histogram zeroed over the block's threads before a grid-stride loop, and a tree or
+    a scan over the block: loops stepped by the block that touch only shared memory. The
+    PTX reader took the first for the element loop (a block-stride loop loading nothing)
+    and read the tree's and the scan's kernels as block-stride loops; it and the source
+    reader now read the element loop, and count each tree once a block."""
+    ptx = facts_by_entry(gzip.decompress((LOOPS / "loops.ptx.gz").read_bytes()).decode())
+    source = {k.name: k.facts for k in read_source(str(LOOPS / "loops.cu"),
+                                                     "loops.cu").kernels}
+    for facts in (ptx, source):
+        zeroed = facts["shared_zeroed_then_loop"]
+        assert (zeroed.loop, zeroed.load_bytes, zeroed.unroll, zeroed.trees) == (
+            "grid-stride", 4.0, 1, 0)
+        for name in ("tree_per_element", "scan_per_element"):
+            assert (facts[name].loop, facts[name].trees) == ("per-element", 1), name
 
 
 def test_the_source_and_the_gpus_compiler_agree_on_the_held_out_loops():

@@ -164,6 +164,18 @@ def reduce_curve(rows: list[dict], sms: int, kernel: str = "reduce_store"
     return out
 
 
+def tree_curve(rows: list[dict]) -> list[list[float]]:
+    """(threads per block, ns) a block's reduction tree in shared memory costs the chip
+    when trees are what its SMs do: 2^18 blocks as many per SM as fit, the tree ending in
+    a store (``reduce_store``) against the same block with one barrier and no tree
+    (``reduce_none``), over the blocks. Up to 128 threads the block starts hide it."""
+    by = {(r["kernel"], r["block"]): r for r in rows
+          if not r["smem"] and r["blocks"] == 1 << 18}
+    return [[block, round(max(by[("reduce_store", block)]["ms"]
+                              - by[("reduce_none", block)]["ms"], 0.0) * 1e6 / (1 << 18), 3)]
+            for block in sorted({b for _, b in by})]
+
+
 def pass_curve(rows: list[dict], sms: int) -> list[list[float]]:
     """(threads per block, us) a pass of a block per row costs its block besides its bytes
     (row_phases): the slope of the time a wave of blocks capped at two per SM takes over 1
@@ -274,6 +286,7 @@ def params(doc: dict) -> dict:
         else None,
         "reduce_curve": reduce_curve(doc["block_reduce"], sms) if doc.get("block_reduce")
         else None,
+        "tree_curve": tree_curve(doc["block_reduce"]) if doc.get("block_reduce") else None,
         "warp_reduce_curve": warp_reduce_curve(doc["block_reduce"], sms)
         if any(r["kernel"] == "reduce_shfl" for r in doc.get("block_reduce", ())) else None,
         "pass_curve": pass_curve(doc["row_phases"], sms) if doc.get("row_phases") else None,

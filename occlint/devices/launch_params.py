@@ -79,6 +79,10 @@ class DeviceModel:
     # block's lifetime, against threads per block; measured, not used by the model
     # (docs/validation.md: as a cost per wave it advised the block-reduce family worse)
     reduce_curve: Curve = ()
+    # ns of the chip's time a block's tree (or scan) over its threads in shared memory
+    # costs, a barrier a step, when such trees are what the SMs do (blocks of one element
+    # per thread), against threads per block; () where not measured (not priced)
+    tree_curve: Curve = ()
     # a block per row: us a pass over its row costs the block (a load's wait from DRAM and
     # a block's sum by warp shuffles; the wait is priced by the memory term too:
     # timing._row_passes), two blocks per SM, against threads per block; () where not
@@ -123,7 +127,7 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
                     "atomic_block_curve", "issue_curve", "wave_curve", "wave_curve_one",
-                    "reduce_curve", "row_curve", "row_curve_16", "pass_curve",
+                    "reduce_curve", "tree_curve", "row_curve", "row_curve_16", "pass_curve",
                     "warp_reduce_curve", "reread_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         e["math_fma"] = tuple(sorted((str(k), float(v))
@@ -188,6 +192,8 @@ def _derived(device: Device) -> DeviceModel | None:
         atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
         atomic_block_curve=tuple((x, y / clock_ratio) for x, y in ref.atomic_block_curve),
         reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.reduce_curve),
+        # the chip's ns a block: an SM's time over the SMs, at its clock
+        tree_curve=tuple((x, y * ref.sms / units / clock_ratio) for x, y in ref.tree_curve),
         # a pass's wait is mostly DRAM's latency, kept; its reduction follows the clock
         pass_curve=ref.pass_curve, reread_curve=ref.reread_curve,  # the SM's cache's
         l1_line_ns=ref.l1_line_ns / clock_ratio, atomic_set_ns=ref.atomic_set_ns / clock_ratio,

@@ -449,6 +449,12 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     one = (elements * facts.atomics_one / merged + B * facts.atomics_one_block) * ns
     # a set of words every block adds to: each word's queue holds one atomic a block
     one += B * facts.atomics_set * dm.atomic_set_ns * 1e-9
+    # a tree (or scan) over each block's threads in shared memory, a barrier a step: short
+    # blocks doing them keep the SMs at them (measured: tree_curve); a loop's blocks run
+    # long and drift apart, their trees beside others' loops (priced, the block-reduce
+    # family was advised worse: docs/validation.md)
+    if facts.trees and not facts.loops:
+        one += B * facts.trees * _at(dm.tree_curve, b) * 1e-9
     spread = _block_atomics(dm, facts, cfg, threads)
     # atomics on one address queue at one L2 slice: they add to the time (all of them wait
     # for each other); so do those to each block's own address, queued at the L2 the loads

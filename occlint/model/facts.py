@@ -76,6 +76,9 @@ class Facts:
     # array); 0: one pass, or not known (the PTX reader)
     passes: int = 0
     reductions: int = 0
+    # loops over the block's threads with a barrier a step (a tree or a scan in shared
+    # memory, its steps following blockDim), each once a block
+    trees: int = 0
     # of load_bytes, the loads of a row an earlier pass of the block already read (a
     # softmax's second and third reads of x), and the bytes per element of the rows they
     # read again (the SM's cache holds them while the resident blocks' rows fit)
@@ -131,6 +134,7 @@ class Facts:
                    if self.scattered_bytes else {}),
                 **({"row_passes": self.passes, "block_reductions": self.reductions}
                    if self.passes else {}),
+                **({"block_trees": self.trees} if self.trees else {}),
                 **({"reread_bytes": self.reread_bytes,
                     "reread_row_bytes": self.reread_row_bytes} if self.reread_bytes else {}),
                 **({"cached_bytes": self.cached_bytes} if self.cached_bytes else {}),

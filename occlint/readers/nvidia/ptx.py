@@ -408,9 +408,15 @@ def _facts(entry: _Entry) -> Facts:
     origins = _origins(entry)
     defs = _Defs(entry)
     loops = _loops(entry, origins, defs)
-    # the element loop: the first over the grid or the block (a loop counted from memory
-    # inside it, or without one, leaves the arithmetic unknown)
-    strided = [lp for lp in loops if lp.trip is None and lp.stride]
+    # the element loop: the first over the grid or the block that touches global memory
+    # (a loop counted from memory inside it, or without one, leaves the arithmetic
+    # unknown); one over the block's threads in shared memory alone (a histogram zeroed,
+    # a tree's steps) is not it
+    variable = [lp for lp in loops if lp.trip is None and lp.stride]
+    strided = [lp for lp in variable if _global(entry, lp)]
+    # a loop over the block's threads in shared memory with a barrier a step: a tree or a
+    # scan, once a block
+    trees = sum(1 for lp in variable if lp not in strided and _barrier(entry, lp))
     outer = min(strided, key=lambda lp: lp.head) if strided else None
     loop = outer.stride if outer else "per-element"
     region = range(outer.head, outer.tail + 1) if outer else range(len(entry.ops))
@@ -469,7 +475,19 @@ def _facts(entry: _Entry) -> Facts:
                  atomics_one_thread=atomics["one_thread"], atomics_block=atomics["block"],
                  atomics_one_block=atomics["one_block"],
                  shared_per_thread=shared_thread, barrier=barrier, source="ptx",
-                 unroll=max(_held(entry, lp) for lp in strided) if strided else None)
+                 unroll=max(_held(entry, lp) for lp in strided) if strided else None,
+                 trees=trees)
+
+
+def _global(entry: _Entry, loop: _Loop) -> bool:
+    """Whether ``loop`` loads, stores or adds to global memory."""
+    return any(op.opcode.startswith(("ld.global", "st.global", "atom.global", "red.global"))
+               for op in entry.ops[loop.head:loop.tail + 1])
+
+
+def _barrier(entry: _Entry, loop: _Loop) -> bool:
+    return any(op.opcode.startswith(("bar.sync", "barrier.sync"))
+               for op in entry.ops[loop.head:loop.tail + 1])
 
 
 def _held(entry: _Entry, loop: _Loop) -> int:

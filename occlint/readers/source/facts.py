@@ -508,7 +508,8 @@ def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], regi
     """The elements a pass of the stride loop holds as compiled (``Facts.unroll``): the
     count of a ``#pragma unroll N`` on it (NVRTC unrolls even a block per row's loop so:
     zoo set 19's row sum, four loads a pass in its PTX); one
-    where the index's type stops the unrolling (unrolled_by_compiler) or the body keeps a
+    where the index's type stops the unrolling (unrolled_by_compiler), the body holds an
+    atomic (NVRTC leaves such a loop alone, whatever the atomic) or keeps a
     loop of its own (LLVM unrolls innermost loops), else four or two or one by the body's
     size (UNROLL_4_SIZE, UNROLL_2_SIZE): its operators and FMA calls (at ``fmas``), each
     times the trips of a constant loop around it, and ``lanes`` (4-byte words loaded and
@@ -518,11 +519,11 @@ def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], regi
     if pragma:
         return pragma
     rule = unrolled_by_compiler(body, head, params)
-    if rule is False:
-        return 1
+    lo, hi = span
+    if rule is False or ("tomic" in body and _ATOMIC.search(body, lo, hi)):
+        return 1  # nor one holding an atomic (fixtures/ptx/unroll's atomic_* forms)
     if head is None:
         return None
-    lo, hi = span
     if region.keeps_a_loop(lo, hi, heads, arithmetic):  # the stride loop's own head is
         return 1  # before its body's span
     ops = [m.start() for m in _OPERATOR.finditer(body, lo, hi)] + fmas
@@ -768,7 +769,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  cached_loads=() if unknown else tuple(cached_loads),
                  math=tuple(sorted(calls.items())),
                  reductions=_reductions(body, stride_heads, region, shared_arrays)
-                 if passes else 0)
+                 if passes else 0, trees=_trees(body, heads, region, stride_heads))
 
 
 # an atomic's address: the array (or pointer) it indexes, ``&bins[k]``, ``out + k``
@@ -793,6 +794,27 @@ def _block_indexed(text: str, body: str, depth: int = 2) -> bool:
 # given a shared array the body declares (``block_sum(t, red)``)
 _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
 _REDUCE_CALL = re.compile(r"__syncthreads\s*\(|\)\s*\.\s*(?:Reduce|Sum)\s*\(")
+
+
+def _trees(body: str, heads: list[tuple[int, int]], region: _Region,
+           stride_heads: list[tuple[int, int]]) -> int:
+    """Loops over the block's threads whose every step ends at a barrier: a tree or a
+    scan in shared memory (``for (s = blockDim.x / 2; s > 0; s >>= 1) {... __syncthreads();
+    }``), its steps following the block, not a stride loop over elements."""
+    if "__syncthreads" not in body or "blockDim" not in body:
+        return 0
+    count = 0
+    for head in heads:
+        if head in stride_heads:
+            continue
+        lo, hi = head
+        text = body[lo:hi]
+        if "blockDim" not in text or "+=" in text.split(";")[-1]:
+            continue
+        end = region._statement_end(body, hi + 1)
+        if "__syncthreads" in body[hi:end]:
+            count += 1
+    return count
 
 
 def _reductions(body: str, heads: list[tuple[int, int]], region: _Region,
