@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-24] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-25] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2687,6 +2687,104 @@ extern "C" __global__ void affine_rows_2d({_IMAGE}) {{
 """,
 }
 
+KERNELS_25: dict[str, str] = {
+    "tree_reduce_elem": f"""
+extern "C" __global__ void tree_reduce_elem({_ARGS}) {{
+    __shared__ float sdata[1024];
+    unsigned tid = threadIdx.x;
+    long i = blockIdx.x * (long)blockDim.x + tid;
+    sdata[tid] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {{
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }}
+    if (tid == 0) c[blockIdx.x] = sdata[0];
+}}
+""",
+    "tree_interleaved_elem": f"""
+extern "C" __global__ void tree_interleaved_elem({_ARGS}) {{
+    __shared__ float sdata[1024];
+    unsigned tid = threadIdx.x;
+    long i = blockIdx.x * (long)blockDim.x + tid;
+    sdata[tid] = i < n ? a[i] * b[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = 1; s < blockDim.x; s *= 2) {{
+        if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }}
+    if (tid == 0) c[blockIdx.x] = sdata[0];
+}}
+""",
+    "scan_small_blocks": f"""
+extern "C" __global__ void scan_small_blocks({_ARGS}) {{
+    __shared__ float t[1024];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    t[threadIdx.x] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    for (int off = 1; off < blockDim.x; off *= 2) {{
+        float v = threadIdx.x >= off ? t[threadIdx.x - off] : 0.0f;
+        __syncthreads();
+        t[threadIdx.x] += v;
+        __syncthreads();
+    }}
+    if (i < n) c[i] = t[threadIdx.x] * s;
+}}
+""",
+    "reverse_in_block": f"""
+extern "C" __global__ void reverse_in_block({_ARGS}) {{
+    __shared__ float t[1024];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    t[threadIdx.x] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    if (i < n) c[i] = t[blockDim.x - 1 - threadIdx.x];
+}}
+""",
+    "mul_plain_gs": """
+extern "C" __global__ void mul_plain_gs(const float* a, const float* b, float* c, float* sum,
+                                        float s, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] * b[i];
+}
+""",
+    "row_inplace_scale": f"""
+extern "C" __global__ void row_inplace_scale({_ROWS}) {{
+    __shared__ float red[32];
+    float* y = c + blockIdx.x * cols;
+    const float* x = a + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * x[j];
+    float inv = rsqrtf(block_sum(t, red) / cols + 1e-6f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = y[j] * inv;
+}}
+""",
+    "atomic_spread_gs": f"""
+extern "C" __global__ void atomic_spread_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        atomicAdd(&sum[i & 1023], a[i]);
+}}
+""",
+    "ldg_plain_gs": """
+extern "C" __global__ void ldg_plain_gs(const float* a, const float* b, float* c, float* sum,
+                                        float s, long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = __ldg(&a[i]) * s;
+}
+""",
+    "border_skip_2d": f"""
+extern "C" __global__ void border_skip_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x == 0 || y == 0 || x >= width - 1 || y >= height - 1) return;
+    long i = (long)y * width + x;
+    c[i] = a[i] - 0.25f * (a[i - 1] + a[i + 1] + a[i - width] + a[i + width]);
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3090,6 +3188,21 @@ SUITE_24: dict[str, tuple] = {
                          "exact", 1),
     "affine_rows_2d": ("image", 64 * M, {"block": [64, 2, 1]}, {}, "exact", 1),
 }
+SUITE_25: dict[str, tuple] = {
+    "tree_reduce_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "none", 1),
+    "tree_interleaved_elem": ("elementwise", 64 * M, {"block": [512, 1, 1]}, {}, "none", 1),
+    "scan_small_blocks": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "none", 1),
+    "reverse_in_block": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "none", 1),
+    "mul_plain_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                     "exact", 1),
+    "row_inplace_scale": ("block-per-row", 64 * M, {"block": [256, 1, 1]}, {"cols": 2048},
+                          "none", 1),
+    "atomic_spread_gs": ("grid-stride", 16 * M, {"block": [256, 1, 1], "grid_sms": 16}, {},
+                         "none", 1),
+    "ldg_plain_gs": ("grid-stride", 64 * M, {"block": [512, 1, 1], "grid_sms": 1}, {},
+                     "exact", 1),
+    "border_skip_2d": ("image", 64 * M, {"block": [8, 4, 1]}, {}, "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3100,7 +3213,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         17: (KERNELS_17, SUITE_17), 18: (KERNELS_18, SUITE_18),
         19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20),
         21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22),
-        23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24)}
+        23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24),
+        25: (KERNELS_25, SUITE_25)}
 
 
 def suite(which: int = 1) -> list[dict]:
