@@ -88,9 +88,12 @@ def test_the_source_says_which_loops_the_compiler_unrolls(compiled):
     source = read_source(str(LOOPS / "loops.cu"), "loops.cu")
     facts = {k.name: k.facts for k in source.kernels}
     assert set(facts) == set(compiled)
+    # an __ldg beside stores through plain pointers: the compilers differ (below), so the
+    # source leaves it unknown
     wrong = {name: (facts[name].loop, facts[name].unroll, unroll) for name, unroll in
-             compiled.items() if facts[name].unroll != unroll}
+             compiled.items() if facts[name].unroll != unroll and name != "order_plain_ldg"}
     assert not wrong
+    assert facts["order_plain_ldg"].unroll is None
     # the common forms, by name: an int index stepped by the unsigned grid (not unrolled),
     # a long index stepped by a cast grid (unrolled), a long block per row (not)
     assert compiled["copy_0_bt_bg"] == 1 and compiled["copy_2_bTt_Tbg"] == 4
@@ -115,7 +118,7 @@ def test_the_source_says_which_loops_the_compiler_unrolls(compiled):
     assert waits == {"plain", "plain_two_loads", "one_plain_of_two", "in_place",
                      "in_place_plain", "in_place_alone", "in_place_and_load",
                      "plain_float4", "row_pointers_plain"}
-    assert compiled["order_restrict_load"] == compiled["order_plain_ldg"] == 4
+    assert compiled["order_restrict_load"] == compiled["order_plain_ldg"] == 4  # NVRTC 13.5
     # an atomic in the loop stops the unrolling, whatever it is; one after the loop not
     assert {name: k for name, k in compiled.items() if name.startswith("atomic_")} == {
         "atomic_global_bins": 1, "atomic_shared_bins": 1, "atomic_one_address": 1,
@@ -129,6 +132,21 @@ def test_ptx_says_which_loops_the_compiler_unrolled(compiled):
     ptx = gzip.decompress((LOOPS / "loops.ptx.gz").read_bytes()).decode()
     facts = facts_by_entry(ptx)
     assert {name for name, f in facts.items() if f.unroll != compiled[name]} == set()
+
+
+def test_two_compilers_agree_on_every_loop_but_an_ldg_beside_plain_stores():
+    """The same 273 loops through NVRTC 13.0 (the lent H200's CuPy, which compiles the
+    zoo's and the held-out suites' sweeps: loops.nvrtc-13.0.ptx.gz) and 13.5 (the pip
+    wheel: loops.ptx.gz): the PTX reader reads the same elements a pass from both but for
+    one, an ``__ldg`` load beside a store through plain pointers, which 13.5 unrolls four
+    times and 13.0 leaves alone (zoo set 25's ldg_plain_gs, swept with 13.0: 1.2 TB/s
+    at 512 threads an SM, where a copy through __restrict__ pointers draws 2.6)."""
+    new = facts_by_entry(gzip.decompress((LOOPS / "loops.ptx.gz").read_bytes()).decode())
+    old = facts_by_entry(gzip.decompress((LOOPS / "loops.nvrtc-13.0.ptx.gz").read_bytes())
+                         .decode())
+    assert set(old) == set(new) and len(old) == 273
+    assert {name: (old[name].unroll, new[name].unroll) for name in new
+            if old[name].unroll != new[name].unroll} == {"order_plain_ldg": (1, 4)}
 
 
 def test_a_blocks_loops_in_shared_memory_are_not_its_element_loop():

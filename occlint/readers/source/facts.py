@@ -164,14 +164,27 @@ def restricted(params: str) -> frozenset[str]:
 
 
 def _passes_wait(loads: set[str], stores: set[str], restrict: frozenset[str],
-                 read_only: set[str]) -> bool:
+                 read_only: set[str]) -> bool | None:
     """Whether a stride loop's unrolled passes wait for each other: a load of the next
     pass that the compiler cannot move above this pass's store, which waits for this
-    pass's loads (in-order issue). NVRTC 13.5's PTX (fixtures/ptx/unroll's ``order_*``):
-    it moves a load above a store when either pointer is ``__restrict__`` or the load is
-    an ``__ldg``, never a load of the array it stores (``c[i] += ...``)."""
-    return any(load == store or not (load in restrict or store in restrict)
-               for load in loads - read_only for store in stores)
+    pass's loads (in-order issue). NVRTC's PTX (fixtures/ptx/unroll's ``order_*``): it
+    moves a load above a store when either pointer is ``__restrict__``, never a load of
+    the array it stores (``c[i] += ...``). None where only an ``__ldg`` frees the loads:
+    NVRTC 13.5 unrolls that loop and moves them, 13.0 leaves the loop alone."""
+    waits = [load == store or not (load in restrict or store in restrict)
+             for load in loads for store in stores if load not in read_only or load == store]
+    if any(waits):
+        return True
+    return None if any(load not in restrict and store not in restrict
+                       for load in loads & read_only for store in stores) else False
+
+
+def _held(loop: str, waits: bool | None, unroll: int | None) -> int | None:
+    """The elements a stride loop's pass holds in flight: one where its passes wait for
+    each other, not known where that is the compiler's choice, else its unrolling."""
+    if loop not in ("grid-stride", "block-stride") or waits is False:
+        return unroll
+    return 1 if waits else None if unroll != 1 else 1
 
 
 class _Region:
@@ -519,11 +532,13 @@ def _unroll(body: str, head: tuple[int, int] | None, span: tuple[int, int], regi
     if pragma:
         return pragma
     rule = unrolled_by_compiler(body, head, params)
-    lo, hi = span
-    if rule is False or ("tomic" in body and _ATOMIC.search(body, lo, hi)):
-        return 1  # nor one holding an atomic (fixtures/ptx/unroll's atomic_* forms)
+    if rule is False:
+        return 1
     if head is None:
         return None
+    lo, hi = span
+    if "tomic" in body and _ATOMIC.search(body, lo, hi):
+        return 1  # nor one holding an atomic (fixtures/ptx/unroll's atomic_* forms)
     if region.keeps_a_loop(lo, hi, heads, arithmetic):  # the stride loop's own head is
         return 1  # before its body's span
     ops = [m.start() for m in _OPERATOR.finditer(body, lo, hi)] + fmas
@@ -756,10 +771,10 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
                  atomics_set=shared_set, atomics_max=bool(maxes) and all(maxes),
                  shared_per_thread=shared, barrier="__syncthreads" in body,
-                 unroll=1 if loop in ("grid-stride", "block-stride") and _passes_wait(
-                     loop_loads, loop_stores, restricted(params), read_only) else
-                 _unroll(body, head, spans[0], region, heads, arithmetic, fmas,
-                         (load + store) / 4, params, consts),
+                 unroll=_held(loop, _passes_wait(loop_loads, loop_stores, restricted(params),
+                                                 read_only),
+                              _unroll(body, head, spans[0], region, heads, arithmetic, fmas,
+                                      (load + store) / 4, params, consts)),
                  column_bytes=0.0 if unknown else column,
                  scattered_bytes=0.0 if unknown else scattered,
                  scattered_sectors=0.0 if unknown else sectors, passes=passes,
