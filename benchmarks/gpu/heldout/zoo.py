@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-25] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-26] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2785,6 +2785,100 @@ extern "C" __global__ void border_skip_2d({_IMAGE}) {{
 """,
 }
 
+KERNELS_26: dict[str, str] = {
+    "ldg_float4_gs": f"""
+extern "C" __global__ void ldg_float4_gs({_ARGS}) {{
+    const float4* a4 = reinterpret_cast<const float4*>(a);
+    float4* c4 = reinterpret_cast<float4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 v = __ldg(a4 + i);
+        c4[i] = make_float4(v.x * s, v.y * s, v.z * s, v.w * s);
+    }}
+}}
+""",
+    "block_sum_elem": f"""
+extern "C" __global__ void block_sum_elem({_ARGS}) {{
+    __shared__ float red[32];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    float v = block_sum(i < n ? a[i] : 0.0f, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = v;
+}}
+""",
+    "ull_index_gs": f"""
+extern "C" __global__ void ull_index_gs({_ARGS}) {{
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+         i < n; i += (unsigned long long)blockDim.x * gridDim.x)
+        c[i] = a[i] + b[i];
+}}
+""",
+    "newton_while_elem": f"""
+extern "C" __global__ void newton_while_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = fabsf(a[i]) + 1.0f, r = x;
+        int k = 0;
+        while (fabsf(r * r - x) > 1e-4f * x && k < 20) {{
+            r = 0.5f * (r + x / r);
+            ++k;
+        }}
+        c[i] = r;
+    }}
+}}
+""",
+    "constant_weights_elem": f"""
+__constant__ float weights[16];
+extern "C" __global__ void constant_weights_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i], t = 0.0f;
+#pragma unroll
+        for (int k = 0; k < 16; ++k) t = fmaf(t, x, weights[k] + s);
+        c[i] = t;
+    }}
+}}
+""",
+    "interleave_out_elem": f"""
+extern "C" __global__ void interleave_out_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        c[2 * i] = a[i] + b[i];
+        c[2 * i + 1] = a[i] - b[i];
+    }}
+}}
+""",
+    "row_mean_sub": f"""
+extern "C" __global__ void row_mean_sub({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    float mu = block_sum(t, red) / cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] - mu;
+}}
+""",
+    "clamp_2d_int": f"""
+extern "C" __global__ void clamp_2d_int({_IMAGE}) {{
+    unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        unsigned i = y * width + x;
+        c[i] = fminf(fmaxf(a[i], -s), s);
+    }}
+}}
+""",
+    "sum_two_loops_gs": f"""
+extern "C" __global__ void sum_two_loops_gs({_ARGS}) {{
+    long stride = (long)blockDim.x * gridDim.x;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n / 2; i += stride)
+        c[i] = a[i] * s;
+    for (long i = n / 2 + blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += stride)
+        c[i] = b[i] * s;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3203,6 +3297,21 @@ SUITE_25: dict[str, tuple] = {
                      "exact", 1),
     "border_skip_2d": ("image", 64 * M, {"block": [8, 4, 1]}, {}, "none", 1),
 }
+SUITE_26: dict[str, tuple] = {
+    "ldg_float4_gs": ("grid-stride", 16 * M, {"block": [64, 1, 1], "grid_sms": 1}, {},
+                      "exact", 4),
+    "block_sum_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "none", 1),
+    "ull_index_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 1}, {},
+                     "exact", 1),
+    "newton_while_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "constant_weights_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "interleave_out_elem": ("elementwise", 32 * M, {"block": [1024, 1, 1]}, {}, "exact", 2),
+    "row_mean_sub": ("block-per-row", 64 * M, {"block": [32, 1, 1]}, {"cols": 8192}, "close",
+                     1),
+    "clamp_2d_int": ("image", 64 * M, {"block": [128, 8, 1]}, {}, "exact", 1),
+    "sum_two_loops_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 0.5}, {},
+                         "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3214,7 +3323,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20),
         21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22),
         23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24),
-        25: (KERNELS_25, SUITE_25)}
+        25: (KERNELS_25, SUITE_25), 26: (KERNELS_26, SUITE_26)}
 
 
 def suite(which: int = 1) -> list[dict]:
