@@ -4,7 +4,7 @@
 The bandwidth curves were measured with loops the compiler unrolls four times; a loop it
 leaves alone holds one element's loads a pass. Which forms it unrolls is read from the
 source (occlint.readers.source.facts.unrolled_by_compiler) and from PTX; both are checked
-against the PTX NVRTC made of 273 loops (fixtures/make_unroll_loops.py), and the model's
+against the PTX NVRTC made of 276 loops (fixtures/make_unroll_loops.py), and the model's
 use of it against block-per-row loops timed on an H100.
 """
 
@@ -78,9 +78,9 @@ def compiled() -> dict[str, int]:
 
 
 def test_the_fixture_holds_every_answer(compiled):
-    assert len(compiled) == 273
+    assert len(compiled) == 276
     counts = {k: list(compiled.values()).count(k) for k in (1, 2, 4)}
-    assert sum(counts.values()) == 271 and min(counts.values()) >= 5  # each a few times
+    assert sum(counts.values()) == 274 and min(counts.values()) >= 5  # each a few times
     assert 40 <= counts[4] <= 186
 
 
@@ -88,12 +88,13 @@ def test_the_source_says_which_loops_the_compiler_unrolls(compiled):
     source = read_source(str(LOOPS / "loops.cu"), "loops.cu")
     facts = {k.name: k.facts for k in source.kernels}
     assert set(facts) == set(compiled)
-    # an __ldg beside stores through plain pointers: the compilers differ (below), so the
-    # source leaves it unknown
+    # a scalar __ldg in the loop: the compilers differ (below), so the source leaves it
+    # unknown
+    ldg = {"order_plain_ldg", "order_restrict_ldg", "order_restrict_ldg_pointer"}
     wrong = {name: (facts[name].loop, facts[name].unroll, unroll) for name, unroll in
-             compiled.items() if facts[name].unroll != unroll and name != "order_plain_ldg"}
+             compiled.items() if facts[name].unroll != unroll and name not in ldg}
     assert not wrong
-    assert facts["order_plain_ldg"].unroll is None
+    assert all(facts[name].unroll is None for name in ldg)
     # the common forms, by name: an int index stepped by the unsigned grid (not unrolled),
     # a long index stepped by a cast grid (unrolled), a long block per row (not)
     assert compiled["copy_0_bt_bg"] == 1 and compiled["copy_2_bTt_Tbg"] == 4
@@ -112,13 +113,14 @@ def test_the_source_says_which_loops_the_compiler_unrolls(compiled):
         1, 4, 4, 4]
     # loads the compiler cannot move above the last pass's store: one element a pass
     # held, unrolled or not; either pointer __restrict__ (or a macro for it) or an __ldg
-    # frees them, a load of the stored array never
+    # frees them, a load of the stored array never (and a float4's __ldg is not unrolled)
     waits = {name[len("order_"):] for name, k in compiled.items()
              if name.startswith("order_") and k == 1}
     assert waits == {"plain", "plain_two_loads", "one_plain_of_two", "in_place",
                      "in_place_plain", "in_place_alone", "in_place_and_load",
-                     "plain_float4", "row_pointers_plain"}
+                     "plain_float4", "row_pointers_plain", "restrict_ldg_float4"}
     assert compiled["order_restrict_load"] == compiled["order_plain_ldg"] == 4  # NVRTC 13.5
+    assert compiled["order_restrict_ldg_float4"] == 1  # a vector's __ldg: alone in both
     # an atomic in the loop stops the unrolling, whatever it is; one after the loop not
     assert {name: k for name, k in compiled.items() if name.startswith("atomic_")} == {
         "atomic_global_bins": 1, "atomic_shared_bins": 1, "atomic_one_address": 1,
@@ -135,18 +137,21 @@ def test_ptx_says_which_loops_the_compiler_unrolled(compiled):
 
 
 def test_two_compilers_agree_on_every_loop_but_an_ldg_beside_plain_stores():
-    """The same 273 loops through NVRTC 13.0 (the lent H200's CuPy, which compiles the
+    """The same 276 loops through NVRTC 13.0 (the lent H200's CuPy, which compiles the
     zoo's and the held-out suites' sweeps: loops.nvrtc-13.0.ptx.gz) and 13.5 (the pip
     wheel: loops.ptx.gz): the PTX reader reads the same elements a pass from both but for
-    one, an ``__ldg`` load beside a store through plain pointers, which 13.5 unrolls four
-    times and 13.0 leaves alone (zoo set 25's ldg_plain_gs, swept with 13.0: 1.2 TB/s
-    at 512 threads an SM, where a copy through __restrict__ pointers draws 2.6)."""
+    the loops loading a scalar through ``__ldg``, which 13.5 unrolls four times and 13.0,
+    whose ``__ldg`` is an inline asm, leaves alone (zoo set 25's ldg_plain_gs, swept with
+    13.0: 1.2 TB/s at 512 threads an SM, where a copy through __restrict__ pointers draws
+    2.6); a float4's ``__ldg`` neither unrolls."""
     new = facts_by_entry(gzip.decompress((LOOPS / "loops.ptx.gz").read_bytes()).decode())
     old = facts_by_entry(gzip.decompress((LOOPS / "loops.nvrtc-13.0.ptx.gz").read_bytes())
                          .decode())
-    assert set(old) == set(new) and len(old) == 273
+    assert set(old) == set(new) and len(old) == 276
     assert {name: (old[name].unroll, new[name].unroll) for name in new
-            if old[name].unroll != new[name].unroll} == {"order_plain_ldg": (1, 4)}
+            if old[name].unroll != new[name].unroll} == {
+        "order_plain_ldg": (1, 4), "order_restrict_ldg": (1, 4),
+        "order_restrict_ldg_pointer": (1, 4)}
 
 
 def test_a_blocks_loops_in_shared_memory_are_not_its_element_loop():

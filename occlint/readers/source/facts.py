@@ -164,27 +164,28 @@ def restricted(params: str) -> frozenset[str]:
 
 
 def _passes_wait(loads: set[str], stores: set[str], restrict: frozenset[str],
-                 read_only: set[str]) -> bool | None:
+                 read_only: set[str]) -> bool:
     """Whether a stride loop's unrolled passes wait for each other: a load of the next
     pass that the compiler cannot move above this pass's store, which waits for this
     pass's loads (in-order issue). NVRTC's PTX (fixtures/ptx/unroll's ``order_*``): it
-    moves a load above a store when either pointer is ``__restrict__``, never a load of
-    the array it stores (``c[i] += ...``). None where only an ``__ldg`` frees the loads:
-    NVRTC 13.5 unrolls that loop and moves them, 13.0 leaves the loop alone."""
-    waits = [load == store or not (load in restrict or store in restrict)
-             for load in loads for store in stores if load not in read_only or load == store]
-    if any(waits):
-        return True
-    return None if any(load not in restrict and store not in restrict
-                       for load in loads & read_only for store in stores) else False
+    moves a load above a store when either pointer is ``__restrict__`` or the load is an
+    ``__ldg`` (``read_only``), never a load of the array it stores (``c[i] += ...``)."""
+    return any(load == store or not (load in restrict or store in restrict or
+                                     load in read_only)
+               for load in loads for store in stores)
 
 
-def _held(loop: str, waits: bool | None, unroll: int | None) -> int | None:
+def _held(loop: str, waits: bool, ldg: int, unroll: int | None) -> int | None:
     """The elements a stride loop's pass holds in flight: one where its passes wait for
-    each other, not known where that is the compiler's choice, else its unrolling."""
-    if loop not in ("grid-stride", "block-stride") or waits is False:
+    each other or it loads a vector through ``__ldg``; not known where it loads a scalar
+    so (``ldg``: the widest such load's bytes, 0 for none), which NVRTC 13.5 unrolls and
+    13.0 does not (its ``__ldg`` an inline asm: loops.nvrtc-13.0.ptx.gz); else its
+    unrolling."""
+    if loop not in ("grid-stride", "block-stride"):
         return unroll
-    return 1 if waits else None if unroll != 1 else 1
+    if waits or ldg > 4 or unroll == 1:
+        return 1
+    return None if ldg else unroll
 
 
 class _Region:
@@ -772,7 +773,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_set=shared_set, atomics_max=bool(maxes) and all(maxes),
                  shared_per_thread=shared, barrier="__syncthreads" in body,
                  unroll=_held(loop, _passes_wait(loop_loads, loop_stores, restricted(params),
-                                                 read_only),
+                                                 {bases.get(n, n) for n in read_only}),
+                              max((pointers.get(n) or 4 for n in read_only
+                                   if bases.get(n, n) in loop_loads), default=0),
                               _unroll(body, head, spans[0], region, heads, arithmetic, fmas,
                                       (load + store) / 4, params, consts)),
                  column_bytes=0.0 if unknown else column,
