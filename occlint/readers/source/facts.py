@@ -175,15 +175,13 @@ def _passes_wait(loads: set[str], stores: set[str], restrict: frozenset[str],
                for load in loads for store in stores)
 
 
-def _held(loop: str, waits: bool, ldg: int, unroll: int | None) -> int | None:
-    """The elements a stride loop's pass holds in flight: one where its passes wait for
-    each other or it loads a vector through ``__ldg``; not known where it loads a scalar
-    so (``ldg``: the widest such load's bytes, 0 for none), which NVRTC 13.5 unrolls and
-    13.0 does not (its ``__ldg`` an inline asm: loops.nvrtc-13.0.ptx.gz); else its
-    unrolling."""
-    if loop not in ("grid-stride", "block-stride"):
-        return unroll
-    if waits or ldg > 4 or unroll == 1:
+def _held(waits: bool, ldg: int, unroll: int | None) -> int | None:
+    """The elements a stride loop's pass holds in flight, where the compiler would unroll
+    it ``unroll`` times: one where its passes wait for each other or it loads a vector
+    through ``__ldg``; not known where it loads a scalar so (``ldg``: the widest such
+    load's bytes, 0 for none), which NVRTC 13.5 unrolls and 13.0 does not (its ``__ldg``
+    an inline asm: loops.nvrtc-13.0.ptx.gz); else its unrolling."""
+    if waits or ldg > 4:
         return 1
     return None if ldg else unroll
 
@@ -765,6 +763,14 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
               if "fma" in body else 0) or 1
     head = stride_heads[0] if stride_heads else None
     passes = len(stride_heads) if loop == "block-stride" else 0
+    unroll = _unroll(body, head, spans[0], region, heads, arithmetic, fmas, (load + store) / 4,
+                     params, consts)
+    if loop in ("grid-stride", "block-stride") and unroll != 1:
+        read_bases = {bases.get(n, n) for n in read_only}
+        unroll = _held(bool(loop_stores) and _passes_wait(loop_loads, loop_stores,
+                                                          restricted(params), read_bases),
+                       max((pointers.get(n) or 4 for n in read_only
+                            if bases.get(n, n) in loop_loads), default=0), unroll)
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  chains=chains, atomics_one=one,
@@ -772,12 +778,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
                  atomics_set=shared_set, atomics_max=bool(maxes) and all(maxes),
                  shared_per_thread=shared, barrier="__syncthreads" in body,
-                 unroll=_held(loop, _passes_wait(loop_loads, loop_stores, restricted(params),
-                                                 {bases.get(n, n) for n in read_only}),
-                              max((pointers.get(n) or 4 for n in read_only
-                                   if bases.get(n, n) in loop_loads), default=0),
-                              _unroll(body, head, spans[0], region, heads, arithmetic, fmas,
-                                      (load + store) / 4, params, consts)),
+                 unroll=unroll,
                  column_bytes=0.0 if unknown else column,
                  scattered_bytes=0.0 if unknown else scattered,
                  scattered_sectors=0.0 if unknown else sectors, passes=passes,
