@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-26] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-27] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2879,6 +2879,85 @@ extern "C" __global__ void sum_two_loops_gs({_ARGS}) {{
 """,
 }
 
+KERNELS_27: dict[str, str] = {
+    "ldg_restrict_gs": f"""
+extern "C" __global__ void ldg_restrict_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = __ldg(&a[i]) * s + __ldg(&b[i]);
+}}
+""",
+    "tree_define_elem": f"""
+#define TREE_THREADS 1024
+extern "C" __global__ void tree_define_elem({_ARGS}) {{
+    __shared__ float partial[TREE_THREADS];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    partial[threadIdx.x] = i < n ? a[i] * b[i] : 0.0f;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {{
+        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) c[blockIdx.x] = partial[0];
+}}
+""",
+    "gs_tree_atomic": f"""
+extern "C" __global__ void gs_tree_atomic({_ARGS}) {{
+    __shared__ float part[1024];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i] * a[i];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {{
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) atomicAdd(sum, part[0]);
+}}
+""",
+    "inplace_elem": f"""
+extern "C" __global__ void inplace_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = c[i] * s + a[i];
+}}
+""",
+    "aos_field_store": f"""
+extern "C" __global__ void aos_field_store({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[4 * i + 1] = a[i] * s;
+}}
+""",
+    "row_four_cols": f"""
+extern "C" __global__ void row_four_cols({_ROWS}) {{
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    for (long j = 4 * threadIdx.x; j < cols; j += 4 * blockDim.x) {{
+        y[j] = x[j] * s;
+        y[j + 1] = x[j + 1] * s;
+        y[j + 2] = x[j + 2] * s;
+        y[j + 3] = x[j + 3] * s;
+    }}
+}}
+""",
+    "pragma_inplace_int": """
+extern "C" __global__ void pragma_inplace_int(const float* a, const float* b, float* c,
+                                              float* sum, float s, long n) {
+    int stride = blockDim.x * gridDim.x, m = (int)n;
+#pragma unroll 4
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride)
+        c[i] = c[i] + a[i];
+}
+""",
+    "broadcast_mod_elem": f"""
+extern "C" __global__ void broadcast_mod_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i % (n >> 10)];
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3312,6 +3391,20 @@ SUITE_26: dict[str, tuple] = {
     "sum_two_loops_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 0.5}, {},
                          "exact", 1),
 }
+SUITE_27: dict[str, tuple] = {
+    "ldg_restrict_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 2}, {},
+                        "exact", 1),
+    "tree_define_elem": ("elementwise", 64 * M, {"block": [512, 1, 1]}, {}, "none", 1),
+    "gs_tree_atomic": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 32}, {},
+                       "none", 1),
+    "inplace_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "none", 1),
+    "aos_field_store": ("elementwise", 16 * M, {"block": [256, 1, 1]}, {}, "none", 4),
+    "row_four_cols": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 4096},
+                      "exact", 1),
+    "pragma_inplace_int": ("grid-stride-int", 64 * M, {"block": [256, 1, 1], "grid_sms": 1},
+                           {}, "none", 1),
+    "broadcast_mod_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3323,7 +3416,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         19: (KERNELS_19, SUITE_19), 20: (KERNELS_20, SUITE_20),
         21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22),
         23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24),
-        25: (KERNELS_25, SUITE_25), 26: (KERNELS_26, SUITE_26)}
+        25: (KERNELS_25, SUITE_25), 26: (KERNELS_26, SUITE_26),
+        27: (KERNELS_27, SUITE_27)}
 
 
 def suite(which: int = 1) -> list[dict]:
