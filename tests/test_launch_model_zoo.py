@@ -567,7 +567,7 @@ UNMET = {
     ("zoo-22/h200", "width 15 points"): "30 points",
     ("zoo-23/h200", "advised 0.97"): "0.882 (habit 0.891): mix8_elem (55 % saved by 32 "
                                      "threads) not advised, hist_shared_gs advised 1,024 x "
-                                     "264 (11 %; 256 x 1,056 saves 39 %)",
+                                     "792 (11 %; 256 x 1,056 saves 39 %)",
     ("zoo-23/h200", "inside 90 %"): "8 of 9 claims hold (row_max_normalize: 32-64 % "
                                     "claimed, 68.9 % saved)",
     ("zoo-23/h200", "width 15 points"): "25 points",
@@ -575,7 +575,7 @@ UNMET = {
     ("zoo-23/h200", "spearman 0.9"): "0.81",
     ("zoo-24/h200", "width 15 points"): "27 points",
     ("zoo-25/h200", "advised 0.97"): "0.962 (habit 0.936): tree_interleaved_elem advised "
-                                     "1,024 (15 %; 25.7 % by 256: a tree whose steps "
+                                     "160 threads (15 %; 25.7 % by 128: a tree whose steps "
                                      "diverge, priced as the measured halving tree)",
     ("zoo-25/h200", "width 15 points"): "26 points",
     ("zoo-25/h200", "every 10 % warned"): "atomic_spread_gs (11.8 %: 0.5-17 % claimed, an "

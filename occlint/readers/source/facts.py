@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 
 from occlint.model.facts import LOOP_CONTROL, OWN_LINES, Facts
@@ -131,14 +131,20 @@ def defines(data: bytes) -> dict[str, int]:
     return out
 
 
+def _pointer_params(params: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each pointer parameter's declaration (stripped: the match's offsets are its) and
+    its match of _POINTER (group 2: the name)."""
+    for p in access.split_top_level(params.strip("()"), _SEPARATORS):
+        p = p.strip()
+        m = _POINTER.search(p)
+        if m:
+            yield p, m
+
+
 def pointer_sizes(params: str) -> dict[str, int | None]:
     """Pointer parameters and their element sizes (None: a type the table does not know)."""
     out: dict[str, int | None] = {}
-    for p in access.split_top_level(params.strip("()"), _SEPARATORS):
-        p = p.strip()  # the match's offsets are the stripped text's
-        m = _POINTER.search(p)
-        if not m:
-            continue
+    for p, m in _pointer_params(params):
         words = p[:m.start(2)].replace("*", " ").split()
         words = [w for w in words if w not in ("const", "volatile", "__restrict__",
                                                "__restrict", "restrict", "struct")]
@@ -154,13 +160,7 @@ def pointer_sizes(params: str) -> dict[str, int | None]:
 
 def restricted(params: str) -> frozenset[str]:
     """The pointer parameters declared ``__restrict__`` (or a macro spelling it)."""
-    out = set()
-    for p in access.split_top_level(params.strip("()"), _SEPARATORS):
-        p = p.strip()
-        m = _POINTER.search(p)
-        if m and _RESTRICT.search(p):
-            out.add(m[2])
-    return frozenset(out)
+    return frozenset(m[2] for p, m in _pointer_params(params) if _RESTRICT.search(p))
 
 
 def _passes_wait(loads: set[str], stores: set[str], restrict: frozenset[str],
