@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-27] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-28] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -2958,6 +2958,73 @@ extern "C" __global__ void broadcast_mod_elem({_ARGS}) {{
 """,
 }
 
+KERNELS_28: dict[str, str] = {
+    "layernorm_one_pass_row": f"""
+extern "C" __global__ void layernorm_one_pass_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f, q = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float v = x[j];
+        t += v;
+        q += v * v;
+    }}
+    float mean = block_sum(t, red) / cols;
+    float var = block_sum(q, red) / cols - mean * mean;
+    float r = rsqrtf(var + 1e-5f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = (x[j] - mean) * r * b[j];
+}}
+""",
+    "silu_inplace_elem": f"""
+extern "C" __global__ void silu_inplace_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float v = c[i];
+        c[i] = v / (1.0f + __expf(-v));
+    }}
+}}
+""",
+    "index_gather_elem": f"""
+extern "C" __global__ void index_gather_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    const int* idx = reinterpret_cast<const int*>(b);
+    if (i < n) c[i] = a[idx[i] & (n - 1)];
+}}
+""",
+    "flip_vertical_2d": f"""
+extern "C" __global__ void flip_vertical_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height)
+        c[(long)(height - 1 - y) * width + x] = a[(long)y * width + x];
+}}
+""",
+    "odd_only_elem": f"""
+extern "C" __global__ void odd_only_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i >= n || (i & 1)) return;
+    c[i] = a[i] * s;
+}}
+""",
+    "two_per_pass_gs": f"""
+extern "C" __global__ void two_per_pass_gs({_ARGS}) {{
+    long stride = (long)blockDim.x * gridDim.x;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += 2 * stride) {{
+        c[i] = a[i] * s;
+        if (i + stride < n) c[i + stride] = a[i + stride] * s;
+    }}
+}}
+""",
+    "row_odd_cols": f"""
+extern "C" __global__ void row_odd_cols({_ROWS}) {{
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * x[j] + s;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3405,6 +3472,18 @@ SUITE_27: dict[str, tuple] = {
                            {}, "none", 1),
     "broadcast_mod_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
 }
+SUITE_28: dict[str, tuple] = {
+    "layernorm_one_pass_row": ("block-per-row", 64 * M, {"block": [128, 1, 1]},
+                               {"cols": 768}, "close", 1),
+    "silu_inplace_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "none", 1),
+    "index_gather_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "flip_vertical_2d": ("image", 64 * M, {"block": [32, 32, 1]}, {}, "exact", 1),
+    "odd_only_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "none", 1),
+    "two_per_pass_gs": ("grid-stride", 64 * M, {"block": [512, 1, 1], "grid_sms": 1}, {},
+                        "exact", 1),
+    "row_odd_cols": ("block-per-row", 64 * M, {"block": [512, 1, 1]}, {"cols": 300},
+                     "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3417,7 +3496,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22),
         23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24),
         25: (KERNELS_25, SUITE_25), 26: (KERNELS_26, SUITE_26),
-        27: (KERNELS_27, SUITE_27)}
+        27: (KERNELS_27, SUITE_27), 28: (KERNELS_28, SUITE_28)}
 
 
 def suite(which: int = 1) -> list[dict]:
