@@ -62,8 +62,9 @@ stores read as the compiler's choice (8 of 8); the twenty-sixth after that, scor
 once: 0.983 (habit 0.940), none slower, no false warning, 7 of 9 inside, then a float4's
 __ldg read as not unrolled (8 of 9); the twenty-seventh after that, the stop's last
 model, scored once and left as it is: 0.937 (habit 0.979), none slower, no false
-warning, 5 of 6 inside. What holds is asserted; what does not is a strict xfail with the
-figures."""
+warning, 5 of 6 inside; the twenty-eighth too: 0.990 (habit 0.909), none slower, no
+false warning, 5 of 5 inside. What holds is asserted; what does not is a strict xfail
+with the figures."""
 
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 28)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 29)}
 
 
 @cache
@@ -591,6 +592,7 @@ UNMET = {
     ("zoo-27/h200", "width 15 points"): "25 points",
     ("zoo-27/h200", "every 10 % warned"): "gs_tree_atomic (25 %: nothing advised)",
     ("zoo-27/h200", "spearman 0.9"): "0.77",
+    ("zoo-28/h200", "width 15 points"): "26 points",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",
@@ -628,6 +630,11 @@ def test_from_the_trace_alone_the_advice_is_never_slower(request, run):
         request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "issue 28: 3 of 4 claims hold from the trace alone (experts8_elem: 0-15 % "
             "claimed, 17.7 % saved)")))
+    if run == "zoo-28/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: 3 of 4 claims hold from the trace alone (row_odd_cols, rows of 300 "
+            "in 512-thread blocks: 0-18 % claimed, 22 % saved by the advice; read as one "
+            "element per thread)")))
     if run == "zoo-13/h200":
         request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "issue 28: 1 of 2 claims holds from the trace alone (add_bias_rows: 0-30 % "
