@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-28] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-29] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3025,6 +3025,86 @@ extern "C" __global__ void row_odd_cols({_ROWS}) {{
 """,
 }
 
+KERNELS_29: dict[str, str] = {
+    "kernel_loop_macro": f"""
+#define CUDA_KERNEL_LOOP(i, n) \\
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+extern "C" __global__ void kernel_loop_macro({_ARGS}) {{
+    CUDA_KERNEL_LOOP(index, n) {{
+        c[index] = a[index] * s + b[index];
+    }}
+}}
+""",
+    "global_id_macro": f"""
+#define GLOBAL_ID (blockIdx.x * (long)blockDim.x + threadIdx.x)
+extern "C" __global__ void global_id_macro({_ARGS}) {{
+    long i = GLOBAL_ID;
+    if (i < n) c[i] = fmaxf(a[i], b[i]);
+}}
+""",
+    "compound_bound_gs": f"""
+extern "C" __global__ void compound_bound_gs({_ARGS}) {{
+    long limit = n - 1;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n && i < limit + 1;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] * a[i];
+}}
+""",
+    "pointer_walk_gs": f"""
+extern "C" __global__ void pointer_walk_gs({_ARGS}) {{
+    long stride = (long)blockDim.x * gridDim.x;
+    const float* end = a + n;
+    float* out = c + blockIdx.x * (long)blockDim.x + threadIdx.x;
+    for (const float* p = a + blockIdx.x * (long)blockDim.x + threadIdx.x; p < end;
+         p += stride, out += stride)
+        *out = *p * s;
+}}
+""",
+    "intrinsic_chain_elem": f"""
+extern "C" __global__ void intrinsic_chain_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i], y = x;
+#pragma unroll
+        for (int k = 0; k < 16; ++k) y = __fadd_rn(__fmul_rn(y, s), x);
+        c[i] = y;
+    }}
+}}
+""",
+    "float2_loop_gs": f"""
+extern "C" __global__ void float2_loop_gs({_ARGS}) {{
+    const float2* a2 = reinterpret_cast<const float2*>(a);
+    float2* c2 = reinterpret_cast<float2*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float2 v = a2[i];
+        c2[i] = make_float2(v.y * s, v.x * s);
+    }}
+}}
+""",
+    "else_zero_elem": f"""
+extern "C" __global__ void else_zero_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float v = a[i];
+        if (v > s) c[i] = v;
+        else c[i] = 0.0f;
+    }}
+}}
+""",
+    "row_gather8_elem": f"""
+extern "C" __global__ void row_gather8_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float t = 0.0f;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) t += a[i + k * (n / 8) - (i / (n / 8)) * (n / 8)];
+        c[i] = t;
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3484,6 +3564,21 @@ SUITE_28: dict[str, tuple] = {
     "row_odd_cols": ("block-per-row", 64 * M, {"block": [512, 1, 1]}, {"cols": 300},
                      "exact", 1),
 }
+SUITE_29: dict[str, tuple] = {
+    "kernel_loop_macro": ("grid-stride-int", 64 * M, {"block": [512, 1, 1], "grid_sms": 1},
+                          {}, "exact", 1),
+    "global_id_macro": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "compound_bound_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {},
+                          "exact", 1),
+    "pointer_walk_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 1}, {},
+                        "exact", 1),
+    "intrinsic_chain_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact",
+                             1),
+    "float2_loop_gs": ("grid-stride", 32 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                       "exact", 2),
+    "else_zero_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "row_gather8_elem": ("elementwise", 64 * M, {"block": [128, 1, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3496,7 +3591,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         21: (KERNELS_21, SUITE_21), 22: (KERNELS_22, SUITE_22),
         23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24),
         25: (KERNELS_25, SUITE_25), 26: (KERNELS_26, SUITE_26),
-        27: (KERNELS_27, SUITE_27), 28: (KERNELS_28, SUITE_28)}
+        27: (KERNELS_27, SUITE_27), 28: (KERNELS_28, SUITE_28),
+        29: (KERNELS_29, SUITE_29)}
 
 
 def suite(which: int = 1) -> list[dict]:
