@@ -28,6 +28,7 @@ from typing import Any
 
 from occlint.model.facts import Facts
 from occlint.model.source import Body, SourceKernel, Work
+from occlint.readers.source import loop_macros
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.facts import defines, kernel_facts
 from occlint.readers.source.markers import kernel_definitions
@@ -323,16 +324,15 @@ def work(body: Any, kind: Body, pointers: list[str], text: Text,
     return "compute"
 
 
-def _facts(declarator: Any, body: Any, kind: Body, text: Text, consts: dict[str, int]
+def _facts(declarator: Any, body: str, kind: Body, text: Text, consts: dict[str, int]
            ) -> Facts | None:
     """The launch-time model's facts of a kernel, from its parameters' and body's text."""
     params = declarator.child_by_field_name("parameters")
     if params is None:
         return None
-    raw = text.data
-    return kernel_facts(raw[params.start_byte:params.end_byte].decode("utf-8", "replace"),
-                        raw[body.start_byte:body.end_byte].decode("utf-8", "replace"),
-                        kind, consts)
+    return kernel_facts(text.data[params.start_byte:params.end_byte].decode("utf-8",
+                                                                           "replace"),
+                        body, kind, consts)
 
 
 def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
@@ -348,6 +348,9 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
               if (b := n.child_by_field_name("body")) is not None]
     helpers = _block_index_helpers(root, evaluator.layout.code, text, bodies) if found \
         else frozenset()
+    # grid-stride loops written as a macro (CUDA_KERNEL_LOOP): read as the loops they are
+    loops = loop_macros.loop_definitions(evaluator.layout.defines) \
+        if found and b"LOOP" in text.data else {}
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
@@ -378,7 +381,14 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         template = node.parent is not None and node.parent.type == "template_declaration"
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
-        facts = _facts(declarator, body, kind, text, consts) if body is not None else None
+        facts = None
+        if body is not None:
+            source = text.data[body.start_byte:body.end_byte].decode("utf-8", "replace")
+            expanded = loop_macros.expand(source, loops) if loops else None
+            if expanded is not None and kind == "other" and \
+                    loop_macros.steps_by_the_grid(expanded):
+                kind = "grid-stride"
+            facts = _facts(declarator, expanded or source, kind, text, consts)
         indexed = _block_indexed(body, text, helpers) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed))
