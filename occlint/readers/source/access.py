@@ -534,6 +534,8 @@ def cast_subscripts(body: str, pointers: dict[str, int | None]
 _LOAD_CALL = re.compile(r"\b__ld(?:g|cs|ca|cg|lu|cv)\s*\(")
 _STORE_CALL = re.compile(r"\b__st(?:cs|cg|wb|wt)\s*\(")
 _DEREF = re.compile(r"\*\s*(?=\(|(?:static|reinterpret)_cast\b)")
+# ``*p``: a pointer's own element (a loop walking a pointer), not a member's or a call's
+_BARE_DEREF = re.compile(r"\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->))")
 _DEREF_AFTER = frozenset("=(,;{}?:+-/&|!<>[%^~")
 _ADDRESS_OF = re.compile(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", re.S)
 _POINTER_PLUS = re.compile(r"([A-Za-z_]\w*)\s*(?:\+\s*(.+))?", re.S)
@@ -660,7 +662,8 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]]
     """The body with the loads and stores it writes as calls or dereferences written as
     subscripts, which the facts read: ``__ldg(&a[i])`` and ``__ldg(a + i)`` as ``(a[i])``,
     ``*(a + i)`` as ``a[i]``, ``*reinterpret_cast<const float4*>(&a[4 * i])`` as
-    ``a[4 * i]`` (:func:`_subscript_of`), ``__stcs(&c[i], v)`` as ``c[i] = (v)``. The
+    ``a[4 * i]`` (:func:`_subscript_of`), ``__stcs(&c[i], v)`` as ``c[i] = (v)``, a
+    pointer's own element ``*p`` (a walk by pointers) as ``p[0]``. The
     text changes length: this runs before any position in it is taken. And whether one
     was an access the text does not size (:data:`UNSIZED`). ``pointers``: the parameters'
     and the local pointers' element sizes, asked for where a candidate is found."""
@@ -707,6 +710,13 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]]
             unsized = True
         elif sub:
             edits.append((m.start(), close + 1, sub))
+    for m in _BARE_DEREF.finditer(body) if "*" in body else ():
+        end = m.start()
+        while end and body[end - 1].isspace():
+            end -= 1
+        if m[1] in pointers() and (not end or body[end - 1] in _DEREF_AFTER
+                                   or _statement_starts(body, end)):
+            edits.append((m.start(), m.end(), f"{m[1]}[0]"))
     last = len(body) + 1
     for lo, hi, text in sorted(edits, reverse=True):
         if hi <= last:  # the outermost of overlapping ones: the later one is inside it
