@@ -534,8 +534,12 @@ def cast_subscripts(body: str, pointers: dict[str, int | None]
 _LOAD_CALL = re.compile(r"\b__ld(?:g|cs|ca|cg|lu|cv)\s*\(")
 _STORE_CALL = re.compile(r"\b__st(?:cs|cg|wb|wt)\s*\(")
 _DEREF = re.compile(r"\*\s*(?=\(|(?:static|reinterpret)_cast\b)")
-# ``*p``: a pointer's own element (a loop walking a pointer), not a member's or a call's
-_BARE_DEREF = re.compile(r"\*\s*([A-Za-z_]\w*)\b(?!\s*(?:[\[(.]|->))")
+# the names after a star (products' factors, declarators and dereferences alike)
+_STARRED = re.compile(r"\*\s*([A-Za-z_]\w*)")
+# the names a body declares as pointers (``const float* p = ...``): with the parameters,
+# the only names a bare ``*name`` may dereference
+_POINTER_NAME = re.compile(r"\*\s*(?:const\s+|__restrict__\s+|__restrict\s+)*([A-Za-z_]\w*)"
+                           r"\s*=[^=]")
 _DEREF_AFTER = frozenset("=(,;{}?:+-/&|!<>[%^~")
 _ADDRESS_OF = re.compile(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", re.S)
 _POINTER_PLUS = re.compile(r"([A-Za-z_]\w*)\s*(?:\+\s*(.+))?", re.S)
@@ -657,8 +661,14 @@ def _after_cast(body: str, end: int) -> bool:
     return bool(words) and all(w in _TYPES for w in words)
 
 
-def dereferences(body: str, pointers: Callable[[], dict[str, int | None]]
-                 ) -> tuple[str, bool]:
+@lru_cache(maxsize=512)
+def _bare_deref(name: str) -> re.Pattern[str]:
+    """``*name`` not followed by a subscript, a call or a member (``*p``, not ``*p[i]``)."""
+    return re.compile(rf"\*\s*{re.escape(name)}\b(?!\s*(?:[\[(.]|->))")
+
+
+def dereferences(body: str, pointers: Callable[[], dict[str, int | None]],
+                 params: frozenset[str] = frozenset()) -> tuple[str, bool]:
     """The body with the loads and stores it writes as calls or dereferences written as
     subscripts, which the facts read: ``__ldg(&a[i])`` and ``__ldg(a + i)`` as ``(a[i])``,
     ``*(a + i)`` as ``a[i]``, ``*reinterpret_cast<const float4*>(&a[4 * i])`` as
@@ -666,7 +676,8 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]]
     pointer's own element ``*p`` (a walk by pointers) as ``p[0]``. The
     text changes length: this runs before any position in it is taken. And whether one
     was an access the text does not size (:data:`UNSIZED`). ``pointers``: the parameters'
-    and the local pointers' element sizes, asked for where a candidate is found."""
+    and the local pointers' element sizes, asked for where a candidate is found;
+    ``params``: the pointer parameters' names."""
     if "__ld" not in body and "__st" not in body and "*" not in body:
         return body, False
     edits: list[tuple[int, int, str]] = []
@@ -710,13 +721,19 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]]
             unsized = True
         elif sub:
             edits.append((m.start(), close + 1, sub))
-    for m in _BARE_DEREF.finditer(body) if "*" in body else ():
-        end = m.start()
-        while end and body[end - 1].isspace():
-            end -= 1
-        if m[1] in pointers() and (not end or body[end - 1] in _DEREF_AFTER
-                                   or _statement_starts(body, end)):
-            edits.append((m.start(), m.end(), f"{m[1]}[0]"))
+    # ``*p``: a pointer's own element (a loop walking a pointer), searched for by name (a
+    # parameter or a local pointer), after an operator or at a statement's start; the
+    # sizes asked for only where one is found
+    starred = set(_STARRED.findall(body)) if "*" in body else set()
+    names = starred & (params | set(_POINTER_NAME.findall(body))) if starred else ()
+    for name in names:
+        for m in _bare_deref(name).finditer(body):
+            end = m.start()
+            while end and body[end - 1].isspace():
+                end -= 1
+            if (not end or body[end - 1] in _DEREF_AFTER or _statement_starts(body, end)) \
+                    and (name in params or name in pointers()):
+                edits.append((m.start(), m.end(), f"{name}[0]"))
     last = len(body) + 1
     for lo, hi, text in sorted(edits, reverse=True):
         if hi <= last:  # the outermost of overlapping ones: the later one is inside it

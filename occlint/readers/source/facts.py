@@ -569,7 +569,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                                    body, pointers).items() if alias not in pointers}}
 
     read_only = {m[1] for m in _LDG.finditer(body)} if "__ldg" in body else set()
-    body, unsized = access.dereferences(body, sizes)
+    body, unsized = access.dereferences(body, sizes, frozenset(pointers))
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
     region = _Region(body, heads, consts)
