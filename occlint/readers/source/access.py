@@ -24,7 +24,7 @@ the reading every access had before, coalesced.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 STRIDED = 1 << 20
@@ -661,10 +661,19 @@ def _after_cast(body: str, end: int) -> bool:
     return bool(words) and all(w in _TYPES for w in words)
 
 
-@lru_cache(maxsize=512)
-def _bare_deref(name: str) -> re.Pattern[str]:
-    """``*name`` not followed by a subscript, a call or a member (``*p``, not ``*p[i]``)."""
-    return re.compile(rf"\*\s*{re.escape(name)}\b(?!\s*(?:[\[(.]|->))")
+def _bare(body: str, name: str) -> Iterator[tuple[int, int]]:
+    """Where ``*name`` (or ``* name``) stands, not followed by a subscript, a call or a
+    member (``*p``, not ``*p[i]``): its star's and its name's end (searched as text: a
+    pattern compiled for each name costs more than the search)."""
+    for spelling in ("*" + name, "* " + name):
+        at = body.find(spelling)
+        while at >= 0:
+            stop = at + len(spelling)
+            rest = body[stop:stop + 3].lstrip()
+            if not (stop < len(body) and (body[stop].isalnum() or body[stop] == "_")) and \
+                    not rest.startswith(("[", "(", ".", "->")):
+                yield at, stop
+            at = body.find(spelling, stop)
 
 
 def dereferences(body: str, pointers: Callable[[], dict[str, int | None]],
@@ -727,13 +736,13 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]],
     starred = set(_STARRED.findall(body)) if "*" in body else set()
     names = starred & (params | set(_POINTER_NAME.findall(body))) if starred else ()
     for name in names:
-        for m in _bare_deref(name).finditer(body):
-            end = m.start()
+        for start, stop in _bare(body, name):
+            end = start
             while end and body[end - 1].isspace():
                 end -= 1
             if (not end or body[end - 1] in _DEREF_AFTER or _statement_starts(body, end)) \
                     and (name in params or name in pointers()):
-                edits.append((m.start(), m.end(), f"{name}[0]"))
+                edits.append((start, stop, f"{name}[0]"))
     last = len(body) + 1
     for lo, hi, text in sorted(edits, reverse=True):
         if hi <= last:  # the outermost of overlapping ones: the later one is inside it
