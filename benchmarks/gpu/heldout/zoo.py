@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-29] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-30] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3105,6 +3105,67 @@ extern "C" __global__ void row_gather8_elem({_ARGS}) {{
 """,
 }
 
+KERNELS_30: dict[str, str] = {
+    "mmcv_downsample_loop": f"""
+#define CUDA_1D_KERNEL_LOOP(i, n) \\
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+extern "C" __global__ void mmcv_downsample_loop({_ARGS}) {{
+    const int width = 2048;
+    CUDA_1D_KERNEL_LOOP(index, n) {{
+        int pw = index % width;
+        int ph = index / width;
+        c[index] = 0.5f * (a[ph * 2 * width + pw] + a[ph * 2 * width + width + pw]);
+    }}
+}}
+""",
+    "restrict_msvc_inplace": """
+extern "C" __global__ void restrict_msvc_inplace(const float* __restrict a, const float* b,
+                                                 float* __restrict c, float* sum, float s,
+                                                 long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = c[i] * s + a[i];
+}
+""",
+    "pragma_one_gs": f"""
+extern "C" __global__ void pragma_one_gs({_ARGS}) {{
+#pragma unroll 1
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] + b[i];
+}}
+""",
+    "three_loads_clamp_elem": f"""
+extern "C" __global__ void three_loads_clamp_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = fminf(fmaxf(a[i] * b[i] + sum[i & 1023], -1.0f), 1.0f);
+}}
+""",
+    "sizet_const_stride_gs": f"""
+extern "C" __global__ void sizet_const_stride_gs({_ARGS}) {{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n; i += stride)
+        c[i] = a[i] * a[i] * s;
+}}
+""",
+    "scale_rows_2d_grid": f"""
+extern "C" __global__ void scale_rows_2d_grid({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) c[(long)y * width + x] = a[(long)y * width + x] * b[y];
+}}
+""",
+    "ushort_inplace_elem": """
+extern "C" __global__ void ushort_inplace_elem(const float* __restrict__ a,
+                                               const float* __restrict__ b,
+                                               unsigned short* __restrict__ c, float* sum,
+                                               float s, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = (unsigned short)(c[i] + 1);
+}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3579,6 +3640,19 @@ SUITE_29: dict[str, tuple] = {
     "else_zero_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
     "row_gather8_elem": ("elementwise", 64 * M, {"block": [128, 1, 1]}, {}, "exact", 1),
 }
+SUITE_30: dict[str, tuple] = {
+    "mmcv_downsample_loop": ("grid-stride-int", 16 * M, {"block": [1024, 1, 1],
+                                                        "grid_sms": 0.5}, {}, "exact", 1),
+    "restrict_msvc_inplace": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 2},
+                              {}, "none", 1),
+    "pragma_one_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 1}, {},
+                      "exact", 1),
+    "three_loads_clamp_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "sizet_const_stride_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 4},
+                              {}, "exact", 1),
+    "scale_rows_2d_grid": ("image", 64 * M, {"block": [256, 1, 1]}, {}, "exact", 1),
+    "ushort_inplace_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3592,7 +3666,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24),
         25: (KERNELS_25, SUITE_25), 26: (KERNELS_26, SUITE_26),
         27: (KERNELS_27, SUITE_27), 28: (KERNELS_28, SUITE_28),
-        29: (KERNELS_29, SUITE_29)}
+        29: (KERNELS_29, SUITE_29), 30: (KERNELS_30, SUITE_30)}
 
 
 def suite(which: int = 1) -> list[dict]:
