@@ -54,6 +54,14 @@ _RESTRICT = re.compile(r"\b(?:__restrict__|__restrict|restrict|"
                        r"[A-Z][A-Z0-9_]*RESTRICT[A-Z0-9_]*)\b")
 # a load through the read-only path (``ld.global.nc``), which no store orders
 _LDG = re.compile(r"\b__ldg\s*\(\s*(?:&\s*)?\(?\s*([A-Za-z_]\w*)")
+# ``const int width = 2048;`` (or constexpr, static): a name the body holds a literal in
+_LOCAL_CONST = re.compile(r"const(?:expr)?\s+(?:unsigned\s+|signed\s+)?"
+                          r"(?:int|long|short|size_t|int64_t|int32_t|uint32_t|uint64_t|unsigned)"
+                          r"\s+([A-Za-z_]\w*)\s*=\s*(\d+)[uUlL]*\s*;")
+# what such a declaration holds (searched first: most bodies' ``const`` is a pointer's)
+_LOCAL_CONST_HINT = re.compile(r"const(?:expr)?\s+(?:unsigned\s+|signed\s+)?"
+                               r"(?:int|long|short|size_t|int64_t|int32_t|uint32_t|uint64_t|"
+                               r"unsigned)\s+\w+\s*=\s*\d")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
                       r"(?:__restrict__\s+|__restrict\s+|restrict\s+)?([A-Za-z_]\w*)\s*$")
@@ -560,6 +568,10 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     (text), and whose body the source reader classified as ``shape``."""
     pointers = pointer_sizes(_COMMENTS.sub(" ", params))
     body = _COMMENTS.sub(" ", body)
+    local = {m[1]: int(m[2]) for m in _LOCAL_CONST.finditer(body)} \
+        if "const" in body and _LOCAL_CONST_HINT.search(body) else None
+    if local:  # a body's own integer constants, as the file's #defines
+        consts = {**consts, **local}
 
     @cache
     def sizes() -> dict[str, int | None]:
