@@ -661,7 +661,21 @@ def _after_cast(body: str, end: int) -> bool:
     return bool(words) and all(w in _TYPES for w in words)
 
 
-def _bare(body: str, name: str) -> Iterator[tuple[int, int]]:
+def _before(body: str, at: int) -> int:
+    """Where the text before ``at`` ends, blanks left out."""
+    while at and body[at - 1].isspace():
+        at -= 1
+    return at
+
+
+def _operand_starts(body: str, end: int) -> bool:
+    """Whether an operand starts at ``end`` (a ``*`` there dereferences, no product being
+    possible): at the body's start, after an operator or an opening bracket, or at a
+    statement's start."""
+    return not end or body[end - 1] in _DEREF_AFTER or _statement_starts(body, end)
+
+
+def _bare_dereferences(body: str, name: str) -> Iterator[tuple[int, int]]:
     """Where ``*name`` (or ``* name``) stands, not followed by a subscript, a call or a
     member (``*p``, not ``*p[i]``): its star's and its name's end (searched as text: a
     pattern compiled for each name costs more than the search)."""
@@ -705,11 +719,8 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]],
                 edits.append((m.start(), close + 1,
                               f"{sub} = ({args[1].strip()})" if store else f"({sub})"))
     for m in _DEREF.finditer(body) if "*" in body else ():
-        end = m.start()
-        while end and body[end - 1].isspace():
-            end -= 1
-        if end and body[end - 1] not in _DEREF_AFTER and not _statement_starts(body, end) \
-                and not _after_cast(body, end):
+        end = _before(body, m.start())
+        if not _operand_starts(body, end) and not _after_cast(body, end):
             continue  # a product (x * (y)), a declarator
         head = _CPP_CAST_HEAD.match(body, m.end())
         opened = head.end() - 1 if head else m.end()
@@ -736,12 +747,9 @@ def dereferences(body: str, pointers: Callable[[], dict[str, int | None]],
     starred = set(_STARRED.findall(body)) if "*" in body else set()
     names = starred & (params | set(_POINTER_NAME.findall(body))) if starred else ()
     for name in names:
-        for start, stop in _bare(body, name):
-            end = start
-            while end and body[end - 1].isspace():
-                end -= 1
-            if (not end or body[end - 1] in _DEREF_AFTER or _statement_starts(body, end)) \
-                    and (name in params or name in pointers()):
+        for start, stop in _bare_dereferences(body, name):
+            if _operand_starts(body, _before(body, start)) and (
+                    name in params or name in pointers()):
                 edits.append((start, stop, f"{name}[0]"))
     last = len(body) + 1
     for lo, hi, text in sorted(edits, reverse=True):

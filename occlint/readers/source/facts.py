@@ -58,10 +58,6 @@ _LDG = re.compile(r"\b__ldg\s*\(\s*(?:&\s*)?\(?\s*([A-Za-z_]\w*)")
 _LOCAL_CONST = re.compile(r"const(?:expr)?\s+(?:unsigned\s+|signed\s+)?"
                           r"(?:int|long|short|size_t|int64_t|int32_t|uint32_t|uint64_t|unsigned)"
                           r"\s+([A-Za-z_]\w*)\s*=\s*(\d+)[uUlL]*\s*;")
-# what such a declaration holds (searched first: most bodies' ``const`` is a pointer's)
-_LOCAL_CONST_HINT = re.compile(r"const(?:expr)?\s+(?:unsigned\s+|signed\s+)?"
-                               r"(?:int|long|short|size_t|int64_t|int32_t|uint32_t|uint64_t|"
-                               r"unsigned)\s+\w+\s*=\s*\d")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
                       r"(?:__restrict__\s+|__restrict\s+|restrict\s+)?([A-Za-z_]\w*)\s*$")
@@ -245,7 +241,7 @@ class _Region:
             return consts.get(word)
 
         start, bound, step = value(m[2]), value(m[4]), value(m[5], 1)
-        if start is None and step and step > 1 and re.fullmatch(r"[A-Za-z_]\w*", m[2]):
+        if start is None and step and step > 1 and _NAME.fullmatch(m[2]):
             # a lane's or a thread's walk by a literal stride (``for (int j = lane; j <
             # 1024; j += 32)``): its start is within a stride, its share of the bound
             start = 0
@@ -568,8 +564,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     (text), and whose body the source reader classified as ``shape``."""
     pointers = pointer_sizes(_COMMENTS.sub(" ", params))
     body = _COMMENTS.sub(" ", body)
-    local = {m[1]: int(m[2]) for m in _LOCAL_CONST.finditer(body)} \
-        if "const" in body and _LOCAL_CONST_HINT.search(body) else None
+    local = {m[1]: int(m[2]) for m in _LOCAL_CONST.finditer(body)} if "const" in body else None
     if local:  # a body's own integer constants, as the file's #defines
         consts = {**consts, **local}
 
