@@ -89,6 +89,9 @@ _BRACE = re.compile(r"[{}]")
 _GUARD_PREFIX = re.compile(r"^@!?%\w+\s+")
 _SKIP = (".reg", ".pragma", ".loc", ".shared", ".local", "//")
 MAX_OPS = 100_000  # instructions of one entry read for facts; past this: none (unknown)
+# what an instruction touching global memory starts with, and a barrier
+_GLOBAL = ("ld.global", "st.global", "atom.global", "red.global")
+_BARRIERS = ("bar.sync", "barrier.sync")
 
 
 def _split(text: str) -> list[_Entry]:
@@ -413,10 +416,10 @@ def _facts(entry: _Entry) -> Facts:
     # unknown); one over the block's threads in shared memory alone (a histogram zeroed,
     # a tree's steps) is not it
     variable = [lp for lp in loops if lp.trip is None and lp.stride]
-    strided = [lp for lp in variable if _global(entry, lp)]
+    strided = [lp for lp in variable if _holds(entry, lp, _GLOBAL)]
     # a loop over the block's threads in shared memory with a barrier a step: a tree or a
     # scan, once a block
-    trees = sum(1 for lp in variable if lp not in strided and _barrier(entry, lp))
+    trees = sum(1 for lp in variable if lp not in strided and _holds(entry, lp, _BARRIERS))
     outer = min(strided, key=lambda lp: lp.head) if strided else None
     loop = outer.stride if outer else "per-element"
     region = range(outer.head, outer.tail + 1) if outer else range(len(entry.ops))
@@ -431,7 +434,7 @@ def _facts(entry: _Entry) -> Facts:
     shared_thread = barrier = False
     for op in entry.ops:
         code = op.opcode
-        if code.startswith(("bar.sync", "barrier.sync")):
+        if code.startswith(_BARRIERS):
             barrier = True
         if code.startswith(("st.shared", "ld.shared")):
             seen = _address_origins(op, origins)
@@ -479,15 +482,9 @@ def _facts(entry: _Entry) -> Facts:
                  trees=trees)
 
 
-def _global(entry: _Entry, loop: _Loop) -> bool:
-    """Whether ``loop`` loads, stores or adds to global memory."""
-    return any(op.opcode.startswith(("ld.global", "st.global", "atom.global", "red.global"))
-               for op in entry.ops[loop.head:loop.tail + 1])
-
-
-def _barrier(entry: _Entry, loop: _Loop) -> bool:
-    return any(op.opcode.startswith(("bar.sync", "barrier.sync"))
-               for op in entry.ops[loop.head:loop.tail + 1])
+def _holds(entry: _Entry, loop: _Loop, opcodes: tuple[str, ...]) -> bool:
+    """Whether ``loop`` holds an instruction of one of ``opcodes`` (prefixes)."""
+    return any(op.opcode.startswith(opcodes) for op in entry.ops[loop.head:loop.tail + 1])
 
 
 def _held(entry: _Entry, loop: _Loop) -> int:
