@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-30] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-32] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3166,6 +3166,172 @@ extern "C" __global__ void ushort_inplace_elem(const float* __restrict__ a,
 """,
 }
 
+KERNELS_31: dict[str, str] = {
+    "nchw_bias_rt_elem": f"""
+extern "C" __global__ void nchw_bias_rt_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    long hw = n >> 8;  // the planes' size, known at run time only
+    if (i < n) {{
+        int ch = (int)(i / hw);
+        c[i] = a[i] + b[ch];
+    }}
+}}
+""",
+    "roi_rows_rt_gs": f"""
+extern "C" __global__ void roi_rows_rt_gs({_ARGS}) {{
+    int pooled_w = (int)(n >> 11);
+    for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < n;
+         index += blockDim.x * gridDim.x) {{
+        int pw = index % pooled_w;
+        int ph = index / pooled_w;
+        c[index] = fmaxf(a[ph * 2 * pooled_w + pw], a[ph * 2 * pooled_w + pooled_w + pw]);
+    }}
+}}
+""",
+    "vec4_tail_gs": f"""
+extern "C" __global__ void vec4_tail_gs({_ARGS}) {{
+    long tid = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    long stride = (long)blockDim.x * gridDim.x;
+    long n4 = n >> 2;
+    const float4* a4 = reinterpret_cast<const float4*>(a);
+    float4* c4 = reinterpret_cast<float4*>(c);
+    for (long i = tid; i < n4; i += stride) {{
+        float4 v = a4[i];
+        v.x *= s; v.y *= s; v.z *= s; v.w *= s;
+        c4[i] = v;
+    }}
+    for (long i = n4 * 4 + tid; i < n; i += stride) c[i] = a[i] * s;
+}}
+""",
+    "template_gelu_elem": f"""
+template <typename T>
+__device__ __forceinline__ T gelu_fast(T x) {{
+    return x * (T)0.5f * ((T)1.0f + tanhf(x * (T)0.7978845608f * ((T)1.0f + (T)0.044715f * x * x)));
+}}
+extern "C" __global__ void template_gelu_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = gelu_fast<float>(a[i]) * b[i];
+}}
+""",
+    "embed_rows_rt_elem": f"""
+extern "C" __global__ void embed_rows_rt_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    long dim = n >> 12;
+    if (i < n) {{
+        long row = i / dim;
+        long col = i - row * dim;
+        long src = ((row * 37) & 4095) * dim + col;
+        c[i] = a[src] * s;
+    }}
+}}
+""",
+    "stride_loop_2d": f"""
+extern "C" __global__ void stride_loop_2d({_IMAGE}) {{
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < height; y += blockDim.y * gridDim.y)
+        for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < width;
+             x += blockDim.x * gridDim.x)
+            c[(long)y * width + x] = a[(long)y * width + x] * s + b[x];
+}}
+""",
+    "ballot_count_gs": f"""
+extern "C" __global__ void ballot_count_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        unsigned m = __ballot_sync(0xffffffffu, a[i] > s);
+        if ((threadIdx.x & 31) == 0) atomicAdd((unsigned int*)sum, (unsigned int)__popc(m));
+    }}
+}}
+""",
+    "uint4_copy_gs": f"""
+extern "C" __global__ void uint4_copy_gs({_ARGS}) {{
+    const uint4* src = reinterpret_cast<const uint4*>(a);
+    uint4* dst = reinterpret_cast<uint4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        dst[i] = src[i];
+}}
+""",
+}
+
+# set 32: small launches (64 K to 4 M elements), where a launch lasts microseconds
+KERNELS_32: dict[str, str] = {
+    "small_axpy_elem": f"""
+extern "C" __global__ void small_axpy_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = s * a[i] + b[i];
+}}
+""",
+    "small_gelu_elem": f"""
+extern "C" __global__ void small_gelu_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        c[i] = 0.5f * x * (1.0f + erff(x * 0.70710678f));
+    }}
+}}
+""",
+    "small_scale_gs": f"""
+extern "C" __global__ void small_scale_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] * s;
+}}
+""",
+    "small_dot_atomic_gs": f"""
+extern "C" __global__ void small_dot_atomic_gs({_ARGS}) {{
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i] * b[i];
+    atomicAdd(sum, t);
+}}
+""",
+    "small_norm_row": f"""
+extern "C" __global__ void small_norm_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += fabsf(x[j]);
+    float r = 1.0f / (block_sum(t, red) + 1e-6f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * r;
+}}
+""",
+    "small_blend_2d": f"""
+extern "C" __global__ void small_blend_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        c[i] = a[i] * s + b[i] * (1.0f - s);
+    }}
+}}
+""",
+    "small_softmax_row": f"""
+extern "C" __global__ void small_softmax_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    t = block_sum(t, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] - m) / t;
+}}
+""",
+    "mid_copy4_gs": f"""
+extern "C" __global__ void mid_copy4_gs({_ARGS}) {{
+    const float4* a4 = reinterpret_cast<const float4*>(a);
+    float4* c4 = reinterpret_cast<float4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c4[i] = a4[i];
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3653,6 +3819,35 @@ SUITE_30: dict[str, tuple] = {
     "scale_rows_2d_grid": ("image", 64 * M, {"block": [256, 1, 1]}, {}, "exact", 1),
     "ushort_inplace_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "none", 1),
 }
+SUITE_31: dict[str, tuple] = {
+    "nchw_bias_rt_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "roi_rows_rt_gs": ("grid-stride-int", 16 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                       "exact", 1),
+    "vec4_tail_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {},
+                     "exact", 1),
+    "template_gelu_elem": ("elementwise", 64 * M, {"block": [1000, 1, 1]}, {}, "exact", 1),
+    "embed_rows_rt_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "stride_loop_2d": ("image", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "ballot_count_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 32}, {},
+                        "none", 1),
+    "uint4_copy_gs": ("grid-stride", 16 * M, {"block": [32, 1, 1], "grid_sms": 4}, {},
+                      "exact", 4),
+}
+SUITE_32: dict[str, tuple] = {
+    "small_axpy_elem": ("elementwise", 64 * 1024, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "small_gelu_elem": ("elementwise", M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "small_scale_gs": ("grid-stride", 256 * 1024, {"block": [1024, 1, 1], "grid_sms": 80},
+                       {}, "exact", 1),
+    "small_dot_atomic_gs": ("grid-stride", M, {"block": [256, 1, 1], "grid_sms": 8}, {},
+                            "none", 1),
+    "small_norm_row": ("block-per-row", 256 * 1024, {"block": [64, 1, 1]}, {"cols": 8192},
+                       "close", 1),
+    "small_blend_2d": ("image", 256 * 1024, {"block": [8, 8, 1]}, {}, "exact", 1),
+    "small_softmax_row": ("block-per-row", 128 * 1024, {"block": [1024, 1, 1]},
+                          {"cols": 1024}, "close", 1),
+    "mid_copy4_gs": ("grid-stride", M, {"block": [128, 1, 1], "grid_sms": 1}, {}, "exact",
+                     4),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3666,7 +3861,9 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         23: (KERNELS_23, SUITE_23), 24: (KERNELS_24, SUITE_24),
         25: (KERNELS_25, SUITE_25), 26: (KERNELS_26, SUITE_26),
         27: (KERNELS_27, SUITE_27), 28: (KERNELS_28, SUITE_28),
-        29: (KERNELS_29, SUITE_29), 30: (KERNELS_30, SUITE_30)}
+        29: (KERNELS_29, SUITE_29), 30: (KERNELS_30, SUITE_30),
+        31: (KERNELS_31, SUITE_31),
+        32: (KERNELS_32, SUITE_32)}
 
 
 def suite(which: int = 1) -> list[dict]:
