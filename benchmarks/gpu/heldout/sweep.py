@@ -10,7 +10,9 @@ For every kernel of suite.json (generate.py): checks the defective launch's outp
 the habit launch (256 threads; 8 blocks per SM for loops), times every configuration the
 sweep covers (one element per thread: every block of whole warps; loops: blocks of 1 to
 32 warps x grids of whole multiples of the SM count; 2-D images: every shape of whole
-warps up to 1024 threads), each the median of CUDA-event timings, and records the
+warps up to 1024 threads), each the median of CUDA-event timings (since stop 43 each
+launch queued behind a spinning kernel: the GPU's time, without the ~9 us the CPU takes
+to submit it, which the earlier sweeps' times hold), and records the
 defective launches with the PyTorch profiler, as a user's run would be recorded:
 
     OUTDIR/heldout.json            every kernel's configurations and times
@@ -33,6 +35,15 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[2] / "fixtures/traces/heldout/kernels.cu"  # generate.py writes it
 SUITE = HERE / "suite.json"
 KB = 1024
+# a kernel that holds the stream for HEAD_START_NS while the timed launch is submitted
+HEAD_START_NS = 50_000
+SPIN = r"""
+extern "C" __global__ void sweep_spin(long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < (unsigned long long)ns);
+}
+"""
 
 
 def configs(k: dict, suite: dict, sms: int) -> list[dict]:
@@ -98,6 +109,7 @@ class Runner:
         self.sum = cp.zeros(1 << 20, dtype=cp.float32)
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.functions: dict[str, object] = {}
+        self.spin = cp.RawModule(code=SPIN).get_function("sweep_spin")
 
     def function(self, k: dict, smem: int):
         f = self.functions.get(k["name"])
@@ -138,12 +150,17 @@ class Runner:
             return False
 
     def time_ms(self, k: dict, c: dict, reps: int) -> list[float]:
+        """CUDA-event times of ``reps`` launches, each queued behind a kernel that spins
+        for HEAD_START_NS, so that the GPU has the events and the launch before it is free:
+        the kernel's time on the GPU, not the CPU's time to submit it (without the spin
+        every time holds about 9 us of the launch's submission: stop 43)."""
         cp = self.cp
         out = []
         with self.stream:
             self.launch(k, c)  # warm-up
             for _ in range(reps):
                 a, b = cp.cuda.Event(), cp.cuda.Event()
+                self.spin((1,), (1,), (cp.int64(HEAD_START_NS),))
                 a.record(self.stream)
                 self.launch(k, c)
                 b.record(self.stream)
