@@ -83,7 +83,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 31)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 33)}
 
 
 @cache

@@ -94,6 +94,34 @@ def test_a_division_by_a_warps_span_or_more_leaves_one_value_per_warp():
     assert env["h"] == (1, 0) and env["s"] == (1, 0)
 
 
+def test_a_division_by_a_value_known_at_run_time_leaves_a_warp_one_value():
+    """An index split by a width or a plane the launch passes (mmcv's pooled_w, llm.c's
+    NH * N * d): the quotient is a row, the same over a warp's lanes (two where they
+    straddle one); the remainder walks along it. Measured on the H200 (zoo set 31:
+    roi_rows_rt_gs and embed_rows_rt_elem, whose reads were taken for gathers before)."""
+    env = variables("{ int index = blockIdx.x * blockDim.x + threadIdx.x; long d = n >> 12;"
+                    " int pw = index % pooled_w; int ph = index / pooled_w;"
+                    " long row = index / d; long col = index - row * d;"
+                    " c[index] = a[ph * 2 * pooled_w + pw] + a[row * d + col]; }",
+                    {})
+    assert env["ph"] == UNIFORM and env["row"] == UNIFORM
+    assert env["pw"] == (1, 0) and env["col"] == (1, 0)
+    f = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x; long d = n >> 12;
+        if (i < n) { long row = i / d; c[i] = a[((row * 37) & 4095) * d + (i - row * d)]; } }""")
+    assert (f.load_bytes, f.scattered_bytes) == (4, 0)
+
+
+def test_an_atomic_to_a_row_a_loaded_value_picks_is_the_datas():
+    """llm.c's encoder_backward: atomicAdd(dwte + ix * C + c, ...) with ix a token read
+    from memory: a row the data picks (blocks of the same token collide), not a set every
+    block adds to, though the quotients that index the token are one value a warp."""
+    f = _facts("""{ int idx = blockIdx.x * blockDim.x + threadIdx.x;
+        if (idx < n) { int bt = idx / width; int c = idx % width;
+        int ix = (int)b[bt]; float* row = sum + ix * width + c;
+        atomicAdd(row, a[idx]); } }""")
+    assert (f.atomics_data, f.atomics_set, f.atomics_one) == (1, 0, 0)
+
+
 def test_an_access_moves_what_its_spread_makes_it():
     assert moved((1, 0), 4) == ("coalesced", 4)
     assert moved(UNIFORM, 4) == ("coalesced", 4)

@@ -435,7 +435,7 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
             work, mem, cmp = work + t, mem + m, cmp + c
     else:  # one element per thread: short blocks, dispatched as others finish
         resident = min(r, B / S)
-        waves = B / (min(B, S) * resident)
+        waves = B / min(B, S * resident)  # fewer blocks than SMs: one wave
         t, mem, cmp = _wave(dm, facts, cfg, min(B, S * resident), per_thread, 1.0, k)
         work, mem, cmp = waves * t, waves * mem, waves * cmp
     rate = dm.block_rate_1024 if b > 512 else dm.block_rate

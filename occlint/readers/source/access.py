@@ -220,9 +220,13 @@ class _Parser:
 
 
 def _divided(x: int, divisor: int | None) -> int:
-    """A spread divided by a literal ``divisor`` (None: not a literal)."""
+    """A spread divided by a literal ``divisor`` (None: a value known at run time only, a
+    tensor's width or plane as index arithmetic divides by: taken for a warp's span or
+    more, so consecutive lanes share one quotient, two where they straddle it)."""
     if x in (0, SCATTERED):
         return x
+    if divisor is None and x == 1:
+        return 0
     if divisor and x < STRIDED and divisor >= x * WARP_LANES:
         return 0
     return min(x, 1)

@@ -734,6 +734,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         spread = access.spread_of(address, env_at(m.start()), consts)
         own = _THREAD.search(address) or (spread is not None and spread != access.UNIFORM
                                           and access.SCATTERED not in spread)
+        if own and not _THREAD.search(address) and _loaded(address, body):
+            own, spread = False, None  # a row a loaded value picks (a token's embedding)
         if own:
             # a thread's own word: its block's own where the address reads the block index
             # (no queue), else one of a set every block adds to (a privatised histogram's
@@ -812,6 +814,17 @@ def _block_indexed(text: str, body: str, depth: int = 2) -> bool:
     for name in set(_IDENTIFIER.findall(text)) if depth else ():
         for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)([^;]*)", body):
             if _block_indexed(m[1], body, depth - 1):
+                return True
+    return False
+
+
+def _loaded(text: str, body: str, depth: int = 2) -> bool:
+    """Whether ``text`` names a variable the body assigns an array's element to (``ix =
+    inp[b * T + t]``), itself or through the variables it names (``depth`` deep)."""
+    for name in set(_IDENTIFIER.findall(text)) if depth else ():
+        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)\s*([^;]*)", body):
+            value = m[1]
+            if (not value.startswith("&") and "[" in value) or _loaded(value, body, depth - 1):
                 return True
     return False
 
