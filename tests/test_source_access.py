@@ -122,6 +122,23 @@ def test_an_atomic_to_a_row_a_loaded_value_picks_is_the_datas():
     assert (f.atomics_data, f.atomics_set, f.atomics_one) == (1, 0, 0)
 
 
+def test_a_vector_loops_remainder_is_not_an_elements_work():
+    """A float4 grid-stride loop over n / 4 and a scalar loop over the last few: each
+    element moves the float4's 16 bytes, not 20 (zoo set 31's vec4_tail_gs)."""
+    f = _facts("""{ long tid = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        long stride = (long)blockDim.x * gridDim.x; long n4 = n >> 2;
+        const float4* a4 = reinterpret_cast<const float4*>(a);
+        float4* c4 = reinterpret_cast<float4*>(c);
+        for (long i = tid; i < n4; i += stride) { float4 v = a4[i]; c4[i] = v; }
+        for (long i = n4 * 4 + tid; i < n; i += stride) c[i] = a[i]; }""", "grid-stride")
+    assert (f.load_bytes, f.store_bytes) == (16, 16)
+    two = _facts("""{ for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+        i += (long)blockDim.x * gridDim.x) c[i] = a[i];
+        for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+        i += (long)blockDim.x * gridDim.x) c[i] += b[i]; }""", "grid-stride")
+    assert two.load_bytes == 12  # two passes over every element: both count
+
+
 def test_an_access_moves_what_its_spread_makes_it():
     assert moved((1, 0), 4) == ("coalesced", 4)
     assert moved(UNIFORM, 4) == ("coalesced", 4)

@@ -232,7 +232,8 @@ class _Space:
             return []
         wave, top = self.wave, self.max_block
         out: list[Candidate | None] = []
-        if self.facts.loop == "grid-stride":
+        two_d = self.block[1] > 1 or bool(self.grid and self.grid[1] > 1)
+        if self.facts.loop == "grid-stride" and not two_d:
             blocks = [w * wave for w in LOOP_WARPS if w * wave <= top]
             for b in blocks:
                 for f in LOOP_GRID_FACTORS:
@@ -241,7 +242,10 @@ class _Space:
             assert self.grid is not None
             for b in range(wave, top + 1, wave):
                 out.append(self.candidate((b, 1, 1), self.grid))
-        elif self.block[1] > 1 or (self.grid and self.grid[1] > 1):
+        elif two_d:
+            # a 2-D launch, a grid-stride loop's too (its rows and columns each stride by
+            # the grid's: a 1-D launch would walk every row in each thread): the same
+            # threads over the same rectangle, in blocks of another shape
             width = self.block[0] * (self.grid[0] if self.grid else 1)
             height = self.block[1] * (self.grid[1] if self.grid else 1)
             for x in ROW_THREADS:

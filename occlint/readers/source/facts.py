@@ -359,14 +359,29 @@ def _stride_heads(body: str, loop: str, heads: list[tuple[int, int]]
                 else _BLOCK_STRIDE.search(head + ";"):
             out.append((head_start, head_end))
     if out or loop != "grid-stride":
-        return out
+        return _without_tails(body, out) if loop == "grid-stride" else out
     for head_start, head_end in heads:  # stepped by a variable holding the grid's threads
         step = body[head_start:head_end].rsplit(";", 1)[-1]
         m = re.fullmatch(r"\s*\w+\s*\+=\s*(?:\d+\s*\*\s*)?([A-Za-z_]\w*)(?:\s*\*\s*\d+)?\s*",
                          step)
         if m and re.search(rf"\b{m[1]}\s*=[^;]*(?:gridDim|GridDim)", body):
             out.append((head_start, head_end))
-    return out
+    return _without_tails(body, out)
+
+
+def _without_tails(body: str, heads: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Stride loops less those over a vector loop's remainder: a later loop that starts
+    at the first's bound (``for (i = tid; i < n4; ...) {float4} for (i = n4 * 4 + tid; i <
+    n; ...) {float}``), a few elements of the whole."""
+    if len(heads) < 2:
+        return heads
+    bound = _BOUND.match(body[heads[0][0]:heads[0][1]].split(";")[1]) \
+        if body.count(";", *heads[0]) >= 2 else None
+    if not bound or bound[2].isdigit():
+        return heads
+    starts = re.compile(rf"=[^;]*\b{re.escape(bound[2])}\b")
+    return [heads[0]] + [h for h in heads[1:]
+                         if not starts.search(body[h[0]:h[1]].split(";")[0])]
 
 
 def _element_spans(body: str, heads: list[tuple[int, int]], region: _Region
