@@ -27,6 +27,8 @@ L2 is what is measured):
   1 to 80 waves of 1 to 8 resident blocks per SM;
 * 2-D blocks' rows (``row_bandwidth``): a copy over a row-major image by blocks of 1 to
   256 threads along a row;
+* launches of microseconds (``short_launches``): small copies' durations as the profiler
+  records them, their inputs in the L2 where they fit;
 * random gathers (``gather_bandwidth``): 4-byte reads at hashed indices, a 32-byte sector
   each, into DRAM and into the L2.
 
@@ -866,6 +868,58 @@ def floor(b: Bench) -> dict:
             "min_us": min(durations)}
 
 
+def short_launches(b: Bench) -> list[dict]:
+    """Launches of microseconds, as the PyTorch profiler (CUPTI) records them: a copy of
+    one float a thread (``element_float``) of 2^12 to 2^24 elements in blocks of 64, 256
+    and 1,024 threads, and a grid-stride float4 copy (``copy_float4_1``) of 2^14 to 2^22
+    float4s in 1 to 16 blocks of 256 threads per SM; each launched again and again, so that
+    what fits in the L2 is there (a small tensor a previous kernel wrote), the median of
+    five durations."""
+    import tempfile
+
+    from torch.profiler import ProfilerActivity, profile
+
+    cp = b.cp
+    plan = []
+    for shift in range(12, 25, 2):
+        for block in (64, 256, 1024):
+            plan.append(("element_float", 1, 1 << shift, block, -(-(1 << shift) // block)))
+    for shift in range(14, 23, 2):
+        for per_sm in (1, 4, 16):
+            plan.append(("copy_float4_1", 4, 1 << shift, 256, per_sm * b.sms))
+    arrays = {}
+    for _, width, n, _, _ in plan:
+        if (width, n) not in arrays:
+            arrays[width, n] = (cp.ones(n * width, dtype=cp.float32),
+                                cp.empty(n * width, dtype=cp.float32))
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for i, (name, width, n, block, grid) in enumerate(plan):
+            fn = b.f(name)
+            a, c = arrays[width, n]
+            with b.stream:
+                for _ in range(3):  # warm: the L2 holds what fits
+                    fn((grid,), (block,), (a, c, cp.int64(n)))
+                b.stream.synchronize()
+                for _ in range(5):
+                    # a marker launch names the configuration in the trace
+                    b.f("empty")((1,), (32 + i % 2,), (c,))
+                    fn((grid,), (block,), (a, c, cp.int64(n)))
+                    b.stream.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.loads(Path(f.name).read_text())["traceEvents"]
+    kernels = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    timed = [e for e in kernels if "empty" not in e["name"]]
+    rows = []
+    for i, (name, width, n, block, grid) in enumerate(plan):
+        durations = [e["dur"] for e in timed[i * 8 + 3:i * 8 + 8]]
+        assert all(name in e["name"] for e in timed[i * 8:i * 8 + 8]), name
+        rows.append({"kernel": name, "vector": width, "n": n, "block": block, "grid": grid,
+                     "bytes": n * width * 8, "us": statistics.median(durations),
+                     "min_us": min(durations)})
+    return rows
+
+
 def main(argv: list[str]) -> int:
     only = None
     if "--only" in argv:  # --only KEY[,KEY]: just those measurements (a partial document)
@@ -895,7 +949,8 @@ def main(argv: list[str]) -> int:
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
                     ("row_reread", row_reread), ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
-                    ("atomic_set", atomic_set), ("atomic_ops", atomic_ops)):
+                    ("atomic_set", atomic_set), ("atomic_ops", atomic_ops),
+                    ("short_launches", short_launches)):
         if only and key not in only:
             continue
         t = time.time()
@@ -915,6 +970,8 @@ def main(argv: list[str]) -> int:
     for r in doc.get("atomic_set", ()):
         print("atomic set", r["words"], r["block"], f"{r['ms'] * 1e3:.1f} us",
               f"{r['ns_per_atomic']:.4f} ns an atomic")
+    for r in doc.get("short_launches", ()):
+        print("short", r["kernel"], r["n"], r["block"], r["grid"], f"{r['us']:.2f} us")
     for r in doc.get("l1_lines", ()):
         print("l1", r["lines"], f"{r['ms'] * 1e3:.1f} us",
               f"{r['ns_per_request_per_sm']:.3f} ns a request an SM")

@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-32] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-33] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3332,6 +3332,77 @@ extern "C" __global__ void mid_copy4_gs({_ARGS}) {{
 """,
 }
 
+# set 33: short launches again (written before the short launches were characterised)
+KERNELS_33: dict[str, str] = {
+    "short_relu_elem": f"""
+extern "C" __global__ void short_relu_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = fmaxf(a[i], 0.0f);
+}}
+""",
+    "short_bias_gelu_elem": f"""
+extern "C" __global__ void short_bias_gelu_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i] + b[i & 4095];
+        c[i] = x / (1.0f + __expf(-1.702f * x));
+    }}
+}}
+""",
+    "short_add3_elem": f"""
+extern "C" __global__ void short_add3_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i] + sum[i];
+}}
+""",
+    "short_copy_gs": f"""
+extern "C" __global__ void short_copy_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i];
+}}
+""",
+    "short_sum_warp_gs": f"""
+extern "C" __global__ void short_sum_warp_gs({_ARGS}) {{
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i];
+    t = warp_sum(t);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, t);
+}}
+""",
+    "short_rms_row": f"""
+extern "C" __global__ void short_rms_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * x[j];
+    float r = rsqrtf(block_sum(t, red) / cols + 1e-5f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * r * b[j];
+}}
+""",
+    "short_scale_2d": f"""
+extern "C" __global__ void short_scale_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) c[(long)y * width + x] = a[(long)y * width + x] * s;
+}}
+""",
+    "short_vec4_elem": f"""
+extern "C" __global__ void short_vec4_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float4 v = reinterpret_cast<const float4*>(a)[i];
+        float4 w = reinterpret_cast<const float4*>(b)[i];
+        reinterpret_cast<float4*>(c)[i] = make_float4(v.x + w.x, v.y + w.y, v.z + w.z,
+                                                      v.w + w.w);
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3848,6 +3919,19 @@ SUITE_32: dict[str, tuple] = {
     "mid_copy4_gs": ("grid-stride", M, {"block": [128, 1, 1], "grid_sms": 1}, {}, "exact",
                      4),
 }
+SUITE_33: dict[str, tuple] = {
+    "short_relu_elem": ("elementwise", 256 * 1024, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "short_bias_gelu_elem": ("elementwise", 2 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "short_add3_elem": ("elementwise", 128 * 1024, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "short_copy_gs": ("grid-stride", 512 * 1024, {"block": [256, 1, 1], "grid_sms": 0.5},
+                      {}, "exact", 1),
+    "short_sum_warp_gs": ("grid-stride", M, {"block": [1024, 1, 1], "grid_sms": 8}, {},
+                          "none", 1),
+    "short_rms_row": ("block-per-row", 128 * 1024, {"block": [256, 1, 1]}, {"cols": 2048},
+                      "close", 1),
+    "short_scale_2d": ("image", 512 * 1024, {"block": [32, 32, 1]}, {}, "exact", 1),
+    "short_vec4_elem": ("elementwise", 256 * 1024, {"block": [128, 1, 1]}, {}, "exact", 4),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3863,7 +3947,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         27: (KERNELS_27, SUITE_27), 28: (KERNELS_28, SUITE_28),
         29: (KERNELS_29, SUITE_29), 30: (KERNELS_30, SUITE_30),
         31: (KERNELS_31, SUITE_31),
-        32: (KERNELS_32, SUITE_32)}
+        32: (KERNELS_32, SUITE_32),
+        33: (KERNELS_33, SUITE_33)}
 
 
 def suite(which: int = 1) -> list[dict]:
