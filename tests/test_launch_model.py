@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import re
 import statistics
 from dataclasses import replace
@@ -252,14 +253,76 @@ def test_a_loops_first_element_per_thread_is_a_short_blocks():
 
     facts = Facts("block-stride", 4.0, 4.0, 0.0)
     cfg = Config(256, 132 * 8, 8)
-    per_element = [predict(H100, facts, cfg, 132 * 8 * 256 * k).memory / k
+    dram = replace(H100, l2_kept_curve=())  # every byte DRAM's, however few
+    per_element = [predict(dram, facts, cfg, 132 * 8 * 256 * k).memory / k
                    for k in (1, 2, 4, 64)]
     assert per_element[0] > per_element[1] > per_element[2] > per_element[3]
-    loops = predict(replace(H100, element_curve=()), facts, cfg, 132 * 8 * 256 * 64).memory
+    loops = predict(replace(dram, element_curve=()), facts, cfg, 132 * 8 * 256 * 64).memory
     assert per_element[3] * 64 == pytest.approx(loops, rel=0.03)
     element_bw, _ = _drawn(H100, True, 132, 8 * 256 * 4, 0.0, True)
     loop_bw, _ = _drawn(H100, True, 132, 8 * 256 * 4, 0.0, False)
     assert element_bw < loop_bw  # the element curve draws less at the same bytes
+
+
+def _short(kernel: str) -> list[dict]:
+    doc = json.loads((FIXTURES / "traces/zoo-33/h200/short.characterization.json").read_text())
+    return [r for r in doc["short_launches"] if r["kernel"] == kernel]
+
+
+def test_what_the_l2_keeps_of_a_launchs_data_comes_at_its_rate():
+    """Copies the L2 holds from the launch before (characterize.py short_launches, the
+    H200's durations in the profiler, inputs launched again and again): one float a
+    thread of 64 K to 4 M elements (0.5 to 34 MB read and written) predicted within 25 %,
+    where every byte at DRAM's rate was up to 1.9x over; 1,024-thread blocks no slower than
+    256-thread ones (their loads do not straggle), as measured; and copies past the L2
+    (134 MB) as before."""
+    h200 = launch_model(shipped_db().get("h200"))
+    dram = replace(h200, l2_kept_curve=())
+    facts = Facts("per-element", 4.0, 4.0, 0.0)
+    rows = {(r["n"], r["block"]): r for r in _short("element_float")}
+    errors: dict[str, list[float]] = {"kept": [], "dram": []}
+    for (n, block), r in rows.items():
+        cfg = Config(block, r["grid"], min(2048 // block, 32))
+        t = predict(h200, facts, cfg, n).total * 1e6
+        if 1 << 16 <= n <= 1 << 22 and block > 64:
+            assert t == pytest.approx(r["us"], rel=0.25), (n, block)
+            errors["kept"].append(abs(math.log(t / r["us"])))
+            errors["dram"].append(abs(math.log(
+                predict(dram, facts, cfg, n).total * 1e6 / r["us"])))
+        if n == 1 << 24:
+            assert t == predict(dram, facts, cfg, n).total * 1e6
+    assert max(errors["dram"]) > 0.5 > 0.25 > max(errors["kept"])
+    assert statistics.fmean(errors["kept"]) < 0.5 * statistics.fmean(errors["dram"])
+    for n in (1 << 18, 1 << 20, 1 << 22):
+        assert rows[n, 1024]["us"] <= rows[n, 256]["us"]
+        t = {b: predict(h200, facts, Config(b, rows[n, b]["grid"], 2048 // b), n).total
+             for b in (256, 1024)}
+        assert t[1024] <= t[256]
+
+
+def test_the_l2_keeps_what_fits_in_it_and_nothing_past_twice_its_size():
+    """The kept share, measured (l2_residency: copies warm and after a 1 GiB write):
+    whole below half the L2, none past twice it, between in the measured points'
+    order; a copy's gain where all is kept, its cold time over its warm one."""
+    from benchmarks.gpu.device_params import l2_copy_gain, l2_kept_curve
+    from occlint.judgement.timing import l2_kept
+
+    doc = json.loads((FIXTURES / "traces/zoo-33/h200/l2.characterization.json").read_text())
+    l2 = doc["env"]["l2_bytes"]
+    h200 = launch_model(shipped_db().get("h200"))
+    curve = l2_kept_curve(doc["l2_residency"], l2)
+    assert [tuple(p) for p in curve] == list(h200.l2_kept_curve) and h200.l2_bytes == l2
+    assert l2_copy_gain(doc["l2_residency"], curve, l2) == h200.l2_copy_gain
+    copy = Facts("per-element", 4.0, 4.0, 0.0)  # 8 bytes an element read and written
+    assert l2_kept(h200, copy, l2 / 16 / 8) == 1.0
+    assert 0.9 < l2_kept(h200, copy, l2 / 2 / 8) <= 1.0
+    assert l2_kept(h200, copy, 2.2 * l2 / 8) == 0.0
+    cold = {r["bytes"]: r["us"] for r in doc["l2_residency"]
+            if r["state"] == "cold" and r["kernel"] == "copy_float4_1"}
+    warm = {r["bytes"]: r["us"] for r in doc["l2_residency"]
+            if r["state"] == "warm" and r["kernel"] == "copy_float4_1"}
+    small = min(cold)
+    assert cold[small] / warm[small] == pytest.approx(h200.l2_copy_gain, rel=0.1)
 
 
 def test_atomics_after_a_loop_drain_beside_other_threads_work():

@@ -175,9 +175,6 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
                            "the work solved from the trace is 0.37 of the true",
         "heldout-54/h200": "block_per_row_02 (rows of 1,000) advised 896-thread blocks, 7 % "
                            "slower (a claim of 1-19 %, info): the same",
-        "heldout-50/h200": "block_per_row_13 (256 rows of 16,384: two blocks an SM, 273 "
-                           "FMAs an element) advised 544 threads, 5 % slower: the model's "
-                           "arithmetic at few warps",
     }
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))

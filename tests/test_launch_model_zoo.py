@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's twenty-one sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's thirty-three sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -68,8 +68,18 @@ no false warning, 5 of 6 inside, then a grid-stride loop written as CUDA_KERNEL_
 as one (0.990, 6 of 7) and a pointer's own element ``*p`` read as a load or a store
 (0.992, 7 of 7); the thirtieth after that, scored once: 0.974 (habit 0.969), none
 slower, no false warning, 4 of 5 inside, then a body's own integer constant read as the
-file's #defines are (0.972, 5 of 5). What holds is asserted; what does not is a strict
-xfail with the figures."""
+file's #defines are (0.972, 5 of 5); the thirty-first at stop 43's start (run-time
+divisors, a vector loop's remainder, a 2-D stride loop), scored once: 0.836 (habit
+0.965), none slower, 3 of 5 inside, then a quotient by a run-time value read as one value a
+warp, a 2-D launch of a stride loop kept 2-D and a remainder loop not counted (0.985, 6 of
+7); the thirty-second (launches of 1-30 us), scored once on times that held the CPU's
+submission (0.911), swept again behind a spinning kernel (0.895, one advised slower), then
+fewer blocks than SMs read as one wave and what the L2 keeps of a launch's data priced
+(characterize.py short_launches and l2_residency: 0.901, one info advised slower); the
+thirty-third (short launches again, written before the L2 was measured), scored once:
+0.886 (habit 0.790), two advised slower, one false warning, then the same (0.925, none
+slower, no false warning). What holds is asserted; what does not is a strict xfail with
+the figures."""
 
 from __future__ import annotations
 
@@ -83,7 +93,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 33)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 34)}
 
 
 @cache
@@ -119,7 +129,12 @@ def test_each_set_is_the_scripts(tmp_path, which):
 
 
 @pytest.mark.parametrize("run", list(RUNS))
-def test_no_advice_makes_a_hand_written_launch_slower(run):
+def test_no_advice_makes_a_hand_written_launch_slower(request, run):
+    if run == "zoo-32/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: small_softmax_row (rows of 1,024 in 1,024-thread blocks, 2 us) is "
+            "advised 992 threads as an info (0-14 % claimed), 10 % slower: 32 threads of "
+            "each row do a second pass the model averages away")))
     t = _targets(run)
     assert t["unmeasured"] == [] and t["slower"] == []
     assert t["false_warnings"] == []
@@ -632,6 +647,23 @@ UNMET = {
     ("zoo-28/h200", "width 15 points"): "26 points",
     ("zoo-29/h200", "width 15 points"): "29 points",
     ("zoo-30/h200", "width 15 points"): "26 points",
+    ("zoo-31/h200", "inside 90 %"): "6 of 7 claims hold (stride_loop_2d: 26-57 % claimed, "
+                                    "64 % saved by the advice)",
+    ("zoo-31/h200", "width 15 points"): "31 points",
+    ("zoo-32/h200", "advised 0.97"): "0.901 (habit 0.597): small_dot_atomic_gs advised 128 "
+                                     "x 132 (92.5 % saved; 32 x 132 saves 95.5 %: 36 against "
+                                     "21 us), small_softmax_row advised 992 threads",
+    ("zoo-32/h200", "inside 90 %"): "4 of 7 claims hold (small launches of 1-8 us: "
+                                    "small_scale_gs under-claimed, small_blend_2d and "
+                                    "mid_copy4_gs over)",
+    ("zoo-32/h200", "width 15 points"): "26 points",
+    ("zoo-32/h200", "spearman 0.9"): "0.88",
+    ("zoo-33/h200", "advised 0.97"): "0.925 (habit 0.790): short_sum_warp_gs advised 256 x "
+                                     "396 (85 % saved; 90 % by 32 x 792: 9.2 against 6.2 us), "
+                                     "short_copy_gs 1,024 x 264 (14 %; 22 % by 192 x 528)",
+    ("zoo-33/h200", "inside 90 %"): "3 of 5 claims hold (short_add3_elem 51-78 % claimed, 42 "
+                                    "% saved; short_copy_gs 37-68 %, 14 %)",
+    ("zoo-33/h200", "width 15 points"): "31 points",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",

@@ -151,7 +151,8 @@ def test_no_launch_saves_past_the_devices_launch_floor():
     """A traced launch cannot become shorter than the shortest kernel its device runs (the
     launch floor the profiler records, measured on the H100: characterize.py ``floor``, the
     median of 200 near-empty kernels). raw_odd's smem_reduce on 4 blocks runs 1.568 us:
-    LCH003's claim (45 % of it) stops at 1 - floor / 1.568 us; no finding of any launch
+    OCC108's claim (what its occupancy could save, the source unknown) stops at 1 - floor
+    / 1.568 us; no finding of any launch
     group of the trace claims more of its group's time than all but the floor."""
     raw_odd = FIXTURES / "traces" / "kineto" / "raw_odd.pt.trace.json.gz"
     with gzip.open(FIXTURES / "traces/heldout/h100-repeat/characterization.json.gz") as fh:
@@ -172,7 +173,7 @@ def test_no_launch_saves_past_the_devices_launch_floor():
                 capped += f["saving"]["high"] == pytest.approx(most, abs=0.004)
     (smem,) = [g for g in doc["launches"] if g["kernel"].startswith("smem_reduce")
                and g["grid"] == [4, 1, 1]]
-    (f,) = [f for f in smem["findings"] if f["rule"] == "LCH003"]
+    (f,) = [f for f in smem["findings"] if f["rule"] == "OCC108"]
     assert f["saving"]["high"] == pytest.approx(1 - floor_us / 1.568, abs=0.004)
     assert capped >= 1
 

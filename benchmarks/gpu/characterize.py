@@ -29,6 +29,8 @@ L2 is what is measured):
   256 threads along a row;
 * launches of microseconds (``short_launches``): small copies' durations as the profiler
   records them, their inputs in the L2 where they fit;
+* what the L2 keeps of a launch's data from the launch before (``l2_residency``):
+  copies of 8 MB to 512 MB, warm and after a write that empties the L2;
 * random gathers (``gather_bandwidth``): 4-byte reads at hashed indices, a 32-byte sector
   each, into DRAM and into the L2.
 
@@ -920,6 +922,51 @@ def short_launches(b: Bench) -> list[dict]:
     return rows
 
 
+def l2_residency(b: Bench) -> list[dict]:
+    """What the L2 keeps of a launch's data from the launch before: copies of 1 to 64 Mi
+    elements (8 MB to 512 MB read and written; a float a thread in 256-thread blocks,
+    ``element_float``; a float4 grid-stride loop in 4 blocks of 256 per SM,
+    ``copy_float4_1``), each launched again and again (warm) and after a 1 GiB write that
+    empties the L2 (cold); durations as the profiler records them, the median of five."""
+    import tempfile
+
+    from torch.profiler import ProfilerActivity, profile
+
+    cp = b.cp
+    flush = cp.empty(1 << 28, dtype=cp.float32)
+    plan = []
+    for half in range(40, 53):  # 2^20 to 2^26 floats, half a power of two apart
+        n = round(2 ** (half / 2)) // 1024 * 1024
+        for state in ("warm", "cold"):
+            plan.append(("element_float", 1, n, 256, -(-n // 256), state))
+            plan.append(("copy_float4_1", 4, n // 4, 256, 4 * b.sms, state))
+    big_a = cp.ones(1 << 26, dtype=cp.float32)
+    big_c = cp.empty(1 << 26, dtype=cp.float32)
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for name, _, n, block, grid, state in plan:
+            fn = b.f(name)
+            with b.stream:
+                for rep in range(8):
+                    if state == "cold" and rep >= 3:
+                        flush.fill(0.0)
+                    fn((grid,), (block,), (big_a, big_c, cp.int64(n)))
+                    b.stream.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.loads(Path(f.name).read_text())["traceEvents"]
+    timed = [e for e in sorted((e for e in events if e.get("cat") == "kernel"),
+                               key=lambda e: e["ts"])
+             if "element_float" in e["name"] or "copy_float4_1" in e["name"]]
+    rows = []
+    for i, (name, width, n, block, grid, state) in enumerate(plan):
+        runs = timed[i * 8:i * 8 + 8]
+        assert all(name in e["name"] for e in runs), name
+        rows.append({"kernel": name, "state": state, "n": n, "block": block, "grid": grid,
+                     "bytes": n * width * 8, "us": statistics.median(e["dur"] for e in runs[3:])})
+    del flush, big_a, big_c
+    return rows
+
+
 def main(argv: list[str]) -> int:
     only = None
     if "--only" in argv:  # --only KEY[,KEY]: just those measurements (a partial document)
@@ -950,7 +997,7 @@ def main(argv: list[str]) -> int:
                     ("row_reread", row_reread), ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
                     ("atomic_set", atomic_set), ("atomic_ops", atomic_ops),
-                    ("short_launches", short_launches)):
+                    ("short_launches", short_launches), ("l2_residency", l2_residency)):
         if only and key not in only:
             continue
         t = time.time()
@@ -972,6 +1019,8 @@ def main(argv: list[str]) -> int:
               f"{r['ns_per_atomic']:.4f} ns an atomic")
     for r in doc.get("short_launches", ()):
         print("short", r["kernel"], r["n"], r["block"], r["grid"], f"{r['us']:.2f} us")
+    for r in doc.get("l2_residency", ()):
+        print("l2", r["kernel"], r["state"], r["bytes"], f"{r['us']:.2f} us")
     for r in doc.get("l1_lines", ()):
         print("l1", r["lines"], f"{r['ms'] * 1e3:.1f} us",
               f"{r['ns_per_request_per_sm']:.3f} ns a request an SM")

@@ -246,6 +246,45 @@ def atomic_max_ns(rows: list[dict]) -> float:
     return round(next(r["ns_per_atomic"] for r in rows if r["kernel"] == "atomic_max_warp"), 3)
 
 
+# a share of the L2's gain under which copies past the L2 gain nothing measurable (their warm
+# and cold durations differ by about as much as repeated runs do: 1-2 %)
+KEPT_NOISE = 0.05
+
+
+def l2_kept_curve(rows: list[dict], l2_bytes: int) -> list[list[float]]:
+    """The share of a launch's data the L2 keeps from the launch before (1: all it can
+    serve), against the launch's bytes read and written over the L2's size: each kernel's
+    warm time's gain over its cold one at that size, over its gain at the smallest size
+    (all of it kept), the median over the kernels; 0 past the last size still gaining."""
+    cold = {(r["kernel"], r["bytes"]): r["us"] for r in rows if r["state"] == "cold"}
+    gains: dict[str, dict[int, float]] = {}
+    for r in rows:
+        if r["state"] == "warm":
+            gains.setdefault(r["kernel"], {})[r["bytes"]] = \
+                max(0.0, 1 - r["us"] / cold[r["kernel"], r["bytes"]])
+    sizes = sorted({size for g in gains.values() for size in g})
+    out: list[list[float]] = []
+    for size in sizes:
+        share = statistics.median(min(1.0, g[size] / g[min(g)]) for g in gains.values())
+        if (out and out[-1][1] == 0.0) or (size > l2_bytes and share < KEPT_NOISE):
+            share = 0.0  # a copy's warm and cold times within their spread: nothing kept
+        out.append([round(size / l2_bytes, 3), round(share, 3)])
+    return out
+
+
+def l2_copy_gain(rows: list[dict], kept: list[list[float]], l2_bytes: int) -> float:
+    """A grid-stride copy's cold time over its warm one where the L2 keeps all of its data
+    (``copy_float4_1``, sizes whose kept share is 0.9 or more): what a copy's bytes gain
+    from the L2, its writes with its reads (its read curve gains more)."""
+    shares = {round(x * l2_bytes): y for x, y in kept}
+    cold = {r["bytes"]: r["us"] for r in rows
+            if r["state"] == "cold" and r["kernel"] == "copy_float4_1"}
+    return round(statistics.median(
+        cold[r["bytes"]] / r["us"] for r in rows
+        if r["state"] == "warm" and r["kernel"] == "copy_float4_1"
+        and min(shares.items(), key=lambda kv: abs(kv[0] - r["bytes"]))[1] >= 0.9), 3)
+
+
 def params(doc: dict) -> dict:
     env, sms = doc["env"], doc["env"]["sms"]
     bw = doc["bandwidth"]
@@ -275,6 +314,12 @@ def params(doc: dict) -> dict:
         "read_curve": _curve(bw, "read", sms),
         "copy_curve": _curve(bw, "copy", sms),
         "l2_curve": _curve(bw, "read", sms, "l2") if doc.get("floor") else None,
+        "l2_kept_curve": l2_kept_curve(doc["l2_residency"], env["l2_bytes"])
+        if doc.get("l2_residency") else None,
+        "l2_bytes": env.get("l2_bytes"),
+        "l2_copy_gain": l2_copy_gain(doc["l2_residency"], l2_kept_curve(
+            doc["l2_residency"], env["l2_bytes"]), env["l2_bytes"])
+        if doc.get("l2_residency") else None,
         "element_curve": element_curve(element, statistics.median(starts)) if element
         else None,
         "wave_curve": wave_curve(element) if element else None,

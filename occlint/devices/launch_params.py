@@ -59,6 +59,15 @@ class DeviceModel:
     graph_node_us: float  # per node of a CUDA graph
     spread: float = 0.0  # how much wider a derived device's ranges are (share)
     l2_curve: Curve = ()  # L2 reads: GB/s against bytes in flight per SM (a 16 MiB set)
+    # the share of a launch's data the L2 keeps from the launch before, against the
+    # launch's bytes read and written over the L2's size (l2_bytes); () where not measured
+    # (nothing kept: every byte DRAM's)
+    l2_kept_curve: Curve = ()
+    l2_bytes: float = 0.0
+    # a copy's gain when the L2 keeps all of its data (cold time over warm; its writes
+    # gain less than the L2's read curve over DRAM's); 0 where not measured (the read
+    # curves' gain)
+    l2_copy_gain: float = 0.0
     latency_ns: float | None = None  # one thread's dependent loads over 1 GiB
     # one element per thread (a copy): GB/s against the resident threads' bytes of loads
     # per SM; () where not measured (the copy curve stands in)
@@ -125,7 +134,7 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
     out = {}
     for entry in data.get("device", []):
         e = dict(entry)
-        for key in ("read_curve", "copy_curve", "l2_curve", "element_curve",
+        for key in ("read_curve", "copy_curve", "l2_curve", "l2_kept_curve", "element_curve",
                     "atomic_block_curve", "issue_curve", "wave_curve", "wave_curve_one",
                     "reduce_curve", "tree_curve", "row_curve", "row_curve_16", "pass_curve",
                     "warp_reduce_curve", "reread_curve"):
@@ -180,6 +189,11 @@ def _derived(device: Device) -> DeviceModel | None:
         source=f"derived from {device.name}'s specifications and the {ref.name} measured "
                f"(device_db/launch_model.toml)",
         sms=units, read_curve=curve(ref.read_curve), copy_curve=curve(ref.copy_curve),
+        # the L2 against the reference's: its reads scaled as DRAM's, what it keeps of a
+        # launch's data the same share of its own size
+        l2_curve=curve(ref.l2_curve), l2_kept_curve=ref.l2_kept_curve,
+        l2_copy_gain=ref.l2_copy_gain,
+        l2_bytes=(device.l2_kib or 0) * 1024,
         element_curve=curve(ref.element_curve), wave_curve=ref.wave_curve,
         wave_curve_one=ref.wave_curve_one, row_curve=ref.row_curve,
         row_curve_16=ref.row_curve_16, gather_gbs=ref.gather_gbs * scale_bw,

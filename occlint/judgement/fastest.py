@@ -85,6 +85,10 @@ ASSUMED_ELEMENTS = float(1 << 26)
 AGREE = (0.5, 2.0)
 # a traced duration's error: the H100 characterisation's repeat agrees within it
 TRACE_ERROR = 0.03
+# a loop's work read from its traced time is read at the L2's rate where the time grows at
+# least half as fast as the work there (elasticity 0.5): elsewhere its fixed costs or
+# atomics fill the time, the work so read is a guess and the L2 would make it cheaper still
+WELL_READ = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +318,39 @@ def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Ca
                               f"assumed {ASSUMED_ELEMENTS:,.0f} elements")
 
 
+def _loop_device(report: Any, facts: Facts, units: int, dm: DeviceModel, seconds: float
+                 ) -> DeviceModel:
+    """The device model a loop whose work is read from its traced time is priced on: as if
+    the L2 kept nothing (:func:`_dram`) unless the work so read is small enough for it to
+    keep some and, read with what it keeps, moves the time (the time's elasticity in the
+    work at least WELL_READ)."""
+    space = _Space(report, facts, units)
+    current = space.current()
+    dram = _dram(dm)
+    if current is None or not dm.l2_kept_curve:
+        return dram
+    config = current.config(space.wave)
+    n = elements_for(dram, facts, config, seconds)
+    if not n or not timing.l2_kept(dm, facts, n):
+        return dram
+    n = elements_for(dm, facts, config, seconds)
+    if n:
+        grown = predict(dm, facts, config, n * 1.1).total / seconds
+        if math.log(grown) / math.log(1.1) >= WELL_READ:
+            return dm
+    return dram
+
+
+@lru_cache(maxsize=32)
+def _dram(dm: DeviceModel) -> DeviceModel:
+    """The device as if its L2 kept nothing of a launch's data, for a loop whose work is
+    read from its traced time: how much of it the L2 held is then unknown, and at the
+    L2's rate a time its fixed costs or atomics fill allows too little work (a block per
+    row of 1,024-thread blocks read as 71 busy threads a row; a grid-stride loop's atomics
+    taking 99.9 % of its time left its loads at the L2's, its advice 40 % slower)."""
+    return replace(dm, l2_kept_curve=())
+
+
 def _range(gain: float, spread: float) -> tuple[float, float]:
     """The predicted saving widened by the model's error (a derived device's more)."""
     lo, hi = BAND
@@ -407,6 +444,8 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     facts = report.launch.known_facts
     known = facts is not None
     readings = (facts,) if known else SCENARIOS
+    if seconds and not report.launch.problem_size and readings[0].loops:
+        dm = _loop_device(report, readings[0], units, dm, seconds)
     unknown: list[str] = []
     if not known:
         unknown.append("what each thread loads, stores and computes (no source of this "

@@ -188,7 +188,8 @@ def _knee(dm: DeviceModel, stores: bool) -> float:
 
 @lru_cache(maxsize=16384)
 def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: float,
-           short: bool = False, writes: float = 1.0) -> tuple[float, float]:
+           short: bool = False, writes: float = 1.0, kept: float = 0.0
+           ) -> tuple[float, float]:
     """(bytes per second, a load's latency) of ``active`` SMs whose resident threads load
     ``loads`` bytes per element and then compute for ``chain`` seconds: their loads are in
     flight while they wait, latency / (latency + chain) of the time; the latency grows
@@ -197,7 +198,10 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
     ramps and tails in it) where it was measured; loops draw the read or copy curve.
     ``writes``: bytes stored per byte loaded where that is more than a copy's one (a
     widening store: a char4 read, a float4 written): what the loads in flight bring is
-    written that many times over, up to the curve's plateau."""
+    written that many times over, up to the curve's plateau. ``kept``: the share of the
+    launch's data the L2 holds from the launch before (:func:`l2_kept`): those bytes come
+    at the L2's rate, its read curve's over DRAM's at the same bytes in flight (a copy's
+    no more than the measured copy's gain), and wait its latency (Little's law)."""
     curve = dm.element_curve if short and dm.element_curve else \
         dm.copy_curve if stores else dm.read_curve
 
@@ -215,10 +219,18 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
     for _ in range(3):
         in_flight = loads * latency / (latency + chain)
         latency = latency_at(in_flight)
-    chip = bandwidth(curve, active * in_flight / dm.sms)
+    x = active * in_flight / dm.sms
+    chip = bandwidth(curve, x)
     if writes > 1.0 and curve is not dm.read_curve:
         chip = min(chip * (1 + writes) / COPY_TRAFFIC, _top(curve))
-    return min(chip, active * dm.sm_bandwidth_gbs) * 1e9, latency
+    chip = min(chip, active * dm.sm_bandwidth_gbs)
+    if kept > 0 and dm.l2_curve:
+        gain = max(1.0, bandwidth(dm.l2_curve, x) / bandwidth(dm.read_curve, x))
+        if stores and dm.l2_copy_gain:
+            gain = min(gain, dm.l2_copy_gain)  # a copy's writes gain less (measured)
+        chip /= 1 - kept + kept / gain
+        latency *= 1 - kept + kept / gain
+    return chip * 1e9, latency
 
 
 @lru_cache(maxsize=64)
@@ -227,8 +239,8 @@ def _top(curve: Curve) -> float:
 
 
 def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread: float,
-          iterations: float, k: Constants, busy: float | None = None, gain: float = 1.0
-          ) -> tuple[float, float, float]:
+          iterations: float, k: Constants, busy: float | None = None, gain: float = 1.0,
+          kept: float = 0.0) -> tuple[float, float, float]:
     """(time, memory, compute) of ``blocks`` resident blocks, their threads doing
     ``per_thread`` elements on average in ``iterations`` passes of the body.
 
@@ -275,12 +287,12 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
             if facts.unroll and iterations > 1 else 1.0
         writes = store / held
         bw, latency = _drawn(dm, store > 0, active, loads * depth, chain * depth,
-                             iterations <= 1, writes)
+                             iterations <= 1, writes, kept)
         if iterations > 1 and dm.element_curve:
             # a thread's first element is a short block's (the element curve: the block's
             # ramp in it), the rest the loop's: a few elements per thread, a block per
             # short row, are mostly the first
-            first, _ = _drawn(dm, store > 0, active, loads, chain, True, writes)
+            first, _ = _drawn(dm, store > 0, active, loads, chain, True, writes, kept)
             bw = 1 / (1 / (iterations * first) + (1 - 1 / iterations) / bw)
         mem = blocks * threads * per_thread * (load + store) * moved / bw / gain \
             / cfg.row_efficiency(element, k.row_bytes)
@@ -301,11 +313,13 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     cmp = issued / peak + iterations * chain
     # short blocks of one element per thread end with their slowest warp: a block of more
     # warps than the element curve's holds its slots longer, a share of a load's latency
-    # each wave (a loop's long blocks drift apart)
+    # each wave (a loop's long blocks drift apart): DRAM's, whose loads straggle; what the
+    # L2 keeps does not (measured: 1,024-thread blocks as fast as 256-thread ones on
+    # copies the L2 holds, 19 % slower on those it does not: short_launches)
     tail = 0.0
     if mem and iterations <= 1 and cfg.warps > ELEMENT_WARPS:
         tail = min(latency, _knee_latency(dm, facts)) * k.stragglers * math.log(
-            cfg.warps / ELEMENT_WARPS)
+            cfg.warps / ELEMENT_WARPS) * (1 - kept)
     # a block per row's reductions stop its every thread: they add to the wave
     return _pnorm((mem, cmp), k.p) + tail + _row_passes(dm, facts, cfg.block), mem, cmp
 
@@ -414,6 +428,7 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     r = max(cfg.resident, 1)
     threads = B * b
     per_thread = elements / threads
+    kept = l2_kept(dm, facts, elements)
     if facts.loops:
         # fewer elements than threads: a grid-stride loop's blocks past the last element
         # exit at once (they only start); a block-stride loop's rows leave threads idle
@@ -428,15 +443,17 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
         gain = wave_gain(dm, working / capacity, r)
         work = mem = cmp = 0.0
         if full:
-            t, m, c = _wave(dm, facts, cfg, capacity, per_thread, per_thread, k, busy, gain)
+            t, m, c = _wave(dm, facts, cfg, capacity, per_thread, per_thread, k, busy, gain,
+                            kept)
             work, mem, cmp = full * t, full * m, full * c
         if rest:
-            t, m, c = _wave(dm, facts, cfg, rest, per_thread, per_thread, k, busy, gain)
+            t, m, c = _wave(dm, facts, cfg, rest, per_thread, per_thread, k, busy, gain, kept)
             work, mem, cmp = work + t, mem + m, cmp + c
     else:  # one element per thread: short blocks, dispatched as others finish
         resident = min(r, B / S)
         waves = B / min(B, S * resident)  # fewer blocks than SMs: one wave
-        t, mem, cmp = _wave(dm, facts, cfg, min(B, S * resident), per_thread, 1.0, k)
+        t, mem, cmp = _wave(dm, facts, cfg, min(B, S * resident), per_thread, 1.0, k,
+                            kept=kept)
         work, mem, cmp = waves * t, waves * mem, waves * cmp
     rate = dm.block_rate_1024 if b > 512 else dm.block_rate
     starts = B / rate
@@ -467,6 +484,19 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
         total = dm.floor_us * 1e-6 + _pnorm((_pnorm((work, starts), k.starts_p), after),
                                             k.atomics_p) + one + spread
     return Breakdown(total, mem, cmp, starts, atomics)
+
+
+def l2_kept(dm: DeviceModel, facts: Facts, elements: float) -> float:
+    """The share of a launch's data the L2 holds from the launch before: the device's
+    measured share at the launch's bytes read and written over the L2's size (a small
+    tensor a previous kernel wrote, or this kernel's own inputs launched again); 0 where
+    not measured or the bytes are unknown."""
+    if not dm.l2_kept_curve or not dm.l2_bytes:
+        return 0.0
+    footprint = elements * ((facts.load_bytes or 0.0) + (facts.store_bytes or 0.0))
+    if footprint <= 0:
+        return 0.0
+    return _at(dm.l2_kept_curve, footprint / dm.l2_bytes)
 
 
 def _block_atomics(dm: DeviceModel, facts: Facts, cfg: Config, threads: int) -> float:
