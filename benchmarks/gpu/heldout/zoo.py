@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-33] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-34] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3403,6 +3403,88 @@ extern "C" __global__ void short_vec4_elem({_ARGS}) {{
 """,
 }
 
+# set 34: written after stop 43's model (run-time divisors, the L2), to score it unseen
+KERNELS_34: dict[str, str] = {
+    "channel_scale_rt_elem": f"""
+extern "C" __global__ void channel_scale_rt_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    int channels = (int)(n >> 20);
+    if (i < n) c[i] = a[i] * b[i % channels] + s;
+}}
+""",
+    "silu_mid_elem": f"""
+extern "C" __global__ void silu_mid_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i];
+        c[i] = x / (1.0f + __expf(-x));
+    }}
+}}
+""",
+    "scale_mid_gs": f"""
+extern "C" __global__ void scale_mid_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] * s + b[i];
+}}
+""",
+    "transpose_rt_elem": f"""
+extern "C" __global__ void transpose_rt_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    long w = n >> 12, h = 4096;
+    if (i < n) c[(i % w) * h + i / w] = a[i];
+}}
+""",
+    "gather_mid_elem": f"""
+extern "C" __global__ void gather_mid_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        long j = (long)(fabsf(b[i]) * 1000003.0f) % n;
+        c[i] = a[j];
+    }}
+}}
+""",
+    "layernorm_mid_row": f"""
+extern "C" __global__ void layernorm_mid_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    float mean = block_sum(t, red) / cols;
+    float v = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float d = x[j] - mean;
+        v += d * d;
+    }}
+    float r = rsqrtf(block_sum(v, red) / cols + 1e-5f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = (x[j] - mean) * r * b[j];
+}}
+""",
+    "axpy_mid_vec2_gs": f"""
+extern "C" __global__ void axpy_mid_vec2_gs({_ARGS}) {{
+    const float2* a2 = reinterpret_cast<const float2*>(a);
+    const float2* b2 = reinterpret_cast<const float2*>(b);
+    float2* c2 = reinterpret_cast<float2*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float2 x = a2[i], y = b2[i];
+        c2[i] = make_float2(s * x.x + y.x, s * x.y + y.y);
+    }}
+}}
+""",
+    "threshold_mid_2d": f"""
+extern "C" __global__ void threshold_mid_2d({_IMAGE}) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {{
+        long i = (long)y * width + x;
+        c[i] = a[i] > s ? 1.0f : 0.0f;
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -3932,6 +4014,19 @@ SUITE_33: dict[str, tuple] = {
     "short_scale_2d": ("image", 512 * 1024, {"block": [32, 32, 1]}, {}, "exact", 1),
     "short_vec4_elem": ("elementwise", 256 * 1024, {"block": [128, 1, 1]}, {}, "exact", 4),
 }
+SUITE_34: dict[str, tuple] = {
+    "channel_scale_rt_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "silu_mid_elem": ("elementwise", 8 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "scale_mid_gs": ("grid-stride", 4 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                     "exact", 1),
+    "transpose_rt_elem": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "gather_mid_elem": ("elementwise", 16 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "layernorm_mid_row": ("block-per-row", 4 * M, {"block": [1024, 1, 1]}, {"cols": 1024},
+                          "close", 1),
+    "axpy_mid_vec2_gs": ("grid-stride", 4 * M, {"block": [1024, 1, 1], "grid_sms": 48}, {},
+                         "exact", 2),
+    "threshold_mid_2d": ("image", 16 * M, {"block": [16, 4, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -3948,7 +4043,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         29: (KERNELS_29, SUITE_29), 30: (KERNELS_30, SUITE_30),
         31: (KERNELS_31, SUITE_31),
         32: (KERNELS_32, SUITE_32),
-        33: (KERNELS_33, SUITE_33)}
+        33: (KERNELS_33, SUITE_33),
+        34: (KERNELS_34, SUITE_34)}
 
 
 def suite(which: int = 1) -> list[dict]:
