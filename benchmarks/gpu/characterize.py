@@ -846,26 +846,34 @@ def launches(b: Bench) -> dict:
             "single_launch_event_us": one_ms * 1e3}
 
 
-def floor(b: Bench) -> dict:
-    """The duration the PyTorch profiler (CUPTI) records for a near-empty kernel."""
+def _profiled(run) -> list[dict]:
+    """The kernels ``run()`` launches, as the PyTorch profiler (CUPTI) records them, in the
+    order they ran."""
     import tempfile
 
-    import torch
     from torch.profiler import ProfilerActivity, profile
 
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        run()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.loads(Path(f.name).read_text())["traceEvents"]
+    return sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+
+
+def floor(b: Bench) -> dict:
+    """The duration the PyTorch profiler (CUPTI) records for a near-empty kernel."""
     cp = b.cp
     out = cp.zeros(4, dtype=cp.float32)
     fn = b.f("empty")
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+
+    def run() -> None:
         for _ in range(200):
             with b.stream:
                 fn((1,), (32,), (out,))
             b.stream.synchronize()
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        prof.export_chrome_trace(f.name)
-        events = json.loads(Path(f.name).read_text())["traceEvents"]
-    durations = [e["dur"] for e in events if e.get("cat") == "kernel" and "empty" in e["name"]]
-    del torch
+
+    durations = [e["dur"] for e in _profiled(run) if "empty" in e["name"]]
     return {"launches": len(durations), "median_us": statistics.median(durations),
             "min_us": min(durations)}
 
@@ -877,10 +885,6 @@ def short_launches(b: Bench) -> list[dict]:
     float4s in 1 to 16 blocks of 256 threads per SM; each launched again and again, so that
     what fits in the L2 is there (a small tensor a previous kernel wrote), the median of
     five durations."""
-    import tempfile
-
-    from torch.profiler import ProfilerActivity, profile
-
     cp = b.cp
     plan = []
     for shift in range(12, 25, 2):
@@ -894,7 +898,7 @@ def short_launches(b: Bench) -> list[dict]:
         if (width, n) not in arrays:
             arrays[width, n] = (cp.ones(n * width, dtype=cp.float32),
                                 cp.empty(n * width, dtype=cp.float32))
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    def run() -> None:
         for i, (name, width, n, block, grid) in enumerate(plan):
             fn = b.f(name)
             a, c = arrays[width, n]
@@ -903,15 +907,12 @@ def short_launches(b: Bench) -> list[dict]:
                     fn((grid,), (block,), (a, c, cp.int64(n)))
                 b.stream.synchronize()
                 for _ in range(5):
-                    # a marker launch names the configuration in the trace
+                    # behind a near-empty launch, as a kernel in a stream follows another
                     b.f("empty")((1,), (32 + i % 2,), (c,))
                     fn((grid,), (block,), (a, c, cp.int64(n)))
                     b.stream.synchronize()
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        prof.export_chrome_trace(f.name)
-        events = json.loads(Path(f.name).read_text())["traceEvents"]
-    kernels = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
-    timed = [e for e in kernels if "empty" not in e["name"]]
+
+    timed = [e for e in _profiled(run) if "empty" not in e["name"]]
     rows = []
     for i, (name, width, n, block, grid) in enumerate(plan):
         durations = [e["dur"] for e in timed[i * 8 + 3:i * 8 + 8]]
@@ -928,10 +929,6 @@ def l2_residency(b: Bench) -> list[dict]:
     ``element_float``; a float4 grid-stride loop in 4 blocks of 256 per SM,
     ``copy_float4_1``), each launched again and again (warm) and after a 1 GiB write that
     empties the L2 (cold); durations as the profiler records them, the median of five."""
-    import tempfile
-
-    from torch.profiler import ProfilerActivity, profile
-
     cp = b.cp
     flush = cp.empty(1 << 28, dtype=cp.float32)
     plan = []
@@ -942,7 +939,7 @@ def l2_residency(b: Bench) -> list[dict]:
             plan.append(("copy_float4_1", 4, n // 4, 256, 4 * b.sms, state))
     big_a = cp.ones(1 << 26, dtype=cp.float32)
     big_c = cp.empty(1 << 26, dtype=cp.float32)
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    def run() -> None:
         for name, _, n, block, grid, state in plan:
             fn = b.f(name)
             with b.stream:
@@ -951,11 +948,8 @@ def l2_residency(b: Bench) -> list[dict]:
                         flush.fill(0.0)
                     fn((grid,), (block,), (big_a, big_c, cp.int64(n)))
                     b.stream.synchronize()
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        prof.export_chrome_trace(f.name)
-        events = json.loads(Path(f.name).read_text())["traceEvents"]
-    timed = [e for e in sorted((e for e in events if e.get("cat") == "kernel"),
-                               key=lambda e: e["ts"])
+
+    timed = [e for e in _profiled(run)
              if "element_float" in e["name"] or "copy_float4_1" in e["name"]]
     rows = []
     for i, (name, width, n, block, grid, state) in enumerate(plan):
@@ -963,7 +957,6 @@ def l2_residency(b: Bench) -> list[dict]:
         assert all(name in e["name"] for e in runs), name
         rows.append({"kernel": name, "state": state, "n": n, "block": block, "grid": grid,
                      "bytes": n * width * 8, "us": statistics.median(e["dur"] for e in runs[3:])})
-    del flush, big_a, big_c
     return rows
 
 
