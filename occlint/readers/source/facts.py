@@ -821,27 +821,30 @@ _BLOCK_WORDS = re.compile(_BLOCK.pattern + r"|\bgridDim\b|\bhipGridDim_")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
-def _block_indexed(text: str, body: str, depth: int = 2) -> bool:
-    """Whether ``text`` reads the block index, itself or through the variables it names
-    (``depth`` assignments deep)."""
-    if _BLOCK_WORDS.search(text):
+def _through(text: str, body: str, test: Callable[[str], bool], depth: int = 2,
+             itself: bool = True) -> bool:
+    """Whether ``test`` holds for ``text`` (``itself``) or for a value the body assigns a
+    variable it names (``depth`` assignments deep)."""
+    if itself and test(text):
         return True
     for name in set(_IDENTIFIER.findall(text)) if depth else ():
-        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)([^;]*)", body):
-            if _block_indexed(m[1], body, depth - 1):
-                return True
-    return False
-
-
-def _loaded(text: str, body: str, depth: int = 2) -> bool:
-    """Whether ``text`` names a variable the body assigns an array's element to (``ix =
-    inp[b * T + t]``), itself or through the variables it names (``depth`` deep)."""
-    for name in set(_IDENTIFIER.findall(text)) if depth else ():
         for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)\s*([^;]*)", body):
-            value = m[1]
-            if (not value.startswith("&") and "[" in value) or _loaded(value, body, depth - 1):
+            if _through(m[1], body, test, depth - 1):
                 return True
     return False
+
+
+def _block_indexed(text: str, body: str) -> bool:
+    """Whether ``text`` reads the block index, itself or through its variables."""
+    return _through(text, body, lambda t: bool(_BLOCK_WORDS.search(t)))
+
+
+def _loaded(address: str, body: str) -> bool:
+    """Whether an atomic's ``address`` names a variable the body assigns an array's
+    element to (``ix = inp[b * T + t]``; an element's address, ``&a[i]``, is not one),
+    or one assigned from such a variable."""
+    return _through(address, body, lambda t: "[" in t and not t.startswith("&"),
+                    itself=False)
 
 
 # a block's reduction after a pass: a barrier, cub's (``BlockReduce(...).Sum(``), or a call
