@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-34] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-35] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3485,6 +3485,91 @@ extern "C" __global__ void threshold_mid_2d({_IMAGE}) {{
 """,
 }
 
+# set 35: an LLM's decode- and prefill-sized launches (a batch of 8 tokens: rows of 4,096,
+# 11,008 and 32,000), written after stop 43's model, to score it unseen
+KERNELS_35: dict[str, str] = {
+    "rmsnorm_decode_row": f"""
+extern "C" __global__ void rmsnorm_decode_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * x[j];
+    float r = rsqrtf(block_sum(t, red) / cols + 1e-6f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * r * b[j];
+}}
+""",
+    "silu_mul_decode_elem": f"""
+extern "C" __global__ void silu_mul_decode_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float g = a[i];
+        c[i] = g / (1.0f + __expf(-g)) * b[i];
+    }}
+}}
+""",
+    "residual_add_decode_elem": f"""
+extern "C" __global__ void residual_add_decode_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}}
+""",
+    "rope_decode_elem": f"""
+extern "C" __global__ void rope_decode_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float2 v = reinterpret_cast<const float2*>(a)[i];
+        float2 cs = reinterpret_cast<const float2*>(b)[i & 63];
+        reinterpret_cast<float2*>(c)[i] = make_float2(v.x * cs.x - v.y * cs.y,
+                                                      v.x * cs.y + v.y * cs.x);
+    }}
+}}
+""",
+    "softmax_scores_row": f"""
+extern "C" __global__ void softmax_scores_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j] * s);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] * s - m);
+    t = block_sum(t, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] * s - m) / t;
+}}
+""",
+    "embedding_decode_elem": f"""
+extern "C" __global__ void embedding_decode_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        long token = i >> 12, col = i & 4095;
+        long row = (long)(fabsf(b[token]) * 100.0f) % 500;
+        c[i] = a[row * 4096 + col];
+    }}
+}}
+""",
+    "bias_gelu_prefill_elem": f"""
+extern "C" __global__ void bias_gelu_prefill_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i] + b[i & 4095];
+        c[i] = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+    }}
+}}
+""",
+    "argmax_decode_row": f"""
+extern "C" __global__ void argmax_decode_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = m;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4027,6 +4112,22 @@ SUITE_34: dict[str, tuple] = {
                          "exact", 2),
     "threshold_mid_2d": ("image", 16 * M, {"block": [16, 4, 1]}, {}, "exact", 1),
 }
+SUITE_35: dict[str, tuple] = {
+    "rmsnorm_decode_row": ("block-per-row", 8 * 4096, {"block": [128, 1, 1]}, {"cols": 4096},
+                           "close", 1),
+    "silu_mul_decode_elem": ("elementwise", 8 * 11008, {"block": [1024, 1, 1]}, {}, "exact",
+                             1),
+    "residual_add_decode_elem": ("elementwise", 8 * 4096, {"block": [32, 1, 1]}, {}, "exact",
+                                 1),
+    "rope_decode_elem": ("elementwise", 8 * 32 * 64, {"block": [1024, 1, 1]}, {}, "exact", 2),
+    "softmax_scores_row": ("block-per-row", 256 * 2048, {"block": [1024, 1, 1]},
+                           {"cols": 2048}, "close", 1),
+    "embedding_decode_elem": ("elementwise", 8 * 4096, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "bias_gelu_prefill_elem": ("elementwise", 512 * 4096, {"block": [96, 1, 1]}, {}, "exact",
+                               1),
+    "argmax_decode_row": ("block-per-row", 8 * 32000, {"block": [128, 1, 1]}, {"cols": 32000},
+                          "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4044,7 +4145,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         31: (KERNELS_31, SUITE_31),
         32: (KERNELS_32, SUITE_32),
         33: (KERNELS_33, SUITE_33),
-        34: (KERNELS_34, SUITE_34)}
+        34: (KERNELS_34, SUITE_34),
+        35: (KERNELS_35, SUITE_35)}
 
 
 def suite(which: int = 1) -> list[dict]:
