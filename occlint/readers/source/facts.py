@@ -739,6 +739,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     maxes: list[bool] = []  # each one-address atomic: whether an atomicMax / atomicMin
     shared_arrays = {m[1] for m in _SHARED_ARRAY.finditer(body)} \
         if "__shared__" in body else set()  # the SM's: their atomics queue at no L2
+    values: dict[str, list[str]] | None = None  # each name's assigned values, read once
     for m in _ATOMIC.finditer(body) if "tomic" in body else ():
         close = access.matching(body, m.end() - 1, "(")
         address = body[m.end():close].split(",")[0]
@@ -749,13 +750,15 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
         spread = access.spread_of(address, env_at(m.start()), consts)
         own = _THREAD.search(address) or (spread is not None and spread != access.UNIFORM
                                           and access.SCATTERED not in spread)
-        if own and not _THREAD.search(address) and _loaded(address, body):
+        if own and values is None:
+            values = _assigned(body)
+        if own and not _THREAD.search(address) and _loaded(address, values):
             own, spread = False, None  # a row a loaded value picks (a token's embedding)
         if own:
             # a thread's own word: its block's own where the address reads the block index
             # (no queue), else one of a set every block adds to (a privatised histogram's
             # flush): each word queues one atomic a block
-            if not looped and not _block_indexed(address, body):
+            if not looped and not _block_indexed(address, values):
                 shared_set += region.weight(m.start())
             continue
         if spread is None or access.SCATTERED in spread:
@@ -821,29 +824,41 @@ _BLOCK_WORDS = re.compile(_BLOCK.pattern + r"|\bgridDim\b|\bhipGridDim_")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
-def _through(text: str, body: str, test: Callable[[str], bool], depth: int = 2,
-             itself: bool = True) -> bool:
-    """Whether ``test`` holds for ``text`` (``itself``) or for a value the body assigns a
-    variable it names (``depth`` assignments deep)."""
+# an assignment's name and (looked ahead, so that ``a = b = c`` gives both) its value
+_ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=(?!=)\s*(?=([^;]*))")
+
+
+def _assigned(body: str) -> dict[str, list[str]]:
+    """The values the body assigns each name, in order."""
+    out: dict[str, list[str]] = {}
+    for m in _ASSIGNED.finditer(body):
+        out.setdefault(m[1], []).append(m[2])
+    return out
+
+
+def _through(text: str, values: dict[str, list[str]], test: Callable[[str], bool],
+             depth: int = 2, itself: bool = True) -> bool:
+    """Whether ``test`` holds for ``text`` (``itself``) or for a value assigned a variable it
+    names (``values``: :func:`_assigned`; ``depth`` assignments deep)."""
     if itself and test(text):
         return True
     for name in set(_IDENTIFIER.findall(text)) if depth else ():
-        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=(?!=)\s*([^;]*)", body):
-            if _through(m[1], body, test, depth - 1):
+        for value in values.get(name, ()):
+            if _through(value, values, test, depth - 1):
                 return True
     return False
 
 
-def _block_indexed(text: str, body: str) -> bool:
+def _block_indexed(text: str, values: dict[str, list[str]]) -> bool:
     """Whether ``text`` reads the block index, itself or through its variables."""
-    return _through(text, body, lambda t: bool(_BLOCK_WORDS.search(t)))
+    return _through(text, values, lambda t: bool(_BLOCK_WORDS.search(t)))
 
 
-def _loaded(address: str, body: str) -> bool:
+def _loaded(address: str, values: dict[str, list[str]]) -> bool:
     """Whether an atomic's ``address`` names a variable the body assigns an array's
     element to (``ix = inp[b * T + t]``; an element's address, ``&a[i]``, is not one),
     or one assigned from such a variable."""
-    return _through(address, body, lambda t: "[" in t and not t.startswith("&"),
+    return _through(address, values, lambda t: "[" in t and not t.startswith("&"),
                     itself=False)
 
 
