@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's thirty-five sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's thirty-six sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -81,9 +81,10 @@ thirty-third (short launches again, written before the L2 was measured), scored 
 slower, no false warning); the thirty-fourth after that, scored once and left as it is:
 0.923 (habit 0.978), none slower, no false warning, 6 of 6 inside, a gather saving 24 %
 unadvised; the thirty-fifth too (an LLM's decode- and prefill-sized launches, 3-45 us):
-0.978 (habit 0.798), none slower, no false warning, none unwarned, 4 of 4 inside. What
-holds is asserted; what does not is a strict xfail with
-the figures."""
+0.978 (habit 0.798), none slower, no false warning, none unwarned, 4 of 4 inside; the
+thirty-sixth too (grid-stride loops over what the L2 holds, 2-20 us): 0.958 (habit 0.974),
+one info 4 % slower (0.2 us), no false warning, 4 of 7 inside. What holds is asserted;
+what does not is a strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 36)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 37)}
 
 
 @cache
@@ -139,6 +140,10 @@ def test_no_advice_makes_a_hand_written_launch_slower(request, run):
             "issue 28: small_softmax_row (rows of 1,024 in 1,024-thread blocks, 2 us) is "
             "advised 992 threads as an info (0-14 % claimed), 10 % slower: 32 threads of "
             "each row do a second pass the model averages away")))
+    if run == "zoo-36/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: mul_l2_gs (512 K elements, 1,024 x 132, a launch of about 2 us) is "
+            "advised 1,024 x 264 as an info (0-13 % claimed), 4.3 % slower: 0.2 us")))
     t = _targets(run)
     assert t["unmeasured"] == [] and t["slower"] == []
     assert t["false_warnings"] == []
@@ -677,6 +682,15 @@ UNMET = {
     ("zoo-34/h200", "width 15 points"): "30 points",
     ("zoo-34/h200", "every 10 % warned"): "gather_mid_elem (24 %: nothing advised)",
     ("zoo-35/h200", "width 15 points"): "25 points",
+    ("zoo-36/h200", "advised 0.97"): "0.958 (habit 0.974, written after stop 43's model and "
+                                     "scored once): grid-stride loops of 2-20 us whose work "
+                                     "is read from their time (relu_l2_int_gs advised 1,024 "
+                                     "x 792: 49 %, 52 % by 512 x 528)",
+    ("zoo-36/h200", "inside 90 %"): "4 of 7 claims hold (relu_l2_int_gs 8-34 % claimed, 49 % "
+                                    "saved; scale4_l2_gs 20-51 %, 14 %; poly_l2_gs 69-89 %, "
+                                    "60 %)",
+    ("zoo-36/h200", "width 15 points"): "24 points",
+    ("zoo-36/h200", "spearman 0.9"): "0.86",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",

@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-35] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-36] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3570,6 +3570,80 @@ extern "C" __global__ void argmax_decode_row({_ROWS}) {{
 """,
 }
 
+# set 36: grid-stride loops over what the L2 holds (256 K-8 M elements), written after stop
+# 43's model, to score its reading of a loop's work from a short launch's time unseen
+KERNELS_36: dict[str, str] = {
+    "axpy_l2_gs": f"""
+extern "C" __global__ void axpy_l2_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = s * a[i] + b[i];
+}}
+""",
+    "relu_l2_int_gs": f"""
+extern "C" __global__ void relu_l2_int_gs({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        c[i] = fmaxf(a[i], 0.0f);
+}}
+""",
+    "scale4_l2_gs": f"""
+extern "C" __global__ void scale4_l2_gs({_ARGS}) {{
+    const float4* a4 = reinterpret_cast<const float4*>(a);
+    float4* c4 = reinterpret_cast<float4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 v = a4[i];
+        c4[i] = make_float4(v.x * s, v.y * s, v.z * s, v.w * s);
+    }}
+}}
+""",
+    "sumsq_block_atomic_gs": f"""
+extern "C" __global__ void sumsq_block_atomic_gs({_ARGS}) {{
+    __shared__ float red[32];
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i] * a[i];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) atomicAdd(sum, t);
+}}
+""",
+    "clamp_l2_gs": f"""
+extern "C" __global__ void clamp_l2_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = fminf(fmaxf(a[i], -s), s);
+}}
+""",
+    "poly_l2_gs": f"""
+extern "C" __global__ void poly_l2_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float x = a[i], y = 1.0f;
+#pragma unroll
+        for (int k = 0; k < 32; ++k) y = y * x + s;
+        c[i] = y;
+    }}
+}}
+""",
+    "mul_l2_gs": f"""
+extern "C" __global__ void mul_l2_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] * b[i];
+}}
+""",
+    "copy2_l2_gs": f"""
+extern "C" __global__ void copy2_l2_gs({_ARGS}) {{
+    const float2* a2 = reinterpret_cast<const float2*>(a);
+    float2* c2 = reinterpret_cast<float2*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c2[i] = a2[i];
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4128,6 +4202,24 @@ SUITE_35: dict[str, tuple] = {
     "argmax_decode_row": ("block-per-row", 8 * 32000, {"block": [128, 1, 1]}, {"cols": 32000},
                           "none", 1),
 }
+SUITE_36: dict[str, tuple] = {
+    "axpy_l2_gs": ("grid-stride", 2 * M, {"block": [64, 1, 1], "grid_sms": 1}, {}, "exact",
+                   1),
+    "relu_l2_int_gs": ("grid-stride-int", 4 * M, {"block": [1024, 1, 1], "grid_sms": 80}, {},
+                       "exact", 1),
+    "scale4_l2_gs": ("grid-stride", M, {"block": [256, 1, 1], "grid_sms": 0.5}, {}, "exact",
+                     4),
+    "sumsq_block_atomic_gs": ("grid-stride", 4 * M, {"block": [128, 1, 1], "grid_sms": 80},
+                              {}, "none", 1),
+    "clamp_l2_gs": ("grid-stride", 8 * M, {"block": [32, 1, 1], "grid_sms": 2}, {}, "exact",
+                    1),
+    "poly_l2_gs": ("grid-stride", 2 * M, {"block": [128, 1, 1], "grid_sms": 1}, {}, "exact",
+                   1),
+    "mul_l2_gs": ("grid-stride", 512 * 1024, {"block": [1024, 1, 1], "grid_sms": 1}, {},
+                  "exact", 1),
+    "copy2_l2_gs": ("grid-stride", 2 * M, {"block": [512, 1, 1], "grid_sms": 16}, {},
+                    "exact", 2),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4146,7 +4238,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         32: (KERNELS_32, SUITE_32),
         33: (KERNELS_33, SUITE_33),
         34: (KERNELS_34, SUITE_34),
-        35: (KERNELS_35, SUITE_35)}
+        35: (KERNELS_35, SUITE_35),
+        36: (KERNELS_36, SUITE_36)}
 
 
 def suite(which: int = 1) -> list[dict]:
