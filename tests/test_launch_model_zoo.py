@@ -149,6 +149,20 @@ def test_no_advice_makes_a_hand_written_launch_slower(request, run):
     assert t["false_warnings"] == []
 
 
+def test_a_short_loops_range_spans_what_the_l2_may_have_held():
+    """A grid-stride loop whose work the trace's time gives, short enough for the L2 to
+    hold its data (zoo set 36's scale4_l2_gs: a float4 scale of 1 M elements, 10 us as
+    traced): whether the L2 held it from the launch before the trace cannot say, so the
+    claim spans both readings; the measured saving (14 %) lies in it, under the reading
+    the model prices by (20-51 % alone)."""
+    row = _row("zoo-36/h200", "scale4_l2_gs")
+    assert row["inside"] and row["low"] < row["saving"] < 0.2
+    assert any("how much of its data the L2 held" in u for u in row["model"]["unknown"])
+    # a loop whose work the time reads far past the L2 (64 M elements: 512 MB) has none
+    big = _row("zoo-30/h200", "pragma_one_gs")
+    assert big["fix"] and not any("L2 held" in u for u in big["model"]["unknown"])
+
+
 def test_a_fix_predicted_to_save_much_warns_though_its_range_starts_near_none():
     """naive_sum (set 3) ends each thread in an atomic on one address: whether the atomics
     wait for the work the trace cannot say, so its range is 0-89 %; the model, reading its

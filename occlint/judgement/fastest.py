@@ -319,26 +319,28 @@ def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Ca
 
 
 def _loop_device(report: Any, facts: Facts, units: int, dm: DeviceModel, seconds: float
-                 ) -> DeviceModel:
-    """The device model a loop whose work is read from its traced time is priced on: as if
-    the L2 kept nothing (:func:`_dram`) unless the work so read is small enough for it to
-    keep some and, read with what it keeps, moves the time (the time's elasticity in the
-    work at least WELL_READ)."""
+                 ) -> tuple[DeviceModel, DeviceModel | None]:
+    """The device model a loop whose work is read from its traced time is priced on, and
+    the other where the trace cannot settle between them (None: it can). As if the L2
+    kept nothing (:func:`_dram`) unless the work so read is small enough for it to keep
+    some and, read with what it keeps, moves the time (the time's elasticity in the work
+    at least WELL_READ); where the work so read fits the L2 at all, how much of its data
+    the L2 held is the trace's unknown."""
     space = _Space(report, facts, units)
     current = space.current()
     dram = _dram(dm)
     if current is None or not dm.l2_kept_curve:
-        return dram
+        return dram, None
     config = current.config(space.wave)
     n = elements_for(dram, facts, config, seconds)
     if not n or not timing.l2_kept(dm, facts, n):
-        return dram
+        return dram, None
     n = elements_for(dm, facts, config, seconds)
     if n:
         grown = predict(dm, facts, config, n * 1.1).total / seconds
         if math.log(grown) / math.log(1.1) >= WELL_READ:
-            return dm
-    return dram
+            return dm, dram
+    return dram, dm
 
 
 @lru_cache(maxsize=32)
@@ -444,8 +446,9 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     facts = report.launch.known_facts
     known = facts is not None
     readings = (facts,) if known else SCENARIOS
+    unsettled = None  # the device model of the reading the trace cannot settle
     if seconds and not report.launch.problem_size and readings[0].loops:
-        dm = _loop_device(report, readings[0], units, dm, seconds)
+        dm, unsettled = _loop_device(report, readings[0], units, dm, seconds)
     unknown: list[str] = []
     if not known:
         unknown.append("what each thread loads, stores and computes (no source of this "
@@ -525,6 +528,14 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                 gains, _ = _price(dm, (other,), best)
                 best_gains = [*best_gains, *gains]
                 unknown.append(why)
+        if unsettled is not None and known:
+            # priced on the other device reading only (the plan's own scenarios keep
+            # its device)
+            gains, _ = _price(unsettled, (_reading(report, facts, first, unsettled, current,
+                                                   seconds),), best)
+            best_gains = [*best_gains, *gains]
+            unknown.append("how much of its data the L2 held from the launch before (its "
+                           "work read from a launch this short): the range spans both")
         lo, _ = _range(min(best_gains), dm.spread)
         _, hi = _range(max(best_gains), dm.spread)
         # without the source its arithmetic's chains, its loop and its bytes are guesses:
