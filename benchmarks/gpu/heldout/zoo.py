@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-36] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-37] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3644,6 +3644,96 @@ extern "C" __global__ void copy2_l2_gs({_ARGS}) {{
 """,
 }
 
+# set 37: half precision (__half, __half2 through cuda_fp16.h), written after stop 43's
+# model, to score it unseen
+_HALF = "#include <cuda_fp16.h>\n"
+KERNELS_37: dict[str, str] = {
+    "half_scale_elem": _HALF + f"""
+extern "C" __global__ void half_scale_elem({_ARGS}) {{
+    const __half* x = reinterpret_cast<const __half*>(a);
+    __half* y = reinterpret_cast<__half*>(c);
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = __float2half(__half2float(x[i]) * s);
+}}
+""",
+    "half2_add_elem": f"""
+extern "C" __global__ void half2_add_elem({_ARGS}) {{
+    const __half2* x = reinterpret_cast<const __half2*>(a);
+    const __half2* z = reinterpret_cast<const __half2*>(b);
+    __half2* y = reinterpret_cast<__half2*>(c);
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = __hadd2(x[i], z[i]);
+}}
+""",
+    "half_gelu_gs": f"""
+extern "C" __global__ void half_gelu_gs({_ARGS}) {{
+    const __half* x = reinterpret_cast<const __half*>(a);
+    __half* y = reinterpret_cast<__half*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float v = __half2float(x[i]);
+        y[i] = __float2half(0.5f * v * (1.0f + erff(v * 0.70710678f)));
+    }}
+}}
+""",
+    "half_rmsnorm_row": f"""
+extern "C" __global__ void half_rmsnorm_row({_ROWS}) {{
+    __shared__ float red[32];
+    const __half* x = reinterpret_cast<const __half*>(a) + blockIdx.x * cols;
+    __half* y = reinterpret_cast<__half*>(c) + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float v = __half2float(x[j]);
+        t += v * v;
+    }}
+    float r = rsqrtf(block_sum(t, red) / cols + 1e-6f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        y[j] = __float2half(__half2float(x[j]) * r);
+}}
+""",
+    "half2_silu_mul_elem": f"""
+extern "C" __global__ void half2_silu_mul_elem({_ARGS}) {{
+    const __half2* g = reinterpret_cast<const __half2*>(a);
+    const __half2* u = reinterpret_cast<const __half2*>(b);
+    __half2* y = reinterpret_cast<__half2*>(c);
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float2 gv = __half22float2(g[i]), uv = __half22float2(u[i]);
+        y[i] = __floats2half2_rn(gv.x / (1.0f + __expf(-gv.x)) * uv.x,
+                                 gv.y / (1.0f + __expf(-gv.y)) * uv.y);
+    }}
+}}
+""",
+    "half_to_float_gs": f"""
+extern "C" __global__ void half_to_float_gs({_ARGS}) {{
+    const __half* x = reinterpret_cast<const __half*>(a);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = __half2float(x[i]) * s;
+}}
+""",
+    "float_to_half_elem": f"""
+extern "C" __global__ void float_to_half_elem({_ARGS}) {{
+    __half* y = reinterpret_cast<__half*>(c);
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = __float2half(a[i] * s);
+}}
+""",
+    "half_residual_2d": f"""
+extern "C" __global__ void half_residual_2d({_IMAGE}) {{
+    const __half* x = reinterpret_cast<const __half*>(a);
+    const __half* r = reinterpret_cast<const __half*>(b);
+    __half* y = reinterpret_cast<__half*>(c);
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col < width && row < height) {{
+        long i = (long)row * width + col;
+        y[i] = __hadd(x[i], r[i]);
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4220,6 +4310,19 @@ SUITE_36: dict[str, tuple] = {
     "copy2_l2_gs": ("grid-stride", 2 * M, {"block": [512, 1, 1], "grid_sms": 16}, {},
                     "exact", 2),
 }
+SUITE_37: dict[str, tuple] = {
+    "half_scale_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "none", 1),
+    "half2_add_elem": ("elementwise", 32 * M, {"block": [32, 1, 1]}, {}, "none", 1),
+    "half_gelu_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                     "none", 1),
+    "half_rmsnorm_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 4096},
+                         "none", 1),
+    "half2_silu_mul_elem": ("elementwise", 16 * M, {"block": [96, 1, 1]}, {}, "none", 1),
+    "half_to_float_gs": ("grid-stride", 32 * M, {"block": [1024, 1, 1], "grid_sms": 80}, {},
+                         "exact", 1),
+    "float_to_half_elem": ("elementwise", 64 * M, {"block": [1000, 1, 1]}, {}, "none", 1),
+    "half_residual_2d": ("image", 64 * M, {"block": [8, 8, 1]}, {}, "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4239,7 +4342,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         33: (KERNELS_33, SUITE_33),
         34: (KERNELS_34, SUITE_34),
         35: (KERNELS_35, SUITE_35),
-        36: (KERNELS_36, SUITE_36)}
+        36: (KERNELS_36, SUITE_36),
+        37: (KERNELS_37, SUITE_37)}
 
 
 def suite(which: int = 1) -> list[dict]:
