@@ -461,10 +461,22 @@ def aliases(body: str, pointers: dict[str, int | None]
     """Local pointers set from a pointer parameter: name -> (the parameter, the offset's
     text, the element type a cast gives it or None): ``const float* x = a + blockIdx.x *
     cols`` is ``a`` at ``blockIdx.x * cols``, ``&a[k]`` ``a`` at ``k``, ``const float4* v
-    = reinterpret_cast<const float4*>(a + k)`` ``a`` at ``k`` read as float4."""
+    = reinterpret_cast<const float4*>(a + k)`` ``a`` at ``k`` read as float4 (the offset in
+    a's elements), ``reinterpret_cast<const __half*>(a) + k`` ``a`` at ``k`` read as __half
+    (the offset in halves)."""
     out: dict[str, tuple[str, str, str | None]] = {}
     for m in _POINTER_ALIAS.finditer(body):
-        value, cast = _uncast(_value(m[2]).strip())
+        text = _value(m[2]).strip()
+        head = _CPP_CAST_HEAD.match(text)
+        if head:  # ``reinterpret_cast<const __half*>(a) + k``: a at k, read as __half
+            close = matching(text, head.end() - 1, "(")
+            rest = text[close + 1:].strip()
+            if rest.startswith("+") and rest[1:].strip():
+                inner, cast = _uncast(text[:close + 1])
+                if inner in pointers:
+                    out[m[1]] = (inner, rest[1:].strip(), cast)
+                    continue
+        value, cast = _uncast(text)
         address = re.fullmatch(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]", value, re.S)
         if address and address[1] in pointers:
             out[m[1]] = (address[1], address[2], cast)
