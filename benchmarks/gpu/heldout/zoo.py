@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-37] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-38] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3734,6 +3734,85 @@ extern "C" __global__ void half_residual_2d({_IMAGE}) {{
 """,
 }
 
+# set 38: idioms of index and pointer as libraries write them (const after the type, auto,
+# the block index last, a float4 read through &a[4 * i]), written after stop 43's model
+KERNELS_38: dict[str, str] = {
+    "const_after_type_elem": f"""
+extern "C" __global__ void const_after_type_elem({_ARGS}) {{
+    float const* __restrict__ x = a;
+    float* __restrict__ y = c;
+    size_t idx = blockDim.x * blockIdx.x + threadIdx.x;
+    if (idx < (size_t)n) y[idx] = x[idx] * x[idx] + s;
+}}
+""",
+    "auto_ptr_row": f"""
+extern "C" __global__ void auto_ptr_row({_ROWS}) {{
+    __shared__ float red[32];
+    auto x = a + blockIdx.x * cols;
+    auto y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] - m;
+}}
+""",
+    "float4_addr_cast_elem": f"""
+extern "C" __global__ void float4_addr_cast_elem({_ARGS}) {{
+    long i = threadIdx.x + blockIdx.x * (long)blockDim.x;
+    if (i < n) {{
+        float4 v = *reinterpret_cast<const float4*>(&a[4 * i]);
+        float4 w = *reinterpret_cast<const float4*>(&b[4 * i]);
+        *reinterpret_cast<float4*>(&c[4 * i]) = make_float4(v.x * w.x, v.y * w.y,
+                                                            v.z * w.z, v.w * w.w);
+    }}
+}}
+""",
+    "pragma4_stride_gs": f"""
+extern "C" __global__ void pragma4_stride_gs({_ARGS}) {{
+#pragma unroll 4
+    for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += gridDim.x * blockDim.x)
+        c[i] = a[i] * s - b[i];
+}}
+""",
+    "ternary_store_elem": f"""
+extern "C" __global__ void ternary_store_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = a[i];
+    c[i] = v > 0.0f ? v * s : __expf(v) - 1.0f;
+}}
+""",
+    "two_outputs_gs": f"""
+extern "C" __global__ void two_outputs_gs({_ARGS}) {{
+    const long stride = (long)gridDim.x * blockDim.x;
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {{
+        float v = a[i];
+        c[i] = v * s;
+        sum[i & 1023] = v;
+    }}
+}}
+""",
+    "shared_bias_elem": f"""
+extern "C" __global__ void shared_bias_elem({_ARGS}) {{
+    __shared__ float bias[256];
+    for (int t = threadIdx.x; t < 256; t += blockDim.x) bias[t] = b[t];
+    __syncthreads();
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + bias[i & 255];
+}}
+""",
+    "row_scale_auto_2d": f"""
+extern "C" __global__ void row_scale_auto_2d({_IMAGE}) {{
+    const auto col = blockIdx.x * blockDim.x + threadIdx.x;
+    const auto row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col < width && row < height) {{
+        const auto i = (long)row * width + col;
+        c[i] = a[i] * b[row & 1023];
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4323,6 +4402,20 @@ SUITE_37: dict[str, tuple] = {
     "float_to_half_elem": ("elementwise", 64 * M, {"block": [1000, 1, 1]}, {}, "none", 1),
     "half_residual_2d": ("image", 64 * M, {"block": [8, 8, 1]}, {}, "none", 1),
 }
+SUITE_38: dict[str, tuple] = {
+    "const_after_type_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "auto_ptr_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 2048},
+                     "exact", 1),
+    "float4_addr_cast_elem": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "exact",
+                              4),
+    "pragma4_stride_gs": ("grid-stride-int", 64 * M, {"block": [64, 1, 1], "grid_sms": 1},
+                          {}, "exact", 1),
+    "ternary_store_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "two_outputs_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 0.5}, {},
+                       "none", 1),
+    "shared_bias_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "row_scale_auto_2d": ("image", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4343,7 +4436,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         34: (KERNELS_34, SUITE_34),
         35: (KERNELS_35, SUITE_35),
         36: (KERNELS_36, SUITE_36),
-        37: (KERNELS_37, SUITE_37)}
+        37: (KERNELS_37, SUITE_37),
+        38: (KERNELS_38, SUITE_38)}
 
 
 def suite(which: int = 1) -> list[dict]:
