@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's thirty-seven sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's thirty-eight sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -86,8 +86,11 @@ thirty-sixth too (grid-stride loops over what the L2 holds, 2-20 us): 0.958 (hab
 one info 4 % slower (0.2 us), no false warning, 4 of 7 inside; the thirty-seventh
 (half precision) after that, scored once: 0.951 (habit 0.978), none slower, 7 of 7
 inside, a block per row of halves unadvised (28 %: its rows, pointers cast and then
-offset, read no loads), then that alias read (0.990, 8 of 8). What holds is asserted;
-what does not is a strict xfail with the figures."""
+offset, read no loads), then that alias read (0.990, 8 of 8); the thirty-eighth (index
+and pointer idioms) after that, scored once: 0.887 (habit 0.962), one info 16 % slower (a
+second store to the same 1,024 words from every thread), 6 of 8 inside, then a pointer
+``auto`` deduces read as an alias (0.921). What holds is asserted; what does not is a
+strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -101,7 +104,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 38)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 39)}
 
 
 @cache
@@ -143,6 +146,10 @@ def test_no_advice_makes_a_hand_written_launch_slower(request, run):
             "issue 28: small_softmax_row (rows of 1,024 in 1,024-thread blocks, 2 us) is "
             "advised 992 threads as an info (0-14 % claimed), 10 % slower: 32 threads of "
             "each row do a second pass the model averages away")))
+    if run == "zoo-38/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: two_outputs_gs stores sum[i & 1023] from every thread (the same 1,024 "
+            "words): advised more threads as an info (0-14 % claimed), 16 % slower")))
     if run == "zoo-36/h200":
         request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "issue 28: mul_l2_gs (512 K elements, 1,024 x 132, a launch of about 2 us) is "
@@ -709,6 +716,15 @@ UNMET = {
     ("zoo-36/h200", "width 15 points"): "24 points",
     ("zoo-36/h200", "spearman 0.9"): "0.86",
     ("zoo-37/h200", "width 15 points"): "25 points",
+    ("zoo-38/h200", "advised 0.97"): "0.921 (habit 0.962, written after stop 43's model): "
+                                     "two_outputs_gs, whose second store writes the same "
+                                     "1,024 words from every thread, advised 1,024 x 8,448 "
+                                     "(16 % slower; 64 x 2,112 saves 36 %: stores to the "
+                                     "same lines queue, which the model does not price)",
+    ("zoo-38/h200", "inside 90 %"): "6 of 8 claims hold (pragma4_stride_gs 66-87 % claimed, "
+                                    "93 % saved; ternary_store_elem 19-50 %, 52 %)",
+    ("zoo-38/h200", "width 15 points"): "22 points",
+    ("zoo-38/h200", "every 10 % warned"): "two_outputs_gs (36 %: an info advising slower)",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",

@@ -86,6 +86,15 @@ def test_a_cast_pointer_is_an_alias_read_as_its_new_type():
         "y": ("c", "2", "float2")}
 
 
+def test_a_pointer_auto_deduces_is_an_alias():
+    """``auto x = a + blockIdx.x * cols`` (zoo set 38's auto_ptr_row read no loads before:
+    30 % unadvised); ``auto`` integers are not aliases."""
+    body = ("{ auto x = a + blockIdx.x * cols; const auto* __restrict__ y = c + 2;"
+            " auto i = blockIdx.x * blockDim.x + threadIdx.x; }")
+    assert aliases(body, {"a": 4, "c": 4}) == {"x": ("a", "blockIdx.x * cols", None),
+                                               "y": ("c", "2", None)}
+
+
 def test_a_pointer_cast_then_offset_is_an_alias_read_as_its_new_type():
     """A row of halves: the parameter cast first, the row's offset after it (zoo set 37's
     half_rmsnorm_row read no loads before: its rows unadvised, 28 %)."""

@@ -356,8 +356,9 @@ def _extent_parsed(text: str, extents: tuple[tuple[str, int], ...],
 # a variable's assignment at statement level: ``[type] name = value;`` (a for loop's
 # initialiser too); not ==, <=, compound assignments, nor an element's store
 _ASSIGNMENT = re.compile(r"(?<![\w.\]>])([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
-_POINTER_ALIAS = re.compile(r"\*\s*(?:const\s+|__restrict__\s+|__restrict\s+)*"
-                            r"([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
+# a pointer's declaration (``T* x =``, or ``auto`` deducing it: ``auto x = a + k``)
+_POINTER_ALIAS = re.compile(r"(?:\*|\bauto\b\s*\*?)\s*(?:const\s+|__restrict__\s+|"
+                            r"__restrict\s+)*([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
 _SEPARATOR = re.compile(r"[()\[\],]")
 
 
