@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-38] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-39] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3813,6 +3813,81 @@ extern "C" __global__ void row_scale_auto_2d({_IMAGE}) {{
 """,
 }
 
+# set 39: cooperative groups' indices, unsigned indices, a loop over rows, a scattered
+# store, written after stop 43's model
+_CG = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+KERNELS_39: dict[str, str] = {
+    "cg_grid_stride_gs": _CG + f"""
+extern "C" __global__ void cg_grid_stride_gs({_ARGS}) {{
+    cg::grid_group grid = cg::this_grid();
+    for (unsigned long long i = grid.thread_rank(); i < (unsigned long long)n;
+         i += grid.size())
+        c[i] = a[i] * s + b[i];
+}}
+""",
+    "cg_block_rank_elem": f"""
+extern "C" __global__ void cg_block_rank_elem({_ARGS}) {{
+    cg::thread_block block = cg::this_thread_block();
+    long i = (long)block.group_index().x * block.size() + block.thread_rank();
+    if (i < n) c[i] = fmaxf(a[i], b[i]);
+}}
+""",
+    "unsigned_index_elem": f"""
+extern "C" __global__ void unsigned_index_elem({_ARGS}) {{
+    unsigned int idx = threadIdx.x + blockDim.x * blockIdx.x;
+    if (idx < (unsigned int)n) c[idx] = a[idx] * s;
+}}
+""",
+    "rows_loop_row": f"""
+extern "C" __global__ void rows_loop_row({_ROWS}) {{
+    __shared__ float red[32];
+    long rows = n / cols;
+    for (long row = blockIdx.x; row < rows; row += gridDim.x) {{
+        const float* x = a + row * cols;
+        float t = 0.0f;
+        for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+        t = block_sum(t, red);
+        for (long j = threadIdx.x; j < cols; j += blockDim.x) c[row * cols + j] = x[j] - t;
+    }}
+}}
+""",
+    "scatter_perm_elem": f"""
+extern "C" __global__ void scatter_perm_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[(i * 7) % n] = a[i];
+}}
+""",
+    "fminmax_gs": f"""
+extern "C" __global__ void fminmax_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = fminf(fmaxf(a[i], b[i]), s);
+}}
+""",
+    "vec2_guard_elem": f"""
+extern "C" __global__ void vec2_guard_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (2 * i + 1 < n) {{
+        float2 v = reinterpret_cast<const float2*>(a)[i];
+        reinterpret_cast<float2*>(c)[i] = make_float2(v.x + s, v.y - s);
+    }} else if (2 * i < n) {{
+        c[2 * i] = a[2 * i] + s;
+    }}
+}}
+""",
+    "mask_count_block_gs": f"""
+extern "C" __global__ void mask_count_block_gs({_ARGS}) {{
+    __shared__ float red[32];
+    float k = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        k += a[i] > s ? 1.0f : 0.0f;
+    k = block_sum(k, red);
+    if (threadIdx.x == 0) atomicAdd(sum, k);
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4416,6 +4491,20 @@ SUITE_38: dict[str, tuple] = {
     "shared_bias_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
     "row_scale_auto_2d": ("image", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
 }
+SUITE_39: dict[str, tuple] = {
+    "cg_grid_stride_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 1}, {},
+                          "exact", 1),
+    "cg_block_rank_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "unsigned_index_elem": ("elementwise", 64 * M, {"block": [1000, 1, 1]}, {}, "exact", 1),
+    "rows_loop_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 1024},
+                      "close", 1),
+    "scatter_perm_elem": ("elementwise", 16 * M, {"block": [128, 1, 1]}, {}, "exact", 1),
+    "fminmax_gs": ("grid-stride", 64 * M, {"block": [32, 1, 1], "grid_sms": 4}, {},
+                   "exact", 1),
+    "vec2_guard_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "mask_count_block_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 80},
+                            {}, "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4437,7 +4526,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         35: (KERNELS_35, SUITE_35),
         36: (KERNELS_36, SUITE_36),
         37: (KERNELS_37, SUITE_37),
-        38: (KERNELS_38, SUITE_38)}
+        38: (KERNELS_38, SUITE_38),
+        39: (KERNELS_39, SUITE_39)}
 
 
 def suite(which: int = 1) -> list[dict]:
