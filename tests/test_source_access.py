@@ -86,6 +86,39 @@ def test_a_cast_pointer_is_an_alias_read_as_its_new_type():
         "y": ("c", "2", "float2")}
 
 
+def test_cooperative_groups_indices_read_as_the_registers_they_stand_for():
+    """A grid-stride loop over ``cg::this_grid()`` (zoo set 39's cg_grid_stride_gs, 77 %
+    unadvised while it read as no loop), a block group's rank and index."""
+    from occlint.readers.source import groups
+
+    body = """{ cg::grid_group grid = cg::this_grid();
+        for (long i = grid.thread_rank(); i < n; i += grid.size()) c[i] = a[i]; }"""
+    assert "for (long i = (blockIdx.x * blockDim.x + threadIdx.x); i < n; " \
+           "i += (gridDim.x * blockDim.x))" in groups.expand(body)
+    f = _facts(groups.expand(body), "grid-stride")
+    assert (f.loop, f.load_bytes, f.store_bytes) == ("grid-stride", 4, 4)
+    block = groups.expand("{ auto b = cg::this_thread_block(); long i = b.group_index().x *"
+                          " b.size() + b.thread_rank(); if (b.thread_rank() == 0) c[0] = 1; }")
+    assert "long i = blockIdx.x * blockDim.x + threadIdx.x;" in block
+    assert "if (threadIdx.x == 0)" in block
+    assert groups.expand("{ c[i] = a[i]; }") is None
+    assert groups.expand("{ auto g = cg::this_grid(); g.sync(); }") is None  # no index read
+
+
+def test_an_else_branch_over_a_bounds_last_elements_is_not_an_elements_work():
+    """``if (2 * i + 1 < n) {float2} else if (2 * i < n) {float}`` (zoo set 39's
+    vec2_guard_elem: 16 bytes read as moved per element, 8 in truth); an else over
+    another bound is an element's work."""
+    tail = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (2 * i + 1 < n) { float2 v = reinterpret_cast<const float2*>(a)[i];
+            reinterpret_cast<float2*>(c)[i] = v; }
+        else if (2 * i < n) { c[2 * i] = a[2 * i]; } }""")
+    assert (tail.load_bytes, tail.store_bytes) == (8, 8)
+    other = _facts("""{ long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+        if (i < width) c[i] = a[i]; else if (i < height) c[i] = b[i]; }""")
+    assert other.load_bytes == 8
+
+
 def test_a_pointer_auto_deduces_is_an_alias():
     """``auto x = a + blockIdx.x * cols`` (zoo set 38's auto_ptr_row read no loads before:
     30 % unadvised); ``auto`` integers are not aliases."""

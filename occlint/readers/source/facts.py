@@ -63,6 +63,9 @@ _POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
                       r"(?:__restrict__\s+|__restrict\s+|restrict\s+)?([A-Za-z_]\w*)\s*$")
 _FOR = re.compile(r"for\s*\(")  # where a word starts (_words)
 _IF = re.compile(r"if\s*\(")
+# an index below a bound (``2 * i + 1 < n``): the bound's name
+_BELOW = re.compile(r"<\s*\(?\s*(?:\([\w\s]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*$")
+_ELSE_IF = re.compile(r"[\s;}]*else\s+if\s*\(")
 _WORD = re.compile(r"\w")
 _FOR_INIT = re.compile(r"\s*(?:[A-Za-z_][\w:]*\s+)+\**\s*([A-Za-z_]\w*)\s*=([^;,]*)[;,]")
 _ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
@@ -198,6 +201,9 @@ class _Region:
         # pragma's unroll (0: whole; None: no pragma)
         self.loops: list[tuple[int, int, int, float, int | None]] = []
         self.guards: list[tuple[int, int, str]] = []  # start, end, "warp" or "block"
+        # else-branches over a bound's last few elements: ``if (2 * i + 1 < n) {float2}
+        # else if (2 * i < n) {float}``; a thread's element is the first branch's
+        self.tails: list[tuple[int, int]] = []
         self.counters: dict[int, str] = {}  # a constant loop's start -> its counter
         for head_start, head_end in heads:
             head = body[head_start:head_end]
@@ -216,6 +222,24 @@ class _Region:
                     r"\b(n|N|size|count|len)\b|<\s*\w*[nN]\w*", cond):
                 self.guards.append((cond_end + 1, self._statement_end(body, cond_end + 1),
                                     "warp" if lane else "block"))
+            bound = _BELOW.search(cond)
+            if bound and "else" in body:
+                self._tail(body, cond_end, bound[1])
+
+    def _tail(self, body: str, cond_end: int, bound: str) -> None:
+        """The else-branch after an if's statement (ending its condition at ``cond_end``)
+        where that branch is an if against the same ``bound``: a remainder."""
+        end = self._statement_end(body, cond_end + 1)
+        m = _ELSE_IF.match(body, end + 1)
+        if m is None:
+            return
+        close = access.matching(body, m.end() - 1, "(")
+        other = _BELOW.search(body[m.end():close])
+        if other and other[1] == bound:
+            self.tails.append((m.start(), self._statement_end(body, close + 1)))
+
+    def in_tail(self, at: int) -> bool:
+        return any(s <= at <= e for s, e in self.tails)
 
     @staticmethod
     def _statement_end(body: str, at: int) -> int:
@@ -644,7 +668,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     for name, size in pointers.items():
         for at, end in _subscripts(name, body):
             span = span_of(at)
-            if span is None or region.guarded(at):
+            if span is None or region.guarded(at) or region.in_tail(at):
                 continue
             close = access.matching(body, end - 1, "[")
             again = False

@@ -28,7 +28,7 @@ from typing import Any
 
 from occlint.model.facts import Facts
 from occlint.model.source import Body, SourceKernel, Work
-from occlint.readers.source import loop_macros
+from occlint.readers.source import groups, loop_macros
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.facts import defines, kernel_facts
 from occlint.readers.source.markers import kernel_definitions
@@ -385,6 +385,8 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         if body is not None:
             source = text.data[body.start_byte:body.end_byte].decode("utf-8", "replace")
             expanded = loop_macros.expand(source, loops) if loops else None
+            # cooperative groups' indices, read as the registers they stand for
+            expanded = groups.expand(expanded or source) or expanded
             if expanded is not None and kind == "other" and \
                     loop_macros.steps_by_the_grid(expanded):
                 kind = "grid-stride"
