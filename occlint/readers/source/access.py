@@ -356,9 +356,11 @@ def _extent_parsed(text: str, extents: tuple[tuple[str, int], ...],
 # a variable's assignment at statement level: ``[type] name = value;`` (a for loop's
 # initialiser too); not ==, <=, compound assignments, nor an element's store
 _ASSIGNMENT = re.compile(r"(?<![\w.\]>])([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
-# a pointer's declaration (``T* x =``, or ``auto`` deducing it: ``auto x = a + k``)
-_POINTER_ALIAS = re.compile(r"(?:\*|\bauto\b\s*\*?)\s*(?:const\s+|__restrict__\s+|"
-                            r"__restrict\s+)*([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
+# a pointer's declaration (``T* x =``), and one ``auto`` deduces (``auto x = a + k``)
+_POINTER_ALIAS = re.compile(r"\*\s*(?:const\s+|__restrict__\s+|__restrict\s+)*"
+                            r"([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
+_AUTO_ALIAS = re.compile(r"auto\b\s*\*?\s*(?:const\s+|__restrict__\s+|__restrict\s+)*"
+                         r"([A-Za-z_]\w*)\s*=(?!=)(?=([^;{}]*))")
 _SEPARATOR = re.compile(r"[()\[\],]")
 
 
@@ -466,7 +468,12 @@ def aliases(body: str, pointers: dict[str, int | None]
     a's elements), ``reinterpret_cast<const __half*>(a) + k`` ``a`` at ``k`` read as __half
     (the offset in halves)."""
     out: dict[str, tuple[str, str, str | None]] = {}
-    for m in _POINTER_ALIAS.finditer(body):
+    declared = list(_POINTER_ALIAS.finditer(body))
+    if "auto" in body:
+        declared += [m for m in _AUTO_ALIAS.finditer(body)
+                     if m.start() == 0 or not (body[m.start() - 1].isalnum()
+                                               or body[m.start() - 1] == "_")]
+    for m in declared:
         text = _value(m[2]).strip()
         head = _CPP_CAST_HEAD.match(text)
         if head:  # ``reinterpret_cast<const __half*>(a) + k``: a at k, read as __half
