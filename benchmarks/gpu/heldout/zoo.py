@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-39] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-40] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3888,6 +3888,78 @@ extern "C" __global__ void mask_count_block_gs({_ARGS}) {{
 """,
 }
 
+# set 40: more idioms (the thread's indices in constants, a loop with no init, bf16,
+# parameters advanced to a row, pointers in a struct, __ldg(a + i), fmaf chains, a clamped
+# neighbour), written after stop 43's model
+KERNELS_40: dict[str, str] = {
+    "const_tid_elem": f"""
+extern "C" __global__ void const_tid_elem({_ARGS}) {{
+    const int tid = threadIdx.x;
+    const int bid = blockIdx.x;
+    const long i = (long)bid * blockDim.x + tid;
+    if (i < n) c[i] = a[i] - b[i];
+}}
+""",
+    "empty_init_gs": f"""
+extern "C" __global__ void empty_init_gs({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    const long stride = (long)blockDim.x * gridDim.x;
+    for (; i < n; i += stride) c[i] = a[i] * s;
+}}
+""",
+    "bf16_scale_elem": "#include <cuda_bf16.h>\n" + f"""
+extern "C" __global__ void bf16_scale_elem({_ARGS}) {{
+    const __nv_bfloat16* x = reinterpret_cast<const __nv_bfloat16*>(a);
+    __nv_bfloat16* y = reinterpret_cast<__nv_bfloat16*>(c);
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = __float2bfloat16(__bfloat162float(x[i]) * s);
+}}
+""",
+    "param_advance_row": f"""
+extern "C" __global__ void param_advance_row({_ROWS}) {{
+    __shared__ float red[32];
+    a += blockIdx.x * cols;
+    c += blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += a[j];
+    t = block_sum(t, red) / cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) c[j] = a[j] - t;
+}}
+""",
+    "member_ptr_elem": f"""
+struct Pair {{ const float* x; float* y; }};
+extern "C" __global__ void member_ptr_elem({_ARGS}) {{
+    Pair p{{a, c}};
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) p.y[i] = p.x[i] * s;
+}}
+""",
+    "ldg_ptr_arith_gs": f"""
+extern "C" __global__ void ldg_ptr_arith_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = __ldg(a + i) + __ldg(b + i);
+}}
+""",
+    "fmaf_chain_elem": f"""
+extern "C" __global__ void fmaf_chain_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float x = a[i], y = x;
+        y = fmaf(y, x, s); y = fmaf(y, x, s); y = fmaf(y, x, s); y = fmaf(y, x, s);
+        y = fmaf(y, x, s); y = fmaf(y, x, s); y = fmaf(y, x, s); y = fmaf(y, x, s);
+        c[i] = y;
+    }}
+}}
+""",
+    "clamped_neighbour_elem": f"""
+extern "C" __global__ void clamped_neighbour_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = 0.5f * (a[i] + a[min(i + 1, n - 1)]);
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4505,6 +4577,20 @@ SUITE_39: dict[str, tuple] = {
     "mask_count_block_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 80},
                             {}, "none", 1),
 }
+SUITE_40: dict[str, tuple] = {
+    "const_tid_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "empty_init_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                      "exact", 1),
+    "bf16_scale_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "none", 1),
+    "param_advance_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 2048},
+                          "close", 1),
+    "member_ptr_elem": ("elementwise", 64 * M, {"block": [1000, 1, 1]}, {}, "exact", 1),
+    "ldg_ptr_arith_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {},
+                         "exact", 1),
+    "fmaf_chain_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "clamped_neighbour_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact",
+                               1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4527,7 +4613,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         36: (KERNELS_36, SUITE_36),
         37: (KERNELS_37, SUITE_37),
         38: (KERNELS_38, SUITE_38),
-        39: (KERNELS_39, SUITE_39)}
+        39: (KERNELS_39, SUITE_39),
+        40: (KERNELS_40, SUITE_40)}
 
 
 def suite(which: int = 1) -> list[dict]:
