@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-40] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-41] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -3960,6 +3960,81 @@ extern "C" __global__ void clamped_neighbour_elem({_ARGS}) {{
 """,
 }
 
+# set 41: atomics and reductions as real code writes them (a histogram, an atomicMax on a
+# float's bits, __syncthreads_count, an embedding's backward, a two-stage sum, a counter),
+# written after stop 43's model
+KERNELS_41: dict[str, str] = {
+    "hist64_data_elem": f"""
+extern "C" __global__ void hist64_data_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        int bin = min(63, max(0, (int)((a[i] + 4.0f) * 8.0f)));
+        atomicAdd(reinterpret_cast<unsigned int*>(sum) + bin, 1u);
+    }}
+}}
+""",
+    "absmax_bits_elem": f"""
+extern "C" __global__ void absmax_bits_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) atomicMax(reinterpret_cast<int*>(sum), __float_as_int(fabsf(a[i])));
+}}
+""",
+    "count_positive_block_elem": f"""
+extern "C" __global__ void count_positive_block_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    int positive = __syncthreads_count(i < n && a[i] > 0.0f);
+    if (threadIdx.x == 0) atomicAdd(reinterpret_cast<unsigned int*>(sum), (unsigned)positive);
+}}
+""",
+    "embedding_backward_elem": f"""
+extern "C" __global__ void embedding_backward_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        long token = i >> 8, col = i & 255;
+        long row = (long)(fabsf(b[token]) * 50.0f) & 1023;
+        atomicAdd(&c[row * 256 + col], a[i]);
+    }}
+}}
+""",
+    "two_stage_sum_gs": f"""
+extern "C" __global__ void two_stage_sum_gs({_ARGS}) {{
+    __shared__ float red[32];
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) sum[blockIdx.x] = t;
+}}
+""",
+    "counter_per_thread_elem": f"""
+extern "C" __global__ void counter_per_thread_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n && a[i] > s) atomicAdd(reinterpret_cast<unsigned int*>(sum), 1u);
+}}
+""",
+    "sumsq_warp_atomic_gs": f"""
+extern "C" __global__ void sumsq_warp_atomic_gs({_ARGS}) {{
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i] * a[i];
+    t = warp_sum(t);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, t);
+}}
+""",
+    "row_max_store_row": f"""
+extern "C" __global__ void row_max_store_row({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = m;
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4591,6 +4666,21 @@ SUITE_40: dict[str, tuple] = {
     "clamped_neighbour_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact",
                                1),
 }
+SUITE_41: dict[str, tuple] = {
+    "hist64_data_elem": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "none", 1),
+    "absmax_bits_elem": ("elementwise", 16 * M, {"block": [64, 1, 1]}, {}, "none", 1),
+    "count_positive_block_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "none",
+                                  1),
+    "embedding_backward_elem": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "none",
+                                1),
+    "two_stage_sum_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 1}, {},
+                         "none", 1),
+    "counter_per_thread_elem": ("elementwise", 16 * M, {"block": [256, 1, 1]}, {}, "none", 1),
+    "sumsq_warp_atomic_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 48},
+                             {}, "none", 1),
+    "row_max_store_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 4096},
+                          "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4614,7 +4704,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         37: (KERNELS_37, SUITE_37),
         38: (KERNELS_38, SUITE_38),
         39: (KERNELS_39, SUITE_39),
-        40: (KERNELS_40, SUITE_40)}
+        40: (KERNELS_40, SUITE_40),
+        41: (KERNELS_41, SUITE_41)}
 
 
 def suite(which: int = 1) -> list[dict]:
