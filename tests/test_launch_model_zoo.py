@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's forty sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's forty-one sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -97,7 +97,10 @@ work (0.964, 4 of 6); the fortieth (more idioms: the thread's indices in constan
 loop with no init, bf16, parameters advanced to a row, pointers in a struct, __ldg(a +
 i), fmaf chains) after that, scored once and left as it is: 0.966 (habit 0.986), none
 slower, no false warning, 6 of 7 inside, pointers in a local struct unread (20 %
-unadvised). What holds is asserted; what does not is a strict xfail with the figures."""
+unadvised); the forty-first (atomics and reductions as real code writes them), scored once
+and left as it is: 0.982 (habit 0.942), none slower, 4 of 5 inside, one false warning (an
+atomicMax on one address a thread). What holds is asserted; what does not is a strict xfail
+with the figures."""
 
 from __future__ import annotations
 
@@ -111,7 +114,7 @@ from occlint.devices.db import shipped_db
 from occlint.devices.launch_params import launch_model
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 41)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 42)}
 
 
 @cache
@@ -153,6 +156,11 @@ def test_no_advice_makes_a_hand_written_launch_slower(request, run):
             "issue 28: small_softmax_row (rows of 1,024 in 1,024-thread blocks, 2 us) is "
             "advised 992 threads as an info (0-14 % claimed), 10 % slower: 32 threads of "
             "each row do a second pass the model averages away")))
+    if run == "zoo-41/h200":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "issue 28: absmax_bits_elem (an atomicMax on one address a thread, 64-thread "
+            "blocks) warned with 0-30 % claimed where nothing saves: its 0.4 ms of atomics "
+            "hide the block starts, which the model's own reading adds to them")))
     if run == "zoo-38/h200":
         request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "issue 28: two_outputs_gs stores sum[i & 1023] from every thread (the same 1,024 "
@@ -746,6 +754,9 @@ UNMET = {
                                     "% saved)",
     ("zoo-40/h200", "width 15 points"): "30 points",
     ("zoo-40/h200", "every 10 % warned"): "member_ptr_elem (20 %: nothing advised)",
+    ("zoo-41/h200", "inside 90 %"): "4 of 5 claims hold (embedding_backward_elem 17-47 % "
+                                    "claimed, 11 % saved)",
+    ("zoo-41/h200", "width 15 points"): "30 points",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",
