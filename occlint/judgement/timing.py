@@ -22,6 +22,8 @@ elements takes
 * ``T_atomics``: atomics to one address serialise (measured ns per atomic), after the
   work that feeds them: they add to the rest; atomics to each block's own address cost
   what the device measured at the block's threads (more threads, more on one address);
+  one element per thread each with an atomic on one address streams them beside the
+  blocks' starts and loads instead (their p-norm with ``T_rest``, the overlap's p);
 * ``T_after``: a thread's atomic to one address after its loop waits for that loop only:
   those drain partly while other threads still work (``q``: between adding, 1, and the
   overlap's p);
@@ -463,7 +465,13 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
         ns, merged = dm.atomic_max_ns * 1e-9, cfg.wave
     after = (threads * facts.atomics_one_thread / merged
              + B * cfg.warps * facts.atomics_one_warp) * ns
-    one = (elements * facts.atomics_one / merged + B * facts.atomics_one_block) * ns
+    # one element per thread, each with an atomic on one address: the L2 takes them at its
+    # rate as the threads reach them, beside the blocks' starts and loads (measured: an
+    # atomicMax a thread, 0.40 ms of atomics and 0.16 ms of starts, took 0.40 ms); a
+    # loop's atomics per element queue behind its passes
+    streamed = 0.0 if facts.loops else elements * facts.atomics_one / merged * ns
+    one = ((elements * facts.atomics_one / merged if facts.loops else 0.0)
+           + B * facts.atomics_one_block) * ns
     # a set of words every block adds to: each word's queue holds one atomic a block
     one += B * facts.atomics_set * dm.atomic_set_ns * 1e-9
     # a tree (or scan) over each block's threads in shared memory, a barrier a step: short
@@ -477,12 +485,13 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # for each other); so do those to each block's own address, queued at the L2 the loads
     # go through. A thread's atomic after its loop waits for that loop only: those drain
     # while other threads still work (the atomics' p, measured on such kernels)
-    atomics = after + one + spread
+    atomics = after + one + spread + streamed
+    rest = _pnorm((_pnorm((work, starts), k.starts_p), streamed), k.p) if streamed \
+        else _pnorm((work, starts), k.starts_p)
     if k.atomics_beside:
-        total = dm.floor_us * 1e-6 + _pnorm((_pnorm((work, starts), k.starts_p), atomics), k.p)
+        total = dm.floor_us * 1e-6 + _pnorm((rest, after + one + spread), k.p)
     else:
-        total = dm.floor_us * 1e-6 + _pnorm((_pnorm((work, starts), k.starts_p), after),
-                                            k.atomics_p) + one + spread
+        total = dm.floor_us * 1e-6 + _pnorm((rest, after), k.atomics_p) + one + spread
     return Breakdown(total, mem, cmp, starts, atomics)
 
 
