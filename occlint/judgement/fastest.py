@@ -535,7 +535,8 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                                                    seconds),), best)
             best_gains = [*best_gains, *gains]
             unknown.append("how much of its data the L2 held from the launch before (its "
-                           "work read from a launch this short): the range spans both")
+                           "work, read from its traced time, small enough for the L2 to "
+                           "hold): the range spans both")
         lo, _ = _range(min(best_gains), dm.spread)
         _, hi = _range(max(best_gains), dm.spread)
         # without the source its arithmetic's chains, its loop and its bytes are guesses:
