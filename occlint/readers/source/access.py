@@ -459,6 +459,18 @@ def _uncast(value: str) -> tuple[str, str | None]:
     return inner, words[-1] if words else None
 
 
+_WORD_CHAR = re.compile(r"\w")
+
+
+def word_starts(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    r"""The matches of ``pattern`` (which starts with a word character) that start a word:
+    what ``\b`` before it finds, searched from its literal start instead of trying the
+    boundary at every character. A match that does not start a word hides no other: one
+    starting inside it would start inside the same word."""
+    return [m for m in pattern.finditer(text)
+            if not m.start() or not _WORD_CHAR.match(text, m.start() - 1)]
+
+
 def aliases(body: str, pointers: dict[str, int | None]
             ) -> dict[str, tuple[str, str, str | None]]:
     """Local pointers set from a pointer parameter: name -> (the parameter, the offset's
@@ -470,9 +482,7 @@ def aliases(body: str, pointers: dict[str, int | None]
     out: dict[str, tuple[str, str, str | None]] = {}
     declared = list(_POINTER_ALIAS.finditer(body))
     if "auto" in body:
-        declared += [m for m in _AUTO_ALIAS.finditer(body)
-                     if m.start() == 0 or not (body[m.start() - 1].isalnum()
-                                               or body[m.start() - 1] == "_")]
+        declared += word_starts(_AUTO_ALIAS, body)
     for m in declared:
         text = _value(m[2]).strip()
         head = _CPP_CAST_HEAD.match(text)

@@ -61,12 +61,11 @@ _LOCAL_CONST = re.compile(r"const(?:expr)?\s+(?:unsigned\s+|signed\s+)?"
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _POINTER = re.compile(r"([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*(?:const\s+)?"
                       r"(?:__restrict__\s+|__restrict\s+|restrict\s+)?([A-Za-z_]\w*)\s*$")
-_FOR = re.compile(r"for\s*\(")  # where a word starts (_words)
+_FOR = re.compile(r"for\s*\(")  # where a word starts (access.word_starts)
 _IF = re.compile(r"if\s*\(")
 # an index below a bound (``2 * i + 1 < n``): the bound's name
 _BELOW = re.compile(r"<\s*\(?\s*(?:\([\w\s]*\)\s*)?([A-Za-z_]\w*)\s*\)?\s*$")
 _ELSE_IF = re.compile(r"[\s;}]*else\s+if\s*\(")
-_WORD = re.compile(r"\w")
 _FOR_INIT = re.compile(r"\s*(?:[A-Za-z_][\w:]*\s+)+\**\s*([A-Za-z_]\w*)\s*=([^;,]*)[;,]")
 _ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
                      r"(?:_system|_block)?|unsafeAtomicAdd)\s*\(")
@@ -214,7 +213,7 @@ class _Region:
                 self.loops.append((head_start, head_end + 1, end, trips,
                                    self._unroll(body, head_start, consts)))
                 self.counters[head_start] = counted[1]
-        for m in _words(_IF, body):
+        for m in access.word_starts(_IF, body):
             cond_end = access.matching(body, m.end() - 1, "(")
             cond = body[m.end():cond_end]
             lane = _WARP_LANE.search(cond)
@@ -356,18 +355,10 @@ class _Region:
         return "block" if "block" in kinds else "warp" if kinds else None
 
 
-def _words(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
-    r"""The matches of ``pattern`` (which starts with a word character) that start a word:
-    what ``\b`` before it finds, searched from its literal start instead of trying the
-    boundary at every character. A match that does not start a word hides no other: one
-    starting inside it would start inside the same word."""
-    return [m for m in pattern.finditer(text)
-            if not m.start() or not _WORD.match(text, m.start() - 1)]
-
-
 def _loop_heads(body: str) -> list[tuple[int, int]]:
     """Where the head of each ``for`` loop starts and where its ``)`` is."""
-    return [(m.end(), access.matching(body, m.end() - 1, "(")) for m in _words(_FOR, body)]
+    return [(m.end(), access.matching(body, m.end() - 1, "("))
+            for m in access.word_starts(_FOR, body)]
 
 
 def _stride_heads(body: str, loop: str, heads: list[tuple[int, int]]
