@@ -469,9 +469,9 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # rate as the threads reach them, beside the blocks' starts and loads (measured: an
     # atomicMax a thread, 0.40 ms of atomics and 0.16 ms of starts, took 0.40 ms); a
     # loop's atomics per element queue behind its passes
-    streamed = 0.0 if facts.loops else elements * facts.atomics_one / merged * ns
-    one = ((elements * facts.atomics_one / merged if facts.loops else 0.0)
-           + B * facts.atomics_one_block) * ns
+    per_element = elements * facts.atomics_one / merged  # atomics
+    streamed = 0.0 if facts.loops else per_element * ns
+    one = ((per_element if facts.loops else 0.0) + B * facts.atomics_one_block) * ns
     # a set of words every block adds to: each word's queue holds one atomic a block
     one += B * facts.atomics_set * dm.atomic_set_ns * 1e-9
     # a tree (or scan) over each block's threads in shared memory, a barrier a step: short
@@ -486,8 +486,7 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # go through. A thread's atomic after its loop waits for that loop only: those drain
     # while other threads still work (the atomics' p, measured on such kernels)
     atomics = after + one + spread + streamed
-    rest = _pnorm((_pnorm((work, starts), k.starts_p), streamed), k.p) if streamed \
-        else _pnorm((work, starts), k.starts_p)
+    rest = _pnorm((_pnorm((work, starts), k.starts_p), streamed), k.p)
     if k.atomics_beside:
         total = dm.floor_us * 1e-6 + _pnorm((rest, after + one + spread), k.p)
     else:
