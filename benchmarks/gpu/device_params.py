@@ -309,17 +309,17 @@ def params(doc: dict) -> dict:
     floor = doc.get("floor", {}).get("median_us")
     element = doc.get("element_bandwidth")
     rows = row_curves(doc["row_bandwidth"]) if doc.get("row_bandwidth") else {}
+    kept = l2_kept_curve(doc["l2_residency"], env["l2_bytes"]) \
+        if doc.get("l2_residency") else None
     return {
         "sms": sms,
         "read_curve": _curve(bw, "read", sms),
         "copy_curve": _curve(bw, "copy", sms),
         "l2_curve": _curve(bw, "read", sms, "l2") if doc.get("floor") else None,
-        "l2_kept_curve": l2_kept_curve(doc["l2_residency"], env["l2_bytes"])
-        if doc.get("l2_residency") else None,
+        "l2_kept_curve": kept,
         "l2_bytes": env.get("l2_bytes"),
-        "l2_copy_gain": l2_copy_gain(doc["l2_residency"], l2_kept_curve(
-            doc["l2_residency"], env["l2_bytes"]), env["l2_bytes"])
-        if doc.get("l2_residency") else None,
+        "l2_copy_gain": l2_copy_gain(doc["l2_residency"], kept, env["l2_bytes"])
+        if kept else None,
         "element_curve": element_curve(element, statistics.median(starts)) if element
         else None,
         "wave_curve": wave_curve(element) if element else None,
