@@ -67,8 +67,11 @@ def test_every_defect_is_a_launch_group_of_the_trace(gpu):
 # since; widths 0.19-0.21, Spearman 0.77 on both cards)
 # (the H200's oversub-1, 54 % saved, warned until a copy's latency counted its loads only:
 # claimed 1.5-24 % since, an info; its claim missed the measured saving either way)
-NOW = {"h100": {"inside": 0.69, "width": 0.25, "spearman": 0.75, "warned": 0.55},
-       "h200": {"inside": 0.65, "width": 0.26, "spearman": 0.72, "warned": 0.55}}
+# (since a loop's loads in flight are what the compiler keeps, loop_depth.py: inside 0.944
+# and 0.917 against 0.889 and 0.861, widths 0.205 and 0.215, Spearman 0.88 and 0.87, 74 %
+# of the pairs worth 10 % warned against 70 %)
+NOW = {"h100": {"inside": 0.94, "width": 0.21, "spearman": 0.87, "warned": 0.73},
+       "h200": {"inside": 0.91, "width": 0.22, "spearman": 0.86, "warned": 0.73}}
 
 
 def test_measured_savings_lie_in_the_ranges(scored):
@@ -87,9 +90,9 @@ def test_midpoints_rank_like_the_measurements(scored):
     assert result["spearman"] >= NOW[gpu]["spearman"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: the launch-time model's ranges are 19-21 "
+@pytest.mark.xfail(strict=True, reason="issue 28: the launch-time model's ranges are 21-22 "
                                        "points wide on these pairs (its error on kernels it "
-                                       "was not fitted on), and hold for 69-72 %")
+                                       "was not fitted on); they hold for 92-94 %")
 def test_the_per_rule_targets_of_issue_18(scored):
     _, result = scored
     assert result["inside"] >= 0.9 and result["median_width"] <= 0.15
@@ -132,7 +135,7 @@ def test_without_the_source_the_ranges_widen_and_do_not_warn():
     smem, f = lch003("saxpy")
     assert f["severity"] == "info" and f.get("saving") is None
     (priced,) = f["data"]["priced"]
-    assert priced["saving"]["low"] == 0 and priced["saving"]["high"] > 0.3
+    assert priced["saving"]["low"] == 0 and priced["saving"]["high"] > 0.25
     assert "no source" in priced["saving"]["basis"]
     assert any("shared memory follows the block" in u for u in smem["model"]["unknown"])
     # what the advice says: not that nothing is faster, but that no other block was priced

@@ -55,16 +55,17 @@ CASES = [(run, split) for run, (_, splits) in RUNS.items() for split in splits]
 # the issue's targets (with the kernels' source) a run's split does not meet yet
 ALL = {f"{r}:{s}" for r, s in CASES}
 UNMET = {
+    # heldout-53's score half: 0.969 since a loop's loads in flight are what the compiler
+    # keeps (loop_depth.py): grid_stride_29 (an atomicAdd a thread after its loop, 32 x
+    # 1,122 traced) advised 256 x 132, 0.61 of the best (256 x 396)
     "advised 0.97": {"heldout-31/h100:score", "heldout-39/h100:fit", "heldout-41/h200:score",
-                     "heldout-47/h200:score", "heldout-53/h200:fit", "heldout-54/h200:score"},
-    "inside 90 %": {"heldout-35/h100:score", "heldout-38/h100:score", "heldout-39/h100:score",
-                    "heldout-42/h200:score", "heldout-48/h200:score"},
+                     "heldout-47/h200:score", "heldout-53/h200:score"},
+    "inside 90 %": {"heldout-35/h100:score"},
     "width 15 points": ALL,
-    # heldout-53's score half met it until the model's equals were told apart by the block
-    # its curves were measured in and BAND refitted (-0.719 -> -0.727): elementwise_07,
-    # 18 % saved, claimed 2.0-20.7 % (a low end under 2 %: an info)
-    "every 10 % warned": ALL - {"heldout-48/h200:fit"},
-    "spearman 0.9": {"heldout-30/h100:score", "heldout-31/h100:fit", "heldout-49/h200:score",
+    # heldout-48's fit half met it until a loop's loads in flight were what the compiler
+    # keeps (loop_depth.py): elementwise_28, 10 % saved, not warned
+    "every 10 % warned": ALL,
+    "spearman 0.9": {"heldout-30/h100:score", "heldout-49/h200:score",
                      "heldout-53/h200:fit", "heldout-53/h200:score"},
     "trace alone never slower": {"heldout-31/h100:fit",  # image_08
                                  "heldout-32/h100:score",  # elementwise_09: 3 of 4 inside
@@ -156,9 +157,6 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
     was advised 32-thread blocks, 27 % slower, before those atomics were priced by the
     device's measured cost at the block's threads)."""
     unmet = {
-        "heldout-30/h100": "the advice 0.934 of the best, the habit 0.938",
-        "heldout-37/h100": "block_per_row_09 (rows of 1,000) advised 32-thread blocks, 7 % "
-                           "slower (a claim of 0-12 %)",
         "heldout-39/h100": "block_per_row_12 warned (a claim of 2.9-23 %) where nothing "
                            "saves 2 %, since the band was refitted with the block starts' "
                            "own overlap",
@@ -166,9 +164,8 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
                            "slower (a claim of 0-18 %): a row's second pass runs with 104",
         "heldout-42/h200": "block_per_row_01 (rows of 1,000) advised 896-thread blocks, "
                            "5 % slower: a row's second pass runs with 104 of them",
-        "heldout-43/h200": "block_per_row_12 warned where nothing saves 2 %",
-        "heldout-48/h200": "block_per_row_08 and _15 (rows of 1,000) advised 896- and "
-                           "928-thread blocks, 15 % and 4 % slower: the same",
+        "heldout-48/h200": "block_per_row_15 (rows of 1,000) advised 928-thread blocks, "
+                           "4 % slower: the same",
         "heldout-53/h200": "block_per_row_13 (rows of 256, 512 dependent FMAs an element) "
                            "warned (a claim of 34-65 %) where nothing saves 2 %: the model's "
                            "issue rate at 32 warps (0.56 of the peak; measured 0.87), so "
@@ -193,10 +190,8 @@ def test_the_family_added_after_the_unrolling_meets_the_targets(request, run):
     resident block's waves are priced, 0.978, 85 %; since a copy's latency counts its loads
     only, 0.975, 92 %, one launch worth 10 % unwarned; since the block starts overlap the work
     with their own p, 0.981, 85 %, every launch worth 10 % warned."""
-    unmet = {"heldout-51/h200": "grid-stride-int reaches 0.965 of the best on seed 51",
-             "heldout-53/h200": "grid-stride-int reaches 0.952 of the best on seed 53; "
-                                "grid_stride_int_15, worth 32 %, is not warned",
-             "heldout-54/h200": "grid-stride-int reaches 0.967 of the best on seed 54"}
+    unmet = {"heldout-53/h200": "grid-stride-int reaches 0.961 of the best on seed 53, "
+                                "its claims rank 0.63 like the best savings"}
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))
     rows = json.loads(_rows_json(run, "source"))

@@ -36,17 +36,29 @@ def loads_per_pass(ptx: Path = PTX) -> dict[str, int]:
     return out
 
 
+# the rows each curve is reduced from: loops holding four loads per thread in flight, as
+# compiled. A copy written with one load a pass is unrolled four times and its four loads
+# issued together (its SASS, benchmarks/gpu/loop_depth.py); a read so written was not on
+# the H200's characterisation (it drew 0.57-0.6 of the read written with four loads a
+# pass at 1 to 8 warps: its loads waited on its sums), so the reads are those written
+# with four, which the compiler leaves as they are (the H100's one- and four-load reads
+# agree within 1 %). The L2's curve stays the reads written with one load (at its latency
+# they were not short of loads: they drew more than the four-load reads there)
+CURVE_ROWS = {"copy": 1, "read": 4}
+
+
 def _curve(rows: list[dict], kind: str, sms: int, level: str = "dram") -> list[list[float]]:
-    """(bytes in flight per SM as the source writes them, GB/s): one load per thread a pass
-    of the loop (``unroll`` 1), every SM busy; the median over vector widths and block
-    shapes at each X. The compiler unrolls those loops four times (``loads_per_pass``), so
-    the loads truly in flight are four times X: the model's facts count loads the same
-    way, as a kernel's source writes them (docs/validation.md, "Loads in flight")."""
+    """(bytes in flight per SM of one load per thread a pass, as a source writes a loop,
+    GB/s): the loops of CURVE_ROWS, every SM busy, X their bytes a pass over the loads
+    written a pass; the median over vector widths and block shapes at each X. Four loads
+    are truly in flight at each X: the model's facts count a loop's loads as its source
+    writes them, its unrolling apart (docs/validation.md, "Loads in flight")."""
     by_x: dict[int, list[float]] = {}
+    unroll = CURVE_ROWS[kind] if level == "dram" else 1
     for r in rows:
-        if (r["level"] == level and r["kind"] == kind and r["unroll"] == 1
+        if (r["level"] == level and r["kind"] == kind and r["unroll"] == unroll
                 and r["sms"] == sms):
-            by_x.setdefault(r["bytes_in_flight_per_sm"], []).append(r["gbps"])
+            by_x.setdefault(r["bytes_in_flight_per_sm"] // unroll, []).append(r["gbps"])
     return [[x, round(statistics.median(v), 1)] for x, v in sorted(by_x.items())]
 
 

