@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's forty-one sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's forty-two sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -100,8 +100,12 @@ slower, no false warning, 6 of 7 inside, pointers in a local struct unread (20 %
 unadvised); the forty-first (atomics and reductions as real code writes them), scored once:
 0.982 (habit 0.942), none slower, 4 of 5 inside, one false warning (an atomicMax on one
 address a thread), then such atomics read as streaming beside the blocks' starts (no
-warning; 4 of 4). What holds is asserted; what does not is a strict xfail with the
-figures."""
+warning; 4 of 4); the forty-second (grid-stride loops: float4 saxpy, dot and
+sum-of-squares reductions, in-place updates, an ``int`` index, half the SMs idle), written
+after a loop's loads in flight were read as the compiler keeps them (loop_depth.py) and
+scored once: 0.974 (habit 0.950), none slower, no false warning, none unwarned, 5 of 5
+inside (the model before that change: the same advice, 4 of 5, a float4 saxpy claimed 6-30
+% for 47 %). What holds is asserted; what does not is a strict xfail with the figures."""
 
 from __future__ import annotations
 
@@ -117,7 +121,7 @@ from occlint.judgement.timing import Config, predict
 from occlint.readers.source import read_source
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 42)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 43)}
 
 
 @cache
@@ -783,6 +787,8 @@ UNMET = {
     ("zoo-40/h200", "width 15 points"): "30 points",
     ("zoo-40/h200", "every 10 % warned"): "member_ptr_elem (20 %: nothing advised)",
     ("zoo-41/h200", "width 15 points"): "30 points",
+    ("zoo-42/h200", "width 15 points"): "23 points (written after a loop's loads in flight "
+                                        "were what the compiler keeps, scored once)",
     ("zoo/h200", "spearman 0.9"): "0.77",
     ("zoo-2/h200", "spearman 0.9"): "0.27",
     ("zoo-3/h200", "spearman 0.9"): "0.85",

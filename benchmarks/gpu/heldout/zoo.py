@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-41] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-42] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -4035,6 +4035,95 @@ extern "C" __global__ void row_max_store_row({_ROWS}) {{
 """,
 }
 
+KERNELS_42: dict[str, str] = {
+    "saxpy4_gs": f"""
+extern "C" __global__ void saxpy4_gs({_ARGS}) {{
+    const float4* x = reinterpret_cast<const float4*>(a);
+    const float4* y = reinterpret_cast<const float4*>(b);
+    float4* out = reinterpret_cast<float4*>(c);
+    long n4 = n >> 2;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n4;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 u = x[i], v = y[i];
+        out[i] = make_float4(s * u.x + v.x, s * u.y + v.y, s * u.z + v.z, s * u.w + v.w);
+    }}
+}}
+""",
+    "dot_block_gs": f"""
+extern "C" __global__ void dot_block_gs({_ARGS}) {{
+    __shared__ float red[32];
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i] * b[i];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) sum[blockIdx.x] = t;
+}}
+""",
+    "sumsq4_warp_gs": f"""
+extern "C" __global__ void sumsq4_warp_gs({_ARGS}) {{
+    const float4* x = reinterpret_cast<const float4*>(a);
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < (n >> 2);
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 v = x[i];
+        t += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+    }}
+    t = warp_sum(t);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, t);
+}}
+""",
+    "relu_inplace_gs": f"""
+extern "C" __global__ void relu_inplace_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = fmaxf(c[i], 0.0f);
+}}
+""",
+    "fma_accumulate_gs": f"""
+extern "C" __global__ void fma_accumulate_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = a[i] * b[i] + c[i];
+}}
+""",
+    "scale4_half_grid_gs": f"""
+extern "C" __global__ void scale4_half_grid_gs({_ARGS}) {{
+    const float4* x = reinterpret_cast<const float4*>(a);
+    float4* y = reinterpret_cast<float4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n / 4;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 v = x[i];
+        y[i] = make_float4(v.x * s, v.y * s, v.z * s, v.w * s);
+    }}
+}}
+""",
+    "int_sum_block_gs": f"""
+extern "C" __global__ void int_sum_block_gs({_ARGS}) {{
+    __shared__ float red[32];
+    float t = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        t += a[i];
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) atomicAdd(sum, t);
+}}
+""",
+    "mse_grad_gs": f"""
+extern "C" __global__ void mse_grad_gs({_ARGS}) {{
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float d = a[i] - b[i];
+        c[i] = d * s;
+        t += d * d;
+    }}
+    t = warp_sum(t);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, t);
+}}
+""",
+}
+
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4681,6 +4770,23 @@ SUITE_41: dict[str, tuple] = {
     "row_max_store_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 4096},
                           "none", 1),
 }
+SUITE_42: dict[str, tuple] = {
+    "saxpy4_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 1}, {}, "exact", 1),
+    "dot_block_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {}, "none",
+                     1),
+    "sumsq4_warp_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 1}, {},
+                       "none", 1),
+    "relu_inplace_gs": ("grid-stride", 64 * M, {"block": [32, 1, 1], "grid_sms": 4}, {},
+                        "none", 1),
+    "fma_accumulate_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 0.5}, {},
+                          "none", 1),
+    "scale4_half_grid_gs": ("grid-stride", 64 * M, {"block": [512, 1, 1], "grid_sms": 0.5},
+                            {}, "exact", 1),
+    "int_sum_block_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 32}, {},
+                         "none", 1),
+    "mse_grad_gs": ("grid-stride", 64 * M, {"block": [96, 1, 1], "grid_sms": 8}, {}, "none",
+                    1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4705,7 +4811,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         38: (KERNELS_38, SUITE_38),
         39: (KERNELS_39, SUITE_39),
         40: (KERNELS_40, SUITE_40),
-        41: (KERNELS_41, SUITE_41)}
+        41: (KERNELS_41, SUITE_41),
+        42: (KERNELS_42, SUITE_42)}
 
 
 def suite(which: int = 1) -> list[dict]:
