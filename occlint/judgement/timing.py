@@ -228,12 +228,12 @@ def _drawn(dm: DeviceModel, stores: bool, active: float, loads: float, chain: fl
     # the bytes its loads bring, a kernel's 1 + writes times them
     reads = curve is dm.read_curve
     traffic = 1.0 if reads else 1 + writes
+    scale = 1.0 if reads or writes == 1.0 else _plateau(dm, writes) / _top(dm.copy_curve)
 
     def drawn_at(x: float) -> float:
         if reads:
             return bandwidth(curve, x)
-        return bandwidth(curve, x * traffic / COPY_TRAFFIC) * _plateau(dm, writes) \
-            / _top(dm.copy_curve)
+        return bandwidth(curve, x * traffic / COPY_TRAFFIC) * scale
 
     def latency_at(x: float) -> float:
         x = max(x, curve[0][0])
