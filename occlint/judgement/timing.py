@@ -9,7 +9,9 @@ elements takes
 
 * ``T_work``: the blocks' waves, each the slower of its memory time (bytes over the
   bandwidth the SMs' bytes in flight draw: the measured curve of bandwidth against bytes
-  in flight per SM, one element per thread's own curve for short blocks; a grid-stride
+  in flight per SM, one element per thread's own curve for short blocks; a loop's loads
+  in flight as the compiler keeps them, HOIST_*_BYTES and DEPTH_EXP; a body's stores
+  as its mix of reads and writes; a grid-stride
   loop's split into each warp's 128-byte requests, a partial warp's too) and its
   arithmetic (FMAs and the per-element instructions over the rate the resident warps
   issue at; its loops' control takes issue slots, not the chain); a grid-stride or
