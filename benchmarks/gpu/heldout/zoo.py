@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-42] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-43] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -4124,6 +4124,65 @@ extern "C" __global__ void mse_grad_gs({_ARGS}) {{
 }
 
 
+KERNELS_43: dict[str, str] = {
+    "functor_elem": f"""
+struct SquarePlusOne {{
+    __device__ float operator()(float x) const {{ return x * x + 1.0f; }}
+}};
+extern "C" __global__ void functor_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    SquarePlusOne op;
+    if (i < n) c[i] = op(a[i]);
+}}
+""",
+    "template_body_gs": f"""
+template <typename T>
+__device__ void axpby_body(const T* x, const T* y, T* out, T alpha, long count) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < count;
+         i += (long)blockDim.x * gridDim.x)
+        out[i] = alpha * x[i] + y[i];
+}}
+extern "C" __global__ void template_body_gs({_ARGS}) {{
+    axpby_body<float>(a, b, c, s, n);
+}}
+""",
+    "striped4_elem": f"""
+extern "C" __global__ void striped4_elem({_ARGS}) {{
+    long base = blockIdx.x * (long)blockDim.x * 4 + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {{
+        long i = base + k * (long)blockDim.x;
+        if (i < 4 * n) c[i] = a[i] * s + b[i];
+    }}
+}}
+""",
+    "flat2d_grid_elem": f"""
+extern "C" __global__ void flat2d_grid_elem({_ARGS}) {{
+    long i = ((long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] * b[i];
+}}
+""",
+    "umul24_elem": f"""
+extern "C" __global__ void umul24_elem({_ARGS}) {{
+    int i = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+    if (i < n) c[i] = a[i] + s;
+}}
+""",
+    "functor_gs": f"""
+struct Blend {{
+    float w;
+    __device__ float operator()(float x, float y) const {{ return w * x + (1.0f - w) * y; }}
+}};
+extern "C" __global__ void functor_gs({_ARGS}) {{
+    Blend op{{s}};
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = op(a[i], b[i]);
+}}
+""",
+}
+
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4787,6 +4846,16 @@ SUITE_42: dict[str, tuple] = {
     "mse_grad_gs": ("grid-stride", 64 * M, {"block": [96, 1, 1], "grid_sms": 8}, {}, "none",
                     1),
 }
+SUITE_43: dict[str, tuple] = {
+    "functor_elem": ("elementwise", 64 * M, {"block": [96, 1, 1]}, {}, "exact", 1),
+    "template_body_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {},
+                         "exact", 1),
+    "striped4_elem": ("elementwise", 16 * M, {"block": [1024, 1, 1]}, {}, "exact", 4),
+    "flat2d_grid_elem": ("elementwise", 64 * M, {"block": [32, 1, 1]}, {}, "exact", 1),
+    "umul24_elem": ("elementwise", 64 * M, {"block": [160, 1, 1]}, {}, "exact", 1),
+    "functor_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 64}, {},
+                   "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4812,7 +4881,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         39: (KERNELS_39, SUITE_39),
         40: (KERNELS_40, SUITE_40),
         41: (KERNELS_41, SUITE_41),
-        42: (KERNELS_42, SUITE_42)}
+        42: (KERNELS_42, SUITE_42),
+        43: (KERNELS_43, SUITE_43)}
 
 
 def suite(which: int = 1) -> list[dict]:
