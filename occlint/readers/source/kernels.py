@@ -23,12 +23,13 @@ The work classification drives the saving estimates (occlint.judgement.cost):
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
 from occlint.model.facts import Facts
 from occlint.model.source import Body, SourceKernel, Work
-from occlint.readers.source import groups, loop_macros
+from occlint.readers.source import device_functions, groups, loop_macros
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.facts import defines, kernel_facts
 from occlint.readers.source.markers import kernel_definitions
@@ -259,9 +260,12 @@ def _block_index_helpers(root: Any, code: bytes, text: Text, bodies: list[tuple[
     one is read outside any definition. (The tree was parsed with the bodies that hold no
     kernel or launch blanked: a helper's definition still spans its body.)"""
     names: set[bytes] = set()
+    spans = sorted(bodies)
+    starts = [a for a, _ in spans]
     for m in BLOCK_INDEX.finditer(code):
-        if any(a <= m.start() < b for a, b in bodies):
-            continue
+        k = bisect.bisect_right(starts, m.start()) - 1
+        if k >= 0 and m.start() < spans[k][1]:
+            continue  # inside a kernel's body (bodies do not overlap)
         node = root.descendant_for_byte_range(m.start(), m.end())
         while node is not None and node.type not in _DEFINITIONS:
             node = node.parent
@@ -351,6 +355,9 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     # grid-stride loops written as a macro (CUDA_KERNEL_LOOP): read as the loops they are
     loops = loop_macros.loop_definitions(evaluator.layout.defines) \
         if found and b"LOOP" in text.data else {}
+    # the file's __device__ functions: a kernel's calls to them read as their text
+    device = device_functions.definitions(text.data.decode("utf-8", "replace")) \
+        if found and b"__device__" in text.data else {}
     for node in found:
         if node.has_error:
             continue  # nothing from broken regions
@@ -387,6 +394,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
             expanded = loop_macros.expand(source, loops) if loops else None
             # cooperative groups' indices, read as the registers they stand for
             expanded = groups.expand(expanded or source) or expanded
+            expanded = device_functions.expand(expanded or source, device) or expanded
             if expanded is not None and kind == "other" and \
                     loop_macros.steps_by_the_grid(expanded):
                 kind = "grid-stride"
