@@ -73,7 +73,7 @@ def definitions(text: str) -> dict[str, Helper]:
             continue
         body = _BEFORE_BODY.match(text, close + 1)
         if body is None:
-            continue  # a declaration, or a call the pattern caught
+            continue  # a declaration, or a call
         start = body.end() - 1
         end = matching(text, start, "{", start + MAX_BODY)
         if end >= len(text):
