@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-43] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-44] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -4183,6 +4183,80 @@ extern "C" __global__ void functor_gs({_ARGS}) {{
 }
 
 
+KERNELS_44: dict[str, str] = {
+    "helper_pair_elem": f"""
+__device__ __forceinline__ float2 load_pair(const float* x, const float* y, long i) {{
+    return make_float2(x[i], y[i]);
+}}
+extern "C" __global__ void helper_pair_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float2 v = load_pair(a, b, i);
+        c[i] = v.x * v.y + s;
+    }}
+}}
+""",
+    "store_helper_gs": f"""
+__device__ __forceinline__ void store_scaled(float* out, long i, float v, float k) {{
+    out[i] = v * k;
+}}
+extern "C" __global__ void store_helper_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        store_scaled(c, i, a[i] + b[i], s);
+}}
+""",
+    "nested_helpers_elem": f"""
+__device__ __forceinline__ float fetch(const float* p, long i) {{ return p[i]; }}
+__device__ __forceinline__ float axpy1(const float* x, const float* y, long i, float k) {{
+    return k * fetch(x, i) + fetch(y, i);
+}}
+extern "C" __global__ void nested_helpers_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = axpy1(a, b, i, s);
+}}
+""",
+    "row_sum_helper_row": f"""
+__device__ float partial_row_sum(const float* x, long cols) {{
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    return t;
+}}
+extern "C" __global__ void row_sum_helper_row({_ROWS}) {{
+    __shared__ float red[32];
+    float t = partial_row_sum(a + blockIdx.x * cols, cols);
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}}
+""",
+    "saxpby4_tiny_gs": f"""
+extern "C" __global__ void saxpby4_tiny_gs({_ARGS}) {{
+    const float4* x = reinterpret_cast<const float4*>(a);
+    const float4* y = reinterpret_cast<const float4*>(b);
+    float4* out = reinterpret_cast<float4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n / 4;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 u = x[i], v = y[i];
+        out[i] = make_float4(s * u.x - v.x, s * u.y - v.y, s * u.z - v.z, s * u.w - v.w);
+    }}
+}}
+""",
+    "sum2_read_gs": f"""
+extern "C" __global__ void sum2_read_gs({_ARGS}) {{
+    const float2* x = reinterpret_cast<const float2*>(a);
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n / 2;
+         i += (long)blockDim.x * gridDim.x) {{
+        float2 v = x[i];
+        t += v.x + v.y;
+    }}
+    t = warp_sum(t);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, t);
+}}
+""",
+}
+
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4856,6 +4930,18 @@ SUITE_43: dict[str, tuple] = {
     "functor_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 64}, {},
                    "exact", 1),
 }
+SUITE_44: dict[str, tuple] = {
+    "helper_pair_elem": ("elementwise", 64 * M, {"block": [64, 1, 1]}, {}, "exact", 1),
+    "store_helper_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 1}, {},
+                        "exact", 1),
+    "nested_helpers_elem": ("elementwise", 64 * M, {"block": [1024, 1, 1]}, {}, "exact", 1),
+    "row_sum_helper_row": ("block-per-row", 64 * M, {"block": [64, 1, 1]}, {"cols": 4096},
+                           "close", 1),
+    "saxpby4_tiny_gs": ("grid-stride", 64 * M, {"block": [32, 1, 1], "grid_sms": 1}, {},
+                        "exact", 1),
+    "sum2_read_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {}, "none",
+                     1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4882,7 +4968,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         40: (KERNELS_40, SUITE_40),
         41: (KERNELS_41, SUITE_41),
         42: (KERNELS_42, SUITE_42),
-        43: (KERNELS_43, SUITE_43)}
+        43: (KERNELS_43, SUITE_43),
+        44: (KERNELS_44, SUITE_44)}
 
 
 def suite(which: int = 1) -> list[dict]:
