@@ -83,6 +83,12 @@ ASSUMED_ELEMENTS = float(1 << 26)
 # than these factors is one the trace contradicts (a loop's work is solved from the time);
 # the kernel's own facts are kept, priced against the traced time too
 AGREE = (0.5, 2.0)
+# the kernel's own facts predicting under this share of its traced time (one element per
+# thread): the source shows too little of what it does (a helper's loop it calls, a
+# struct's pointers) for the model to price another launch; its findings keep the rules'
+# own shares, from no saving up (data-picked atomics excepted: their queues are what the
+# model does not see, and it prices them so)
+UNSEEN = 0.25
 # a traced duration's error: the H100 characterisation's repeat agrees within it
 TRACE_ERROR = 0.03
 # a loop's work read from its traced time is read at the L2's rate where the time grows at
@@ -472,6 +478,8 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
             unknown.append(f"a reading of {f.load_bytes:g} bytes and {f.fma:g} FMAs per "
                            "element: its time is far from the traced one")
             continue  # a reading the trace contradicts
+        if known and off < UNSEEN and not f.atomics_data:
+            return None  # its source shows too little of its work to price any other launch
         scenarios.append(Scenario(f, space.wave, elements, now))
         if seconds and not AGREE[0] <= off <= AGREE[1]:
             # the kernel's own facts, and still the model misses the traced time: where it
