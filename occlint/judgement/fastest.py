@@ -20,7 +20,8 @@ held-out suite's fit half (:data:`BAND`) and by a derived device's spread. Witho
 kernel's source every reading of :data:`SCENARIOS` that the traced time does not
 contradict is tried, the advice must be faster in all of them, and the range starts at no
 saving. With it, a launch of one element per thread whose predicted time the trace
-contradicts is priced twice, against the model's time and against the traced one. The
+contradicts is priced twice, against the model's time and against the traced one; one
+whose facts predict under :data:`UNSEEN` of its traced time is not priced at all. The
 advice stays the launch as it is unless the model predicts at least :data:`MIN_GAIN` from
 moving.
 """
