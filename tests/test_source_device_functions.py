@@ -96,3 +96,38 @@ def test_zoo_19s_helper_reads_both_arrays():
     row = next(r for r in score.rows(FIXTURES / "traces/zoo-19/h200")
                if r["name"] == "helper_load")
     assert row["model"]["facts"]["load_bytes"] == 8.0
+
+
+def test_a_helpers_result_a_statement_assigns_is_its_body(tmp_path):
+    """``float t = partial(a + blockIdx.x * cols, cols);`` of a helper of statements ending
+    in its one ``return``: its body, the return assigning ``t``, an argument that is an
+    expression a local of the parameter's name (read as the pointer it offsets)."""
+    facts = _facts(tmp_path, """
+__device__ float partial(const float* x, long cols) {
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j];
+    return t;
+}
+extern "C" __global__ void k(const float* __restrict__ a, float* __restrict__ c, long cols) {
+    float t = partial(a + blockIdx.x * cols, cols);
+    if (threadIdx.x == 0) c[blockIdx.x] = t;
+}
+""")["k"]
+    assert (facts.loop, facts.load_bytes) == ("block-stride", 4.0)
+    helpers = device_functions.definitions("""
+__device__ float g(const float* x, long i) { float v = x[i]; return v * 2.0f; }
+""")
+    assert device_functions.expand("{ acc += g(a, i); }", helpers) == \
+        "{ { float v = a[i]; acc += v * 2.0f;} }"
+
+
+def test_a_call_a_control_head_or_else_guards_is_a_statement():
+    helpers = device_functions.definitions("""
+__device__ void put(float* out, long i, float v) { out[i] = v; }
+""")
+    for body, written in (
+            ("{ for (long i = 0; i < n; ++i) put(c, i, a[i]); }",
+             "{ for (long i = 0; i < n; ++i) {auto v = a[i];  c[i] = v; } }"),
+            ("{ if (i < n) put(c, i, s); else put(c, i, 0); }",
+             "{ if (i < n) { c[i] = s; } else { c[i] = 0; } }")):
+        assert device_functions.expand(body, helpers) == written

@@ -40,6 +40,10 @@ HEAD = 256
 # what may stand between a definition's parameter list and its body
 _BEFORE_BODY = re.compile(r"\s*(?:const\b|noexcept\b|__restrict__\b|\s)*\{")
 _RETURN_ONLY = re.compile(r"\s*return\b(.*);\s*", re.S)
+_RETURN_LAST = re.compile(r"(.*[;{}]\s*)return\b(.*);\s*", re.S)
+# what a statement assigns a call's value to: ``float t = ``, ``t += ``
+_ASSIGNING = re.compile(r"\s*(?P<decl>(?:const\s+)?[A-Za-z_][\w:<>]*\s*\**)?\s*"
+                        r"(?<![\w])(?P<name>[A-Za-z_]\w*)\s*(?P<op>[-+*/]?=)\s*")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _SPACE = re.compile(r"\s*")
 # what follows a called name: its template arguments, then its argument list
@@ -52,6 +56,7 @@ class Helper:
     params: tuple[str, ...]
     body: str  # between its braces
     returned: str | None  # the expression, where the body is one ``return``
+    last: str | None = None  # the body with its one, last ``return X;`` as "\x01X;"
 
 
 def definitions(text: str) -> dict[str, Helper]:
@@ -84,8 +89,10 @@ def definitions(text: str) -> dict[str, Helper]:
             continue
         inner = text[start + 1:end]
         ret = _RETURN_ONLY.fullmatch(inner)
-        found.setdefault(name[1], []).append(Helper(params, inner,
-                                                    ret[1].strip() if ret else None))
+        last = _RETURN_LAST.fullmatch(inner) if inner.count("return") == 1 else None
+        found.setdefault(name[1], []).append(Helper(
+            params, inner, ret[1].strip() if ret else None,
+            f"{last[1]}\x01{last[2].strip()};" if last else None))
     return {name: hs[0] for name, hs in found.items() if len(hs) == 1}
 
 
@@ -113,13 +120,18 @@ def expand(body: str, helpers: dict[str, Helper]) -> str | None:
             close = matching(out, open_, "(", open_ + MAX_BODY)
             if close >= len(out):
                 continue
-            text = _written(helpers[name], out[open_ + 1:close],
-                            _statement(out, start, close))
-            if text is None:
-                continue
+            helper, args = helpers[name], out[open_ + 1:close]
+            text = _written(helper, args, _statement(out, start, close))
             end = close + 1
-            if text.startswith("{"):
+            if text is None:
+                # ``float t = f(args);``: its body, its one return assigning the name
+                begin, text = _assigned(out, start, close, helper, args)
+                if text is None or begin < at:
+                    continue
+                start = begin
+            if text.startswith(("{", "\x00")):
                 end = out.index(";", close) + 1
+                text = text.lstrip("\x00")
             written += [out[at:start], text]
             at, changed = end, True
         if not changed:
@@ -157,32 +169,63 @@ def _names(params: tuple[str, ...]) -> re.Pattern[str]:
 
 def _statement(body: str, start: int, close: int) -> bool:
     """Whether the call from ``start`` to its closing parenthesis ``close`` stands as a
-    statement of its own (``f(args);`` after ``;``, ``{`` or ``}``)."""
+    statement of its own (``f(args);`` after ``;``, ``{``, ``}``, a control head's ``)``
+    or ``else``)."""
     at = start - 1
     while at >= 0 and body[at].isspace():
         at -= 1
     after = _SPACE.match(body, close + 1).end()
-    return (at < 0 or body[at] in ";{}") and body.startswith(";", after)
+    return (at < 0 or body[at] in ";{})" or body.endswith("else", 0, at + 1)) \
+        and body.startswith(";", after)
 
 
-def _written(helper: Helper, args_text: str, statement: bool) -> str | None:
-    """A call's text written as the helper's: a block (a statement call) or the returned
-    expression in parentheses; None where it cannot be."""
+def _assigned(body: str, start: int, close: int, helper: Helper, args_text: str
+              ) -> tuple[int, str | None]:
+    """A call that is all a statement assigns (``float t = f(args);``, ``t += f(args);``)
+    of a helper whose body ends in its one ``return``: (where the statement starts, its
+    text written as the declaration and the body, the return assigning); None where it is
+    not one. (The text starts with a NUL: the caller's mark that it runs to the ``;``.)"""
+    if helper.last is None or not body.startswith(";", _SPACE.match(body, close + 1).end()):
+        return start, None
+    begin = max(body.rfind(c, 0, start) for c in ";{}") + 1
+    lhs = _ASSIGNING.fullmatch(body, begin, start)
+    block = _written(helper, args_text, True, keep_return=True)
+    if lhs is None or block is None:
+        return start, None
+    declared = f"{lhs['decl']} {lhs['name']}; " if lhs["decl"] else ""
+    block = block.replace("\x01", f"{lhs['name']} {lhs['op']} ", 1)
+    return begin, "\x00" + body[begin:lhs.start("decl") if lhs["decl"] else lhs.start("name")] \
+        + declared + block
+
+
+def _written(helper: Helper, args_text: str, statement: bool, keep_return: bool = False
+             ) -> str | None:
+    """A call's text written as the helper's: a block (a statement call, or ``keep_return``:
+    its body to its last return) or the returned expression in parentheses; None where it
+    cannot be. In a block an argument that is no plain name or number is a local of the
+    parameter's name (``auto x = a + row * cols;``, which the reader reads as ``a``'s alias);
+    elsewhere every parameter is replaced by its argument."""
     args = [a.strip() for a in split_top_level(args_text)] if args_text.strip() else []
     if len(args) != len(helper.params):
         return None
-    if statement:
+    block = statement or keep_return
+    if keep_return:
+        text = helper.last
+    elif statement:
         text = helper.body
     elif helper.returned is not None:
         text = helper.returned
     else:
         return None
-    if helper.params:
-        values = {p: a if _PLAIN.fullmatch(a) else f"({a})"
-                  for p, a in zip(helper.params, args, strict=True)}
-        text = _names(helper.params).sub(lambda m: values[m[1]], text)
-    if statement:
-        return "{" + re.sub(r"\breturn\s*;", ";", text) + "}"
+    plain = {p: a for p, a in zip(helper.params, args, strict=True) if _PLAIN.fullmatch(a)}
+    locals_ = "".join(f"auto {p} = {a}; " for p, a in zip(helper.params, args, strict=True)
+                      if block and p not in plain)
+    values = plain if block else {p: plain.get(p, f"({a})")
+                                  for p, a in zip(helper.params, args, strict=True)}
+    if values:
+        text = _names(tuple(values)).sub(lambda m: values[m[1]], text)
+    if block:
+        return "{" + locals_ + re.sub(r"\breturn\s*;", ";", text) + "}"
     return f"({text})"
 
 
