@@ -262,10 +262,11 @@ def _block_index_helpers(root: Any, code: bytes, text: Text, bodies: list[tuple[
     names: set[bytes] = set()
     spans = sorted(bodies)
     starts = [a for a, _ in spans]
+    found = (0, 0)  # the last definition found: its other reads name it again
     for m in BLOCK_INDEX.finditer(code):
         k = bisect.bisect_right(starts, m.start()) - 1
-        if k >= 0 and m.start() < spans[k][1]:
-            continue  # inside a kernel's body (bodies do not overlap)
+        if (k >= 0 and m.start() < spans[k][1]) or found[0] <= m.start() < found[1]:
+            continue  # inside a kernel's body (bodies do not overlap), or named already
         node = root.descendant_for_byte_range(m.start(), m.end())
         while node is not None and node.type not in _DEFINITIONS:
             node = node.parent
@@ -273,6 +274,7 @@ def _block_index_helpers(root: Any, code: bytes, text: Text, bodies: list[tuple[
         if name is None:
             return None
         names.add(text.data[name.start_byte:name.end_byte].rsplit(b"::", 1)[-1])
+        found = (node.start_byte, node.end_byte)
     return frozenset(names)
 
 
