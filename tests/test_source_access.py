@@ -21,6 +21,7 @@ from occlint.readers.source.access import (
     variables,
 )
 from occlint.readers.source.facts import kernel_facts
+from tests.conftest import FIXTURES
 
 X = {"x": (1, 0), "y": (0, 1), "i": (1, 0)}
 
@@ -641,3 +642,21 @@ def test_a_load_no_loop_counter_indexes_weighs_one_pass():
         float acc = 0.0f; for (int e = 0; e < 8; ++e) { long k = i * 8 + e; acc += a[k]; }
         c[i] = acc; }""")
     assert through.load_bytes == 8 * 4
+
+
+def test_assignments_are_what_the_assignment_pattern_finds():
+    """access._assignment_pairs finds each assignment from its ``=`` (faster): the same
+    pairs as access._ASSIGNMENT's matches, over every kernel body of the fixtures' sources
+    and a body of the cases the pattern tells apart."""
+    from occlint.readers.source import access
+    from occlint.readers.source.facts import _COMMENTS
+
+    tricky = ("{ int a = 1, b = 2; x == y; p->q = 3; v[i] = 4; s.t = 5; u <= w; k += 1; "
+              "for (int i = 0; i < n; i += 8) { float z =\n f(i); } _y=2; 9q = 1; "
+              "long big= 7 }")
+    bodies = [tricky]
+    for path in sorted((FIXTURES / "traces").glob("*/kernels.cu")):
+        bodies += _COMMENTS.sub(" ", path.read_text()).split("__global__")
+    for body in bodies:
+        expected = [(m[1], access._value(m[2])) for m in access._ASSIGNMENT.finditer(body)]
+        assert access._assignment_pairs(body) == expected

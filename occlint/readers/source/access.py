@@ -433,8 +433,36 @@ def assignments(body: str) -> dict[str, list[str]]:
 @lru_cache(maxsize=8)
 def _assignment_pairs(body: str) -> list[tuple[str, str]]:
     """(name, value's text) of each assignment in ``body``, in order: read once a body,
-    for :func:`variables` and :func:`assignments` alike (not to be changed)."""
-    return [(m[1], _value(m[2])) for m in _ASSIGNMENT.finditer(body)]
+    for :func:`variables` and :func:`assignments` alike (not to be changed). What
+    ``_ASSIGNMENT.finditer`` finds, found from each ``=`` (half the time of the pattern
+    tried at every character): a name, spaces, a ``=`` that is not ``==``, the name's
+    start after no word character, ``.``, ``]`` or ``>``."""
+    out = []
+    at = body.find("=")
+    while at >= 0:
+        after = at + 1
+        if body.startswith("=", after):
+            after += 1  # ``==``: neither ``=`` assigns
+        else:
+            end = at - 1
+            while end >= 0 and body[end].isspace():
+                end -= 1
+            start = end
+            while start >= 0 and (body[start].isalnum() or body[start] == "_"):
+                start -= 1
+            start += 1
+            if start <= end and (body[start] == "_" or (body[start].isascii()
+                                 and body[start].isalpha())) and \
+                    (start == 0 or not (body[start - 1].isalnum()
+                                        or body[start - 1] in "_.]>")):
+                stop = _STATEMENT_STOP.search(body, after)
+                out.append((body[start:end + 1],
+                            _value(body[after:stop.start() if stop else len(body)])))
+        at = body.find("=", after)
+    return out
+
+
+_STATEMENT_STOP = re.compile(r"[;{}]")
 
 
 _CAST_TO = re.compile(r"(?:static|reinterpret|const)_cast\s*<([^<>;]*)>\s*\((.*)\)"

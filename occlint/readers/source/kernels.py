@@ -52,7 +52,13 @@ THREAD_INDEX = re.compile(r"\b(threadIdx|blockIdx|hipThreadIdx_[xyz]|hipBlockIdx
 # gridDim alone does not (llm.c's global_sum_single_block_kernel asserts gridDim.x == 1)
 BLOCK_INDEX = re.compile(rb"\b(blockIdx|hipBlockIdx_[xyz]|__builtin_amdgcn_workgroup_id_[xyz]|"
                          rb"this_grid|group_index|block_rank|clusterIdx|block_index)\b")
+# the literal each of BLOCK_INDEX's words starts with: a file is searched for them (memchr)
+# and the pattern tried where one stands, not at every byte
+_BLOCK_INDEX_WORDS = (b"blockIdx", b"hipBlockIdx_", b"__builtin_amdgcn_workgroup_id_",
+                      b"this_grid", b"group_index", b"block_rank", b"clusterIdx",
+                      b"block_index")
 # a body asking a helper or a macro: a call, or a name in capitals (a macro's)
+_WORD_BYTE = re.compile(rb"\w")
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
@@ -263,7 +269,7 @@ def _block_index_helpers(root: Any, code: bytes, text: Text, bodies: list[tuple[
     spans = sorted(bodies)
     starts = [a for a, _ in spans]
     found = (0, 0)  # the last definition found: its other reads name it again
-    for m in BLOCK_INDEX.finditer(code):
+    for m in _block_index_reads(code):
         k = bisect.bisect_right(starts, m.start()) - 1
         if (k >= 0 and m.start() < spans[k][1]) or found[0] <= m.start() < found[1]:
             continue  # inside a kernel's body (bodies do not overlap), or named already
@@ -276,6 +282,19 @@ def _block_index_helpers(root: Any, code: bytes, text: Text, bodies: list[tuple[
         names.add(text.data[name.start_byte:name.end_byte].rsplit(b"::", 1)[-1])
         found = (node.start_byte, node.end_byte)
     return frozenset(names)
+
+
+def _block_index_reads(code: bytes) -> list[re.Match[bytes]]:
+    """BLOCK_INDEX's matches in ``code``, in order (what ``finditer`` gives)."""
+    out = []
+    for word in _BLOCK_INDEX_WORDS:
+        at = code.find(word)
+        while at >= 0:
+            m = BLOCK_INDEX.match(code, at)
+            if m is not None and (at == 0 or not _WORD_BYTE.match(code, at - 1)):
+                out.append(m)
+            at = code.find(word, at + len(word))
+    return sorted(out, key=lambda m: m.start())
 
 
 def _definition_name(node: Any) -> Any:
