@@ -121,17 +121,15 @@ def expand(body: str, helpers: dict[str, Helper]) -> str | None:
             if close >= len(out):
                 continue
             helper, args = helpers[name], out[open_ + 1:close]
-            text = _written(helper, args, _statement(out, start, close))
-            end = close + 1
+            statement = _statement(out, start, close)
+            text = _written(helper, args, statement)
             if text is None:
                 # ``float t = f(args);``: its body, its one return assigning the name
                 begin, text = _assigned(out, start, close, helper, args)
                 if text is None or begin < at:
                     continue
-                start = begin
-            if text.startswith(("{", "\x00")):
-                end = out.index(";", close) + 1
-                text = text.lstrip("\x00")
+                start, statement = begin, True
+            end = out.index(";", close) + 1 if statement else close + 1
             written += [out[at:start], text]
             at, changed = end, True
         if not changed:
@@ -183,8 +181,8 @@ def _assigned(body: str, start: int, close: int, helper: Helper, args_text: str
               ) -> tuple[int, str | None]:
     """A call that is all a statement assigns (``float t = f(args);``, ``t += f(args);``)
     of a helper whose body ends in its one ``return``: (where the statement starts, its
-    text written as the declaration and the body, the return assigning); None where it is
-    not one. (The text starts with a NUL: the caller's mark that it runs to the ``;``.)"""
+    text to its ``;`` written as the declaration and the body, the return assigning); None
+    where it is not one."""
     if helper.last is None or not body.startswith(";", _SPACE.match(body, close + 1).end()):
         return start, None
     begin = max(body.rfind(c, 0, start) for c in ";{}") + 1
@@ -194,7 +192,7 @@ def _assigned(body: str, start: int, close: int, helper: Helper, args_text: str
         return start, None
     declared = f"{lhs['decl']} {lhs['name']}; " if lhs["decl"] else ""
     block = block.replace("\x01", f"{lhs['name']} {lhs['op']} ", 1)
-    return begin, "\x00" + body[begin:lhs.start("decl") if lhs["decl"] else lhs.start("name")] \
+    return begin, body[begin:lhs.start("decl") if lhs["decl"] else lhs.start("name")] \
         + declared + block
 
 

@@ -57,8 +57,8 @@ BLOCK_INDEX = re.compile(rb"\b(blockIdx|hipBlockIdx_[xyz]|__builtin_amdgcn_workg
 _BLOCK_INDEX_WORDS = (b"blockIdx", b"hipBlockIdx_", b"__builtin_amdgcn_workgroup_id_",
                       b"this_grid", b"group_index", b"block_rank", b"clusterIdx",
                       b"block_index")
-# a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _WORD_BYTE = re.compile(rb"\w")
+# a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
