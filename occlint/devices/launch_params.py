@@ -92,6 +92,10 @@ class DeviceModel:
     # costs, a barrier a step, when such trees are what the SMs do (blocks of one element
     # per thread), against threads per block; () where not measured (not priced)
     tree_curve: Curve = ()
+    # ... the same after a grid-stride loop: ns of the chip's time each more block ending in
+    # a tree costs a loop over 256 MB (reduce_stream: the slope of its time over the
+    # blocks); () where not measured (the tree curve's)
+    loop_tree_curve: Curve = ()
     # a block per row: us a pass over its row costs the block (a load's wait from DRAM and
     # a block's sum by warp shuffles; the wait is priced by the memory term too:
     # timing._row_passes), two blocks per SM, against threads per block; () where not
@@ -136,8 +140,8 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "l2_kept_curve", "element_curve",
                     "atomic_block_curve", "issue_curve", "wave_curve", "wave_curve_one",
-                    "reduce_curve", "tree_curve", "row_curve", "row_curve_16", "pass_curve",
-                    "warp_reduce_curve", "reread_curve"):
+                    "reduce_curve", "tree_curve", "loop_tree_curve", "row_curve",
+                    "row_curve_16", "pass_curve", "warp_reduce_curve", "reread_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         e["math_fma"] = tuple(sorted((str(k), float(v))
                                      for k, v in dict(e.get("math_fma", {})).items()))
@@ -208,6 +212,8 @@ def _derived(device: Device) -> DeviceModel | None:
         reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.reduce_curve),
         # the chip's ns a block: an SM's time over the SMs, at its clock
         tree_curve=tuple((x, y * ref.sms / units / clock_ratio) for x, y in ref.tree_curve),
+        loop_tree_curve=tuple((x, y * ref.sms / units / clock_ratio)
+                              for x, y in ref.loop_tree_curve),
         # a pass's wait is mostly DRAM's latency, kept; its reduction follows the clock
         pass_curve=ref.pass_curve, reread_curve=ref.reread_curve,  # the SM's cache's
         l1_line_ns=ref.l1_line_ns / clock_ratio, atomic_set_ns=ref.atomic_set_ns / clock_ratio,

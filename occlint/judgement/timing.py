@@ -89,6 +89,16 @@ DEPTH_EXP = 0.9
 # they drain beside it). The least error over the fit halves' grid-stride kernels ending
 # in an atomic, with their true work (benchmarks/gpu/heldout/fit.py atomics_overlap)
 ATOMICS_OVERLAP_P = 1.5
+# a block's one atomic on one address, after its work, joins the rest of the launch as a
+# p-norm of this p: the least mean error over characterize.py's block_reduce rows (a tree
+# over each block ending in a store or in an atomicAdd on one address, H200 twice),
+# device_params.block_atomics_p (p 1, adding them, erred by 41 % on average)
+BLOCK_ATOMICS_P = 16.0
+# ... and joins the launch's memory as a p-norm of this p: the least mean error over
+# characterize.py's reduce_stream rows (a grid-stride sum of 256 MB whose blocks end in a
+# tree and an atomicAdd on one address, against the same ending in a store, where that
+# store's launch is memory-bound), device_params.queue_memory_p
+QUEUE_MEMORY_P = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,26 +520,36 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # loop's atomics per element queue behind its passes
     per_element = elements * facts.atomics_one / merged  # atomics
     streamed = 0.0 if facts.loops else per_element * ns
-    one = ((per_element if facts.loops else 0.0) + B * facts.atomics_one_block) * ns
+    one = (per_element if facts.loops else 0.0) * ns
+    # a block's one atomic on one address (its thread 0's, after the block's work) queues at
+    # the L2 while other blocks work: the launch takes about the larger of the queue and
+    # the rest (measured: BLOCK_ATOMICS_P)
+    ends = B * facts.atomics_one_block * ns
     # a set of words every block adds to: each word's queue holds one atomic a block
     one += B * facts.atomics_set * dm.atomic_set_ns * 1e-9
     # a tree (or scan) over each block's threads in shared memory, a barrier a step: short
     # blocks doing them keep the SMs at them (measured: tree_curve); a loop's blocks run
     # long and drift apart, their trees beside others' loops (priced, the block-reduce
     # family was advised worse: docs/validation.md)
-    if facts.trees and not facts.loops:
-        one += B * facts.trees * _at(dm.tree_curve, b) * 1e-9
+    if facts.trees:
+        curve = dm.loop_tree_curve if facts.loops and dm.loop_tree_curve else dm.tree_curve
+        one += B * facts.trees * _at(curve, b) * 1e-9
     spread = _block_atomics(dm, facts, cfg, threads)
     # atomics on one address queue at one L2 slice: they add to the time (all of them wait
     # for each other); so do those to each block's own address, queued at the L2 the loads
     # go through. A thread's atomic after its loop waits for that loop only: those drain
     # while other threads still work (the atomics' p, measured on such kernels)
-    atomics = after + one + spread + streamed
+    atomics = after + one + spread + streamed + ends
     rest = _pnorm((_pnorm((work, starts), k.starts_p), streamed), k.p)
     if k.atomics_beside:
-        total = dm.floor_us * 1e-6 + _pnorm((rest, after + one + spread), k.p)
+        total = _pnorm((rest, after + one + spread), k.p)
     else:
-        total = dm.floor_us * 1e-6 + _pnorm((rest, after), k.atomics_p) + one + spread
+        total = _pnorm((rest, after), k.atomics_p) + one + spread
+    if ends:
+        # ... and the loads to its L2 slice wait behind it: the queue joins the launch's
+        # memory as a p-norm of QUEUE_MEMORY_P, its arithmetic and trees run beside it
+        total = _pnorm((total, _pnorm((mem, ends), QUEUE_MEMORY_P)), BLOCK_ATOMICS_P)
+    total += dm.floor_us * 1e-6
     return Breakdown(total, mem, cmp, starts, atomics)
 
 

@@ -883,12 +883,18 @@ _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
 _REDUCE_CALL = re.compile(r"__syncthreads\s*\(|\)\s*\.\s*(?:Reduce|Sum)\s*\(")
 
 
+# a loop's step that halves its counter (a tree written for a block size it names:
+# ``for (int h = 512; h > 0; h >>= 1)``)
+_HALVING = re.compile(r">>=\s*1\b|/=\s*2\b|=\s*\w+\s*(?:>>\s*1|/\s*2)\b")
+
+
 def _trees(body: str, heads: list[tuple[int, int]], region: _Region,
            stride_heads: list[tuple[int, int]]) -> int:
     """Loops over the block's threads whose every step ends at a barrier: a tree or a
     scan in shared memory (``for (s = blockDim.x / 2; s > 0; s >>= 1) {... __syncthreads();
-    }``), its steps following the block, not a stride loop over elements."""
-    if "__syncthreads" not in body or "blockDim" not in body:
+    }``, or from a literal, halving), its steps following the block, not a stride loop
+    over elements."""
+    if "__syncthreads" not in body:
         return 0
     count = 0
     for head in heads:
@@ -896,7 +902,8 @@ def _trees(body: str, heads: list[tuple[int, int]], region: _Region,
             continue
         lo, hi = head
         text = body[lo:hi]
-        if "blockDim" not in text or "+=" in text.split(";")[-1]:
+        step = text.split(";")[-1]
+        if "+=" in step or not ("blockDim" in text or _HALVING.search(step)):
             continue
         end = region._statement_end(body, hi + 1)
         if "__syncthreads" in body[hi:end]:
