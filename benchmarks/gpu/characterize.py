@@ -170,6 +170,17 @@ __device__ void reduce_tree(float* out, float s) {
         else out[blockIdx.x] = part[0];
     }
 }
+// one element per thread through a tile in shared memory (element_tile): each thread's
+// float loaded into the tile, a barrier, its sum with its neighbour's stored (the
+// held-out tile family's shape without its halo)
+extern "C" __global__ void tile_float(const float* __restrict__ a, float* __restrict__ c,
+                                      long n) {
+    extern __shared__ float tile[];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    tile[threadIdx.x] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    if (i < n) c[i] = tile[threadIdx.x] + tile[(threadIdx.x + 1) % blockDim.x];
+}
 // a grid-stride sum of floats, a tree over the block in shared memory (the held-out
 // generator's block-reduce epilogue), thread 0 storing the block's sum or adding it to one
 // address (reduce_stream)
@@ -446,6 +457,34 @@ def element_bandwidth(b: Bench) -> list[dict]:
             rows.append({"kernel": name, "vector": width, "block": 256, "grid": grid,
                          "blocks_per_sm": per_sm, "ms": ms,
                          "gbps": (1 << 30) * 2 / ms / 1e6})
+    del big, dst
+    return rows
+
+
+def element_tile(b: Bench) -> list[dict]:
+    """One float per thread through a tile in shared memory and a barrier (``tile_float``)
+    beside the plain copy (``element_float``), 1 GiB, blocks of 32-1,024 threads, the
+    resident blocks per SM capped by dynamic shared memory at 1, 2, 4 and 8, or not: what
+    a block's barrier after its loads costs one element per thread; all of it twice."""
+    cp = b.cp
+    big = cp.random.default_rng(2).standard_normal((1 << 28,), dtype=cp.float32)
+    dst = cp.empty_like(big)
+    n = 1 << 28
+    rows = []
+    for repeat in (0, 1):
+        for name in ("element_float", "tile_float"):
+            fn = b.f(name)
+            fn.max_dynamic_shared_size_bytes = 227 * 1024
+            for block in (32, 64, 128, 256, 512, 1024):
+                for cap in (1, 2, 4, 8, 32):
+                    smem = 4 * block if cap == 32 else \
+                        (228 * 1024 // cap - 1024) // 1024 * 1024
+                    ms = b.time(lambda fn=fn, block=block, smem=smem, a=big, c=dst: fn(
+                        (-(-n // block),), (block,), (a, c, cp.int64(n)), shared_mem=smem),
+                        reps=5)
+                    rows.append({"kernel": name, "block": block, "smem": smem, "cap": cap,
+                                 "registers": fn.num_regs, "repeat": repeat, "ms": ms,
+                                 "gbps": (1 << 30) * 2 / ms / 1e6})
     del big, dst
     return rows
 
@@ -1034,6 +1073,7 @@ def main(argv: list[str]) -> int:
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
+                    ("element_tile", element_tile),
                     ("block_reduce", block_reduce), ("reduce_stream", reduce_stream),
                     ("block_alignment", block_alignment),
                     ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
@@ -1073,6 +1113,8 @@ def main(argv: list[str]) -> int:
               f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("math_ops", ()):
         print("math", r["op"], r["registers"], f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("element_tile", ()):
+        print("tile", r["kernel"], r["block"], r["cap"], r["repeat"], f"{r['gbps']:.0f} GB/s")
     for r in doc.get("reduce_stream", ()):
         print("reduce stream", r["kernel"], r["n"], r["block"], r["grid"], r["repeat"],
               f"{r['ms'] * 1e3:.1f} us")

@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-44] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-45] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -4257,6 +4257,105 @@ extern "C" __global__ void sum2_read_gs({_ARGS}) {{
 }
 
 
+KERNELS_45: dict[str, str] = {
+    "sq_tree_atomic_gs": f"""
+extern "C" __global__ void sq_tree_atomic_gs({_ARGS}) {{
+    __shared__ float part[1024];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i] * a[i];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {{
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) atomicAdd(sum, part[0]);
+}}
+""",
+    "absmax_tree_gs": f"""
+extern "C" __global__ void absmax_tree_gs({_ARGS}) {{
+    __shared__ float part[1024];
+    float m = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        m = fmaxf(m, fabsf(a[i]));
+    part[threadIdx.x] = m;
+    __syncthreads();
+    for (int h = 512; h >= 1; h /= 2) {{
+        if (threadIdx.x < h && threadIdx.x + h < blockDim.x)
+            part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + h]);
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) atomicMax((int*)sum, __float_as_int(part[0]));
+}}
+""",
+    "dot4_tree_gs": f"""
+extern "C" __global__ void dot4_tree_gs({_ARGS}) {{
+    __shared__ float part[1024];
+    const float4* x = reinterpret_cast<const float4*>(a);
+    const float4* y = reinterpret_cast<const float4*>(b);
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n / 4;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 u = x[i], v = y[i];
+        acc += u.x * v.x + u.y * v.y + u.z * v.z + u.w * v.w;
+    }}
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {{
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) atomicAdd(sum, part[0]);
+}}
+""",
+    "count_shfl_gs": f"""
+extern "C" __global__ void count_shfl_gs({_ARGS}) {{
+    __shared__ float red[32];
+    float t = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        t += a[i] > s ? 1.0f : 0.0f;
+    t = block_sum(t, red);
+    if (threadIdx.x == 0) atomicAdd(sum, t);
+}}
+""",
+    "partials_tree_gs": f"""
+extern "C" __global__ void partials_tree_gs({_ARGS}) {{
+    __shared__ float part[1024];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i] - b[i];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {{
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) c[blockIdx.x] = part[0];
+}}
+""",
+    "mean_tree_small_gs": f"""
+extern "C" __global__ void mean_tree_small_gs({_ARGS}) {{
+    __shared__ float part[1024];
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {{
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) atomicAdd(sum, part[0] / n);
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -4942,6 +5041,20 @@ SUITE_44: dict[str, tuple] = {
     "sum2_read_gs": ("grid-stride", 64 * M, {"block": [64, 1, 1], "grid_sms": 2}, {}, "none",
                      1),
 }
+SUITE_45: dict[str, tuple] = {
+    "sq_tree_atomic_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 160}, {},
+                          "none", 1),
+    "absmax_tree_gs": ("grid-stride", 64 * M, {"block": [256, 1, 1], "grid_sms": 64}, {},
+                       "none", 1),
+    "dot4_tree_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 32}, {},
+                     "none", 1),
+    "count_shfl_gs": ("grid-stride", 64 * M, {"block": [128, 1, 1], "grid_sms": 64}, {},
+                      "none", 1),
+    "partials_tree_gs": ("grid-stride", 64 * M, {"block": [1024, 1, 1], "grid_sms": 16}, {},
+                         "none", 1),
+    "mean_tree_small_gs": ("grid-stride", 1 * M, {"block": [512, 1, 1], "grid_sms": 8}, {},
+                           "none", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -4969,7 +5082,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         41: (KERNELS_41, SUITE_41),
         42: (KERNELS_42, SUITE_42),
         43: (KERNELS_43, SUITE_43),
-        44: (KERNELS_44, SUITE_44)}
+        44: (KERNELS_44, SUITE_44), 45: (KERNELS_45, SUITE_45)}
 
 
 def suite(which: int = 1) -> list[dict]:
