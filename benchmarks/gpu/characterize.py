@@ -205,6 +205,29 @@ extern "C" __global__ void sum_store(const float* a, float* out, long n)
     { sum_tree<0>(a, out, n); }
 extern "C" __global__ void sum_atomic(const float* a, float* out, long n)
     { sum_tree<1>(a, out, n); }
+// ... the block's sum by warp shuffles through 32 floats of shared memory instead (the
+// zoo's block_sum: a warp's sum, a barrier, the first warp's sum of the warps', a barrier)
+template <int ATOMIC>
+__device__ void sum_shfl(const float* __restrict__ a, float* out, long n) {
+    __shared__ float red[32];
+    float v = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) v += a[i];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = threadIdx.x < ((blockDim.x + 31) >> 5) ? red[threadIdx.x] : 0.0f;
+    if (threadIdx.x < 32)
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0) {
+        if (ATOMIC) atomicAdd(out, v);
+        else out[blockIdx.x] = v;
+    }
+}
+extern "C" __global__ void sum_shfl_store(const float* a, float* out, long n)
+    { sum_shfl<0>(a, out, n); }
+extern "C" __global__ void sum_shfl_atomic(const float* a, float* out, long n)
+    { sum_shfl<1>(a, out, n); }
 // random 4-byte gathers (gather_bandwidth): a lane each, its index a hash of the thread's
 // (xorshift-multiply), into a set of mask + 1 floats; the value kept, nothing stored
 extern "C" __global__ void gather_read(const float* __restrict__ a, float* __restrict__ out,
@@ -712,7 +735,8 @@ def block_reduce(b: Bench) -> list[dict]:
 def reduce_stream(b: Bench) -> list[dict]:
     """A grid-stride sum of 2^22 and 2^26 floats whose blocks end in a tree over their
     threads and thread 0's store of the block's sum (``sum_store``) or atomicAdd to one
-    address (``sum_atomic``): 128-, 256- and 1,024-thread blocks, 1 to 320 blocks per SM.
+    address (``sum_atomic``), or the same after a sum by warp shuffles (``sum_shfl_*``):
+    128-, 256- and 1,024-thread blocks, 1 to 320 blocks per SM.
     Where a block's one atomic on one address waits, beside the block's loads and its
     tree (the held-out block-reduce family's shape); all of it twice."""
     cp, S = b.cp, b.sms
@@ -720,7 +744,7 @@ def reduce_stream(b: Bench) -> list[dict]:
     out = cp.zeros(S * 320, dtype=cp.float32)
     rows = []
     for repeat in (0, 1):
-        for name in ("sum_store", "sum_atomic"):
+        for name in ("sum_store", "sum_atomic", "sum_shfl_store", "sum_shfl_atomic"):
             fn = b.f(name)
             for n in (1 << 22, 1 << 26):
                 for block in (128, 256, 1024):

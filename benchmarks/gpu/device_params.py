@@ -193,13 +193,14 @@ def tree_curve(rows: list[dict]) -> list[list[float]]:
             for block in sorted({b for _, b in by})]
 
 
-def loop_tree_curve(rows: list[dict]) -> list[list[float]]:
+def loop_tree_curve(rows: list[dict], kernel: str = "sum_store") -> list[list[float]]:
     """(threads per block, ns) of the chip's time each more block ending in a tree costs a
     grid-stride loop (reduce_stream: ``sum_store`` over 2^26 floats, the slope of its time
-    over 1,056 to 42,240 blocks, least squares; none below zero)."""
+    over 1,056 to 42,240 blocks, least squares; none below zero); ``sum_shfl_store``: a
+    block's sum by warp shuffles instead (the loop sum curve)."""
     by: dict[tuple[int, int], list[float]] = {}
     for r in rows:
-        if r["kernel"] == "sum_store" and r["n"] == 1 << 26 and r["grid"] >= 1056:
+        if r["kernel"] == kernel and r["n"] == 1 << 26 and r["grid"] >= 1056:
             by.setdefault((r["block"], r["grid"]), []).append(r["ms"])
     out = []
     for block in sorted({b for b, _ in by}):
@@ -406,6 +407,9 @@ def params(doc: dict) -> dict:
         else None,
         "tree_curve": tree_curve(doc["block_reduce"]) if doc.get("block_reduce") else None,
         "loop_tree_curve": loop_tree_curve(doc["reduce_stream"]) if doc.get("reduce_stream")
+        else None,
+        "loop_sum_curve": loop_tree_curve(doc["reduce_stream"], "sum_shfl_store")
+        if any(r["kernel"] == "sum_shfl_store" for r in doc.get("reduce_stream", ()))
         else None,
         "warp_reduce_curve": warp_reduce_curve(doc["block_reduce"], sms)
         if any(r["kernel"] == "reduce_shfl" for r in doc.get("block_reduce", ())) else None,

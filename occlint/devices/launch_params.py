@@ -96,6 +96,9 @@ class DeviceModel:
     # a tree costs a loop over 256 MB (reduce_stream: the slope of its time over the
     # blocks); () where not measured (the tree curve's)
     loop_tree_curve: Curve = ()
+    # ... and each more block ending in a sum by warp shuffles through shared memory (a
+    # barrier; reduce_stream's sum_shfl_*); () where not measured (not priced)
+    loop_sum_curve: Curve = ()
     # a block per row: us a pass over its row costs the block (a load's wait from DRAM and
     # a block's sum by warp shuffles; the wait is priced by the memory term too:
     # timing._row_passes), two blocks per SM, against threads per block; () where not
@@ -140,7 +143,7 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
         e = dict(entry)
         for key in ("read_curve", "copy_curve", "l2_curve", "l2_kept_curve", "element_curve",
                     "atomic_block_curve", "issue_curve", "wave_curve", "wave_curve_one",
-                    "reduce_curve", "tree_curve", "loop_tree_curve", "row_curve",
+                    "reduce_curve", "tree_curve", "loop_tree_curve", "loop_sum_curve", "row_curve",
                     "row_curve_16", "pass_curve", "warp_reduce_curve", "reread_curve"):
             e[key] = tuple((float(x), float(y)) for x, y in e.get(key, ()))
         e["math_fma"] = tuple(sorted((str(k), float(v))
@@ -214,6 +217,8 @@ def _derived(device: Device) -> DeviceModel | None:
         tree_curve=tuple((x, y * ref.sms / units / clock_ratio) for x, y in ref.tree_curve),
         loop_tree_curve=tuple((x, y * ref.sms / units / clock_ratio)
                               for x, y in ref.loop_tree_curve),
+        loop_sum_curve=tuple((x, y * ref.sms / units / clock_ratio)
+                             for x, y in ref.loop_sum_curve),
         # a pass's wait is mostly DRAM's latency, kept; its reduction follows the clock
         pass_curve=ref.pass_curve, reread_curve=ref.reread_curve,  # the SM's cache's
         l1_line_ns=ref.l1_line_ns / clock_ratio, atomic_set_ns=ref.atomic_set_ns / clock_ratio,

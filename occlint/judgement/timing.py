@@ -534,6 +534,8 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     if facts.trees:
         curve = dm.loop_tree_curve if facts.loops and dm.loop_tree_curve else dm.tree_curve
         one += B * facts.trees * _at(curve, b) * 1e-9
+    if facts.sums and facts.loops:
+        one += B * facts.sums * _at(dm.loop_sum_curve, b) * 1e-9
     spread = _block_atomics(dm, facts, cfg, threads)
     # atomics on one address queue at one L2 slice: they add to the time (all of them wait
     # for each other); so do those to each block's own address, queued at the L2 the loads

@@ -79,6 +79,9 @@ class Facts:
     # loops over the block's threads with a barrier a step (a tree or a scan in shared
     # memory, its steps following blockDim), each once a block
     trees: int = 0
+    # block sums after a grid-stride loop that are not trees (warp shuffles through a
+    # shared array, a barrier: the zoo's block_sum), each once a block
+    sums: int = 0
     # of load_bytes, the loads of a row an earlier pass of the block already read (a
     # softmax's second and third reads of x), and the bytes per element of the rows they
     # read again (the SM's cache holds them while the resident blocks' rows fit)
@@ -135,6 +138,7 @@ class Facts:
                 **({"row_passes": self.passes, "block_reductions": self.reductions}
                    if self.passes else {}),
                 **({"block_trees": self.trees} if self.trees else {}),
+                **({"block_sums": self.sums} if self.sums else {}),
                 **({"reread_bytes": self.reread_bytes,
                     "reread_row_bytes": self.reread_row_bytes} if self.reread_bytes else {}),
                 **({"cached_bytes": self.cached_bytes} if self.cached_bytes else {}),

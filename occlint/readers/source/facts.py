@@ -805,6 +805,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
               if "fma" in body else 0) or 1
     head = stride_heads[0] if stride_heads else None
     passes = len(stride_heads) if loop == "block-stride" else 0
+    trees = _trees(body, heads, region, stride_heads)
     unroll = _unroll(body, head, spans[0], region, heads, arithmetic, fmas, (load + store) / 4,
                      params, consts)
     if loop in ("grid-stride", "block-stride") and unroll != 1:
@@ -830,7 +831,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  cached_loads=() if unknown else tuple(cached_loads),
                  math=tuple(sorted(calls.items())),
                  reductions=_reductions(body, stride_heads, region, shared_arrays)
-                 if passes else 0, trees=_trees(body, heads, region, stride_heads))
+                 if passes else 0, trees=trees,
+                 sums=_block_sums(body, stride_heads, region)
+                 if loop == "grid-stride" and not trees else 0)
 
 
 # an atomic's address: the array (or pointer) it indexes, ``&bins[k]``, ``out + k``
@@ -907,6 +910,24 @@ def _trees(body: str, heads: list[tuple[int, int]], region: _Region,
             continue
         end = region._statement_end(body, hi + 1)
         if "__syncthreads" in body[hi:end]:
+            count += 1
+    return count
+
+
+# a block's sum by warp shuffles and a barrier (the zoo's block_sum as read inlined), or
+# cub's
+_SHUFFLE_SUM = re.compile(r"__shfl\w*\s*\(|\)\s*\.\s*(?:Reduce|Sum)\s*\(")
+
+
+def _block_sums(body: str, heads: list[tuple[int, int]], region: _Region) -> int:
+    """The grid-stride loops followed, before the next loop or the body's end, by a
+    block's sum through warp shuffles and a barrier (or cub's BlockReduce)."""
+    ends = [region._statement_end(body, hi + 1) for _, hi in heads]
+    count = 0
+    for k, end in enumerate(ends):
+        after = body[end + 1:heads[k + 1][0] if k + 1 < len(heads) else len(body)]
+        if _SHUFFLE_SUM.search(after) and ("__syncthreads" in after or ".Sum" in after
+                                          or ".Reduce" in after):
             count += 1
     return count
 
