@@ -368,9 +368,9 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     # L2 keeps does not (measured: 1,024-thread blocks as fast as 256-thread ones on
     # copies the L2 holds, 19 % slower on those it does not: short_launches)
     tail = 0.0
-    if mem and iterations <= 1 and cfg.warps > ELEMENT_WARPS:
+    if mem and iterations <= 1 and warps > ELEMENT_WARPS:
         tail = min(latency, _knee_latency(dm, facts)) * k.stragglers * math.log(
-            cfg.warps / ELEMENT_WARPS) * (1 - kept)
+            warps / ELEMENT_WARPS) * (1 - kept)
     # a block per row's reductions stop its every thread: they add to the wave
     return _pnorm((mem, cmp), k.p) + tail + _row_passes(dm, facts, cfg.block), mem, cmp
 
