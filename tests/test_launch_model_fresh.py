@@ -159,9 +159,6 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
     was advised 32-thread blocks, 27 % slower, before those atomics were priced by the
     device's measured cost at the block's threads)."""
     unmet = {
-        "heldout-39/h100": "block_per_row_12 warned (a claim of 2.9-23 %) where nothing "
-                           "saves 2 %, since the band was refitted with the block starts' "
-                           "own overlap",
         "heldout-41/h200": "block_per_row_02 (rows of 1,000) advised 896-thread blocks, 10 % "
                            "slower (a claim of 0-18 %): a row's second pass runs with 104",
         "heldout-42/h200": "block_per_row_01 (rows of 1,000) advised 896-thread blocks, "
