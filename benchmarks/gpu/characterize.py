@@ -181,6 +181,28 @@ extern "C" __global__ void tile_float(const float* __restrict__ a, float* __rest
     __syncthreads();
     if (i < n) c[i] = tile[threadIdx.x] + tile[(threadIdx.x + 1) % blockDim.x];
 }
+// ... and 64 dependent FMAs after the barrier (the held-out tile family's work)
+extern "C" __global__ void tile_fma64(const float* __restrict__ a, float* __restrict__ c,
+                                      long n) {
+    extern __shared__ float tile[];
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    tile[threadIdx.x] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    float t = tile[threadIdx.x] + tile[(threadIdx.x + 1) % blockDim.x];
+#pragma unroll 4
+    for (int k = 0; k < 64; ++k) t = fmaf(t, 0.999f, 0.5f);
+    if (i < n) c[i] = t;
+}
+// ... the same 64 FMAs, no tile and no barrier
+extern "C" __global__ void element_fma64(const float* __restrict__ a, float* __restrict__ c,
+                                         long n) {
+    extern __shared__ float pad[];  // dynamic shared memory: only to cap resident blocks
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    float t = i < n ? a[i] : 0.0f;
+#pragma unroll 4
+    for (int k = 0; k < 64; ++k) t = fmaf(t, 0.999f, 0.5f);
+    if (i < n) c[i] = t;
+}
 // a grid-stride sum of floats, a tree over the block in shared memory (the held-out
 // generator's block-reduce epilogue), thread 0 storing the block's sum or adding it to one
 // address (reduce_stream)
@@ -486,7 +508,8 @@ def element_bandwidth(b: Bench) -> list[dict]:
 
 def element_tile(b: Bench) -> list[dict]:
     """One float per thread through a tile in shared memory and a barrier (``tile_float``)
-    beside the plain copy (``element_float``), 1 GiB, blocks of 32-1,024 threads, the
+    beside the plain copy (``element_float``), and each with 64 dependent FMAs after its
+    load (``tile_fma64``, ``element_fma64``), 1 GiB, blocks of 32-1,024 threads, the
     resident blocks per SM capped by dynamic shared memory at 1, 2, 4 and 8, or not: what
     a block's barrier after its loads costs one element per thread; all of it twice."""
     cp = b.cp
@@ -495,7 +518,7 @@ def element_tile(b: Bench) -> list[dict]:
     n = 1 << 28
     rows = []
     for repeat in (0, 1):
-        for name in ("element_float", "tile_float"):
+        for name in ("element_float", "tile_float", "element_fma64", "tile_fma64"):
             fn = b.f(name)
             fn.max_dynamic_shared_size_bytes = 227 * 1024
             for block in (32, 64, 128, 256, 512, 1024):
