@@ -57,9 +57,10 @@ OVERLAP_P = 4.0
 # fitted the same way
 STARTS_P = 8.0
 # a block keeps its slots until its last warp ends: each wave of short blocks (one
-# element per thread) ends with a tail of STRAGGLERS x a load's latency x ln(warps per
-# block / ELEMENT_WARPS): the element curve is the characterisation's median over its
-# blocks at each X, whose middle is 256 threads (8 warps); bigger blocks straggle more
+# element per thread) ends with a tail of STRAGGLERS x a load's latency x ln(busy warps
+# per block / ELEMENT_WARPS): the element curve is the characterisation's blocks of up to
+# 8 warps (device_params.ELEMENT_BLOCK); bigger blocks straggle more (its threads with no
+# element exit at once)
 STRAGGLERS = 0.7
 ELEMENT_WARPS = 8
 # a 2-D block's row of b bytes costs as b + ROW_BYTES would (one more request per row)
@@ -528,9 +529,9 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # a set of words every block adds to: each word's queue holds one atomic a block
     one += B * facts.atomics_set * dm.atomic_set_ns * 1e-9
     # a tree (or scan) over each block's threads in shared memory, a barrier a step: short
-    # blocks doing them keep the SMs at them (measured: tree_curve); a loop's blocks run
-    # long and drift apart, their trees beside others' loops (priced, the block-reduce
-    # family was advised worse: docs/validation.md)
+    # blocks doing them keep the SMs at them (measured: tree_curve); after a grid-stride
+    # loop each block's tree, or its sum by warp shuffles, costs what reduce_stream
+    # measured a block (loop_tree_curve, loop_sum_curve)
     if facts.trees:
         curve = dm.loop_tree_curve if facts.loops and dm.loop_tree_curve else dm.tree_curve
         one += B * facts.trees * _at(curve, b) * 1e-9
