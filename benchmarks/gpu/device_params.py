@@ -193,6 +193,10 @@ def tree_curve(rows: list[dict]) -> list[list[float]]:
             for block in sorted({b for _, b in by})]
 
 
+# the p-norms tried for an atomics' queue joining the rest of a launch
+BLOCK_ATOMICS_PS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0)
+
+
 def loop_tree_curve(rows: list[dict], kernel: str = "sum_store") -> list[list[float]]:
     """(threads per block, ns) of the chip's time each more block ending in a tree costs a
     grid-stride loop (reduce_stream: ``sum_store`` over 2^26 floats, the slope of its time
@@ -231,9 +235,6 @@ def _pnorm_error(cases: list[tuple[float, float, float]], p: float) -> float:
     """Mean |log error| of (a^p + b^p)^(1/p) against the measured time, over ``cases``."""
     return statistics.fmean(abs(math.log((a ** p + b ** p) ** (1 / p) / ms))
                             for a, b, ms in cases)
-
-
-BLOCK_ATOMICS_PS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0)
 
 
 def block_atomics_p(runs: list[list[dict]], atomic_one_ns: float) -> float:
