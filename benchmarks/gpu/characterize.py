@@ -25,7 +25,8 @@ L2 is what is measured):
 * a loop's blocks off the warp (``block_alignment``): grid-stride copies by blocks whose
   run of elements is or is not a whole number of 32-byte sectors;
 * many waves of blocks by the blocks resident (``wave_resident``): grid-stride copies in
-  1 to 80 waves of 1 to 8 resident blocks per SM;
+  1 to 80 waves of 1 to 8 resident blocks per SM; and a dependent FMA chain a thread in 1
+  to 80 waves of 1 to 4 (``fma_waves``);
 * 2-D blocks' rows (``row_bandwidth``): a copy over a row-major image by blocks of 1 to
   256 threads along a row;
 * launches of microseconds (``short_launches``): small copies' durations as the profiler
@@ -935,6 +936,36 @@ def wave_resident(b: Bench) -> list[dict]:
     return rows
 
 
+def fma_waves(b: Bench) -> list[dict]:
+    """One dependent FMA chain a thread (``fma1``), 2^34 FMAs a launch, in 256-, 512- and
+    1,024-thread blocks, 1, 2 or 4 resident per SM (capped by dynamic shared memory), in 1
+    to 80 waves of blocks (each thread's chain shorter as the waves grow): what many waves
+    cost arithmetic when few blocks share an SM (``wave_resident``'s copies for the
+    arithmetic); all of it twice."""
+    cp, S = b.cp, b.sms
+    out = cp.zeros(4, dtype=cp.float32)
+    fn = b.f("fma1")
+    fn.max_dynamic_shared_size_bytes = 227 * 1024
+    rows = []
+    for repeat in (0, 1):
+        for block in (256, 512, 1024):
+            for resident in (1, 2, 4):
+                if block * resident > 2048:
+                    continue
+                smem = (228 * 1024 // resident - 1024) // 1024 * 1024
+                for waves in (1, 2, 4, 8, 16, 32, 64, 80):
+                    grid = S * resident * waves
+                    iters = max(1, (1 << 34) // (grid * block))
+                    ms = b.time(lambda grid=grid, block=block, smem=smem, iters=iters: fn(
+                        (grid,), (block,), (out, cp.float32(0.9999), cp.int32(iters)),
+                        shared_mem=smem), reps=5)
+                    rows.append({"block": block, "resident": resident, "smem": smem,
+                                 "waves": waves, "grid": grid, "iters": iters,
+                                 "repeat": repeat, "ms": ms,
+                                 "fma_per_s": grid * block * iters / ms * 1e3})
+    return rows
+
+
 def block_alignment(b: Bench) -> list[dict]:
     """Grid-stride copies (``copy_float_1``: 4 bytes read and written per element;
     ``copy_float2_1``: 8; ``narrow_store``: 8 read, 4 written) of 2^26 elements by blocks
@@ -1123,7 +1154,8 @@ def main(argv: list[str]) -> int:
                     ("element_tile", element_tile),
                     ("block_reduce", block_reduce), ("reduce_stream", reduce_stream),
                     ("block_alignment", block_alignment),
-                    ("wave_resident", wave_resident), ("row_bandwidth", row_bandwidth),
+                    ("wave_resident", wave_resident), ("fma_waves", fma_waves),
+                    ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
                     ("row_reread", row_reread), ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
@@ -1160,6 +1192,9 @@ def main(argv: list[str]) -> int:
               f"{r['ms'] * 1e3:.1f} us")
     for r in doc.get("math_ops", ()):
         print("math", r["op"], r["registers"], f"{r['ms'] * 1e3:.1f} us")
+    for r in doc.get("fma_waves", ()):
+        print("fma waves", r["block"], r["resident"], r["waves"], r["repeat"],
+              f"{r['fma_per_s']:.3e}")
     for r in doc.get("element_tile", ()):
         print("tile", r["kernel"], r["block"], r["cap"], r["repeat"], f"{r['gbps']:.0f} GB/s")
     for r in doc.get("reduce_stream", ()):
