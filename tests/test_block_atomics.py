@@ -213,3 +213,27 @@ def test_a_loops_shuffle_sums_are_priced_as_measured():
                                    / r["ms"])))
     assert len(errors) == 54
     assert max(errors) < 0.2 and statistics.fmean(errors) < 0.1
+
+
+def test_a_block_sums_cost_is_named_apart_from_its_atomics():
+    """Set 39's mask_count_block_gs (1,024 x 10,560, a block's sum by shuffles and one
+    atomicAdd a block): its 10,560 atomics queue 10,560 x the H200's atomic_one_ns and its
+    sums cost 10,560 x the loop sum curve at 1,024 threads, each reported as what it is
+    (the sums were counted as atomics, and the finding said atomics bound the launch); the
+    launch is bound by neither, and LCH106 names both."""
+    from tests.conftest import run_occlint
+
+    h200 = _h200()
+    run = TRACES / "zoo-39"
+    out = run_occlint(str(run / "h200" / "heldout.pt.trace.json.gz"), str(run / "kernels.cu"),
+                      "--format", "json", "--isolated", "--exit-zero")
+    group = next(g for g in out.json()["launches"]
+                 if g["kernel"] == "mask_count_block_gs")
+    now = group["model"]["now"]
+    assert now["atomics_ns"] == pytest.approx(10560 * h200.atomic_one_ns, rel=1e-3)
+    sum_ns = dict(h200.loop_sum_curve)[1024]
+    assert now["block_reductions_ns"] == pytest.approx(10560 * sum_ns, rel=1e-3)
+    assert now["binding"] == "memory"
+    (finding,) = [f for f in group["findings"] if f["rule"] == "LCH106"]
+    assert "atomics queuing" in finding["message"]
+    assert "the blocks' reductions" in finding["message"]

@@ -877,7 +877,8 @@ def test_findings_carry_the_fix_in_json_and_sarif(tmp_path):
     doc = occlint_doc("h100")  # the same run as the SARIF above, in JSON
     g = next(g for g in doc["launches"] if g["kernel"] == "elementwise_11")
     assert g["model"]["facts"]["source"] == "source"
-    assert re.fullmatch(r"memory|compute|block starts|atomics", g["model"]["now"]["binding"])
+    assert re.fullmatch(r"memory|compute|block starts|atomics|block reductions",
+                        g["model"]["now"]["binding"])
     assert VECTOR[1] == "float"
 
 

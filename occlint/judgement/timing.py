@@ -163,11 +163,12 @@ class Breakdown:
     compute: float
     starts: float
     atomics: float
+    reductions: float = 0.0  # the blocks' trees and sums over their threads
 
     @property
     def binding(self) -> str:
         terms = {"memory": self.memory, "compute": self.compute, "block starts": self.starts,
-                 "atomics": self.atomics}
+                 "atomics": self.atomics, "block reductions": self.reductions}
         return max(terms, key=lambda k: terms[k])
 
 
@@ -532,11 +533,12 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # blocks doing them keep the SMs at them (measured: tree_curve); after a grid-stride
     # loop each block's tree, or its sum by warp shuffles, costs what reduce_stream
     # measured a block (loop_tree_curve, loop_sum_curve)
+    reductions = 0.0
     if facts.trees:
         curve = dm.loop_tree_curve if facts.loops and dm.loop_tree_curve else dm.tree_curve
-        one += B * facts.trees * _at(curve, b) * 1e-9
+        reductions += B * facts.trees * _at(curve, b) * 1e-9
     if facts.sums and facts.loops:
-        one += B * facts.sums * _at(dm.loop_sum_curve, b) * 1e-9
+        reductions += B * facts.sums * _at(dm.loop_sum_curve, b) * 1e-9
     spread = _block_atomics(dm, facts, cfg, threads)
     # atomics on one address queue at one L2 slice: they add to the time (all of them wait
     # for each other); so do those to each block's own address, queued at the L2 the loads
@@ -545,15 +547,15 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     atomics = after + one + spread + streamed + ends
     rest = _pnorm((_pnorm((work, starts), k.starts_p), streamed), k.p)
     if k.atomics_beside:
-        total = _pnorm((rest, after + one + spread), k.p)
+        total = _pnorm((rest, after + one + spread + reductions), k.p)
     else:
-        total = _pnorm((rest, after), k.atomics_p) + one + spread
+        total = _pnorm((rest, after), k.atomics_p) + one + spread + reductions
     if ends:
         # ... and the loads to its L2 slice wait behind it: the queue joins the launch's
         # memory as a p-norm of QUEUE_MEMORY_P, its arithmetic and trees run beside it
         total = _pnorm((total, _pnorm((mem, ends), QUEUE_MEMORY_P)), BLOCK_ATOMICS_P)
     total += dm.floor_us * 1e-6
-    return Breakdown(total, mem, cmp, starts, atomics)
+    return Breakdown(total, mem, cmp, starts, atomics, reductions)
 
 
 def l2_kept(dm: DeviceModel, facts: Facts, elements: float) -> float:

@@ -377,8 +377,8 @@ def problem_tail(report, ctx):
 # what binds the launch as it is, in the model, where a finding of its own says so (LCH107,
 # LCH108)
 SPECIFIC_BINDINGS = ("block starts", "atomics")
-# atomics that take this share of the launch's predicted time, though they do not bind it,
-# are named in LCH106's message (what moving the grid changes)
+# atomics (or the blocks' reductions) that take this share of the launch's predicted time,
+# though they do not bind it, are named in LCH106's message (what moving the grid changes)
 ATOMICS_NOTED = 0.1
 
 
@@ -409,8 +409,9 @@ def slower_than_fastest(report, ctx):
 
     What it does:
     Predicts the launch's time from the device's measured behaviour (bandwidth against
-    bytes in flight, the block start rate, arithmetic issue, atomics on one address; the
-    table in device_db/launch_model.toml) and the kernel's facts (what a thread loads,
+    bytes in flight, the block start rate, arithmetic issue, atomics on one address, a
+    block's tree or sum over its threads; the table in device_db/launch_model.toml) and
+    the kernel's facts (what a thread loads,
     stores and computes per element, its loop and atomics, read from its source), and the
     time of every configuration that does the same work: every block of whole warps for
     one element per thread, blocks x grids for a grid-stride loop, blocks for a loop over
@@ -433,8 +434,11 @@ def slower_than_fastest(report, ctx):
     if _moved(ctx, None):
         plan = ctx.plan
         now = plan.now
-        queued = f" ({_us(now.atomics)} of it atomics queuing on their addresses)" \
-            if now.atomics >= ATOMICS_NOTED * now.total else ""
+        parts = [f"{_us(t)} of it {what}" for t, what in (
+            (now.atomics, "atomics queuing on their addresses"),
+            (now.reductions, "the blocks' reductions over their threads"))
+            if t >= ATOMICS_NOTED * now.total]
+        queued = f" ({'; '.join(parts)})" if parts else ""
         yield _model_finding(
             "LCH106", report, ctx,
             f"the launch-time model predicts {_us(now.total)} for "
