@@ -320,6 +320,14 @@ extern "C" __global__ void row_loop_sum(const float* a, float* out, long cols)
     { row_loop<1>(a, out, cols); }
 extern "C" __global__ void row_loop_plain(const float* a, float* out, long cols)
     { row_loop<0>(a, out, cols); }
+// a block per row copied, each thread its elements stepped by the block (row_ragged: rows
+// the block does not divide, the held-out block-per-row family's loop)
+extern "C" __global__ void row_copy(const float* __restrict__ a, float* __restrict__ c,
+                                    long cols) {
+    extern __shared__ float cap[];  // dynamic shared memory: only to cap resident blocks
+    const long base = blockIdx.x * cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) c[base + j] = 2.0f * a[base + j];
+}
 // a block per row in two passes: its sum, then the row scaled by it, read again
 // (row_reread: REREAD 1, the same row; 0, another array's, which no cache holds)
 template <int REREAD>
@@ -837,6 +845,33 @@ def row_loop(b: Bench) -> list[dict]:
     return rows
 
 
+def row_ragged(b: Bench) -> list[dict]:
+    """A block per row copied (``row_copy``), 65,536 rows of 1,000 and 131,072 of 500
+    floats, in blocks of 96 to 1,024 threads that do and do not divide the row, as many per
+    SM as fit and capped at two by dynamic shared memory: what a row's ragged last pass
+    (1,000 in 928 threads: a pass of 928, one of 72) costs; all of it twice."""
+    cp = b.cp
+    n = 65536 * 1000
+    src = cp.ones(n, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    fn = b.f("row_copy")
+    fn.max_dynamic_shared_size_bytes = 200 * 1024
+    rows = []
+    for repeat in (0, 1):
+        for cols in (1000, 500):
+            grid = n // cols
+            for block in (96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 480, 500, 512,
+                          640, 768, 896, 928, 960, 992, 1000, 1024):
+                for smem in (0, 104 * 1024):
+                    ms = b.time(lambda block=block, grid=grid, cols=cols, smem=smem, a=src,
+                                c=dst: fn((grid,), (block,), (a, c, cp.int64(cols)),
+                                          shared_mem=smem), reps=5)
+                    rows.append({"cols": cols, "rows": grid, "block": block, "smem": smem,
+                                 "registers": fn.num_regs, "repeat": repeat, "ms": ms})
+    del src, dst
+    return rows
+
+
 def row_reread(b: Bench) -> list[dict]:
     """A block per row in two passes whose second reads the row again (``reread_row``) or
     another array's (``fresh_row``), 2^26 floats in rows of 512 to 32,768, blocks of 256
@@ -1157,7 +1192,8 @@ def main(argv: list[str]) -> int:
                     ("wave_resident", wave_resident), ("fma_waves", fma_waves),
                     ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
-                    ("row_reread", row_reread), ("row_loop", row_loop), ("math_ops", math_ops),
+                    ("row_reread", row_reread), ("row_ragged", row_ragged),
+                    ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
                     ("atomic_set", atomic_set), ("atomic_ops", atomic_ops),
                     ("short_launches", short_launches), ("l2_residency", l2_residency)):
