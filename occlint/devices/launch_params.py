@@ -190,6 +190,10 @@ def _derived(device: Device) -> DeviceModel | None:
     def curve(c: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
         return tuple((round(x * scale_x, 1), round(y * scale_bw, 1)) for x, y in c)
 
+    def chip_ns(c: Curve) -> Curve:
+        """The chip's ns a block: an SM's time over the SMs, at its clock."""
+        return tuple((x, y * ref.sms / units / clock_ratio) for x, y in c)
+
     ref_peak = ref.sms * lanes["sm_90"] * ref_clock * 1e6
     return DeviceModel(
         name=device.name, basis="derived",
@@ -213,12 +217,8 @@ def _derived(device: Device) -> DeviceModel | None:
         atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
         atomic_block_curve=tuple((x, y / clock_ratio) for x, y in ref.atomic_block_curve),
         reduce_curve=tuple((x, y / clock_ratio) for x, y in ref.reduce_curve),
-        # the chip's ns a block: an SM's time over the SMs, at its clock
-        tree_curve=tuple((x, y * ref.sms / units / clock_ratio) for x, y in ref.tree_curve),
-        loop_tree_curve=tuple((x, y * ref.sms / units / clock_ratio)
-                              for x, y in ref.loop_tree_curve),
-        loop_sum_curve=tuple((x, y * ref.sms / units / clock_ratio)
-                             for x, y in ref.loop_sum_curve),
+        tree_curve=chip_ns(ref.tree_curve), loop_tree_curve=chip_ns(ref.loop_tree_curve),
+        loop_sum_curve=chip_ns(ref.loop_sum_curve),
         # a pass's wait is mostly DRAM's latency, kept; its reduction follows the clock
         pass_curve=ref.pass_curve, reread_curve=ref.reread_curve,  # the SM's cache's
         l1_line_ns=ref.l1_line_ns / clock_ratio, atomic_set_ns=ref.atomic_set_ns / clock_ratio,

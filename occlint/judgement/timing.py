@@ -4,7 +4,8 @@ behaviour and the kernel's facts (issue 28; the equations are in docs/validation
 A launch of ``B`` blocks of ``b`` threads, ``r`` of them resident per SM, over ``N``
 elements takes
 
-    T = T_floor + ( T_rest^q + T_after^q ) ^ (1/q) + T_atomics,
+    T = T_floor + ( T'^e + ( T_memory^m + T_ends^m ) ^ (e/m) ) ^ (1/e),
+    T' = ( T_rest^q + T_after^q ) ^ (1/q) + T_atomics + T_reductions,
     T_rest = ( T_work^s + T_starts^s ) ^ (1/s)
 
 * ``T_work``: the blocks' waves, each the slower of its memory time (bytes over the
@@ -26,6 +27,11 @@ elements takes
   what the device measured at the block's threads (more threads, more on one address);
   one element per thread each with an atomic on one address streams them beside the
   blocks' starts and loads instead (their p-norm with ``T_rest``, the overlap's p);
+* ``T_ends``: a block's one atomic on one address after its work queues beside the other
+  blocks' work, and the loads to its L2 slice behind it (``e``, :data:`BLOCK_ATOMICS_P`;
+  ``m``, :data:`QUEUE_MEMORY_P`; both measured); no such atomics, no such term;
+* ``T_reductions``: a block's tree or sum over its threads costs the chip what the device
+  measured a block (the tree curve; after a loop the loop tree and loop sum curves);
 * ``T_after``: a thread's atomic to one address after its loop waits for that loop only:
   those drain partly while other threads still work (``q``: between adding, 1, and the
   overlap's p);

@@ -411,8 +411,8 @@ def slower_than_fastest(report, ctx):
     Predicts the launch's time from the device's measured behaviour (bandwidth against
     bytes in flight, the block start rate, arithmetic issue, atomics on one address, a
     block's tree or sum over its threads; the table in device_db/launch_model.toml) and
-    the kernel's facts (what a thread loads,
-    stores and computes per element, its loop and atomics, read from its source), and the
+    the kernel's facts (what a thread loads, stores and computes per element, its loop
+    and atomics, read from its source), and the
     time of every configuration that does the same work: every block of whole warps for
     one element per thread, blocks x grids for a grid-stride loop, blocks for a loop over
     the block. Raised when the fastest is predicted to save at least 8% and no other

@@ -919,17 +919,19 @@ def _trees(body: str, heads: list[tuple[int, int]], region: _Region,
 _SHUFFLE_SUM = re.compile(r"__shfl\w*\s*\(|\)\s*\.\s*(?:Reduce|Sum)\s*\(")
 
 
+def _after_each(body: str, heads: list[tuple[int, int]], region: _Region) -> list[str]:
+    """The text after each loop of ``heads``, up to the next one (or the body's end)."""
+    ends = [region._statement_end(body, hi + 1) for _, hi in heads]
+    return [body[end + 1:heads[k + 1][0] if k + 1 < len(heads) else len(body)]
+            for k, end in enumerate(ends)]
+
+
 def _block_sums(body: str, heads: list[tuple[int, int]], region: _Region) -> int:
     """The grid-stride loops followed, before the next loop or the body's end, by a
     block's sum through warp shuffles and a barrier (or cub's BlockReduce)."""
-    ends = [region._statement_end(body, hi + 1) for _, hi in heads]
-    count = 0
-    for k, end in enumerate(ends):
-        after = body[end + 1:heads[k + 1][0] if k + 1 < len(heads) else len(body)]
-        if _SHUFFLE_SUM.search(after) and ("__syncthreads" in after or ".Sum" in after
-                                          or ".Reduce" in after):
-            count += 1
-    return count
+    return sum(bool(_SHUFFLE_SUM.search(after)) and ("__syncthreads" in after or ".Sum" in after
+                                                     or ".Reduce" in after)
+               for after in _after_each(body, heads, region))
 
 
 def _reductions(body: str, heads: list[tuple[int, int]], region: _Region,
@@ -939,13 +941,8 @@ def _reductions(body: str, heads: list[tuple[int, int]], region: _Region,
     arrays."""
     names = "|".join(map(re.escape, shared))
     given = re.compile(rf"\w\s*\([^;]*\b(?:{names})\b") if shared else None
-    ends = [region._statement_end(body, hi + 1) for _, hi in heads]
-    count = 0
-    for k, end in enumerate(ends):
-        after = body[end + 1:heads[k + 1][0] if k + 1 < len(heads) else len(body)]
-        if _REDUCE_CALL.search(after) or (given and given.search(after)):
-            count += 1
-    return count
+    return sum(bool(_REDUCE_CALL.search(after) or (given and given.search(after)))
+               for after in _after_each(body, heads, region))
 
 
 # a last term of an index that moves it to a neighbour: a literal, a name (a row's
