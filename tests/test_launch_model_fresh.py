@@ -159,24 +159,16 @@ def test_the_block_per_row_family_is_never_advised_slower(request, run):
     was advised 32-thread blocks, 27 % slower, before those atomics were priced by the
     device's measured cost at the block's threads)."""
     unmet = {
-        "heldout-41/h200": "block_per_row_02 (rows of 1,000) advised 896-thread blocks, 10 % "
-                           "slower (a claim of 0-18 %): a row's second pass runs with 104",
-        "heldout-42/h200": "block_per_row_01 (rows of 1,000) advised 896-thread blocks, "
-                           "5 % slower: a row's second pass runs with 104 of them",
         "heldout-43/h200": "block_per_row_12 (rows of 256, 512 dependent FMAs an element) "
                            "warned (a claim of 5-27 %) where nothing saves 2 %: its work "
                            "solved from the trace is 0.63 of the true (the issue rate, as "
                            "heldout-53's), 160 busy threads a row, on the step to 6 warps "
                            "(an info claim from no saving until the element curve was the "
                            "blocks' of 8 warps or fewer: the solve's other side)",
-        "heldout-48/h200": "block_per_row_15 (rows of 1,000) advised 928-thread blocks, "
-                           "4 % slower: the same",
         "heldout-53/h200": "block_per_row_13 (rows of 256, 512 dependent FMAs an element) "
                            "warned (a claim of 34-65 %) where nothing saves 2 %: the model's "
                            "issue rate at 32 warps (0.56 of the peak; measured 0.87), so "
                            "the work solved from the trace is 0.37 of the true",
-        "heldout-54/h200": "block_per_row_02 (rows of 1,000) advised 896-thread blocks, 7 % "
-                           "slower (a claim of 1-19 %, info): the same",
     }
     if run in unmet:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 28: {unmet[run]}"))

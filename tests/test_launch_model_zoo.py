@@ -181,9 +181,6 @@ ADVISED_WORSE = {
                   "advised 128 x 8,448 as an info (0-13 % claimed), 5.6 % slower: the loop "
                   "tree curve (reduce_stream, one load an element) prices its 2,112 trees "
                   "as 17 us the two loads hide",
-    "zoo-32/h200": "small_softmax_row (rows of 1,024 in 1,024-thread blocks, 2 us) is advised "
-                   "992 threads as an info (0-14 % claimed), 10 % slower: 32 threads of each "
-                   "row do a second pass the model averages away",
     "zoo-38/h200": "two_outputs_gs stores sum[i & 1023] from every thread (the same 1,024 "
                    "words): advised more threads, 12 % slower, as a warning (5-27 % claimed) "
                    "since a loop's loads in flight are what the compiler keeps",
@@ -719,9 +716,6 @@ UNMET = {
                                           "0-16 % claimed), row_absmax_warp (26 %: nothing "
                                           "advised)",
     ("zoo-16/h200", "width 15 points"): "26 points",
-    ("zoo-16/h200", "every 10 % warned"): "dot_atomic_warp_gs (11.5 % by 512 x 264; 256 x "
-                                          "1,056 advised, 2-21 % claimed, 9.4 % saved), "
-                                          "row_rmsnorm_vec2 (14 %: 2-20 % claimed)",
     ("zoo-17/h200", "width 15 points"): "22 points",
     ("zoo-18/h200", "width 15 points"): "27 points",
     ("zoo-18/h200", "every 10 % warned"): "experts8_elem (17.7 %: 0-14 % claimed), "
@@ -758,10 +752,9 @@ UNMET = {
     ("zoo-31/h200", "inside 90 %"): "6 of 7 claims hold (stride_loop_2d: 26-57 % claimed, "
                                     "64 % saved by the advice)",
     ("zoo-31/h200", "width 15 points"): "31 points",
-    ("zoo-32/h200", "advised 0.97"): "0.901 (habit 0.597): small_dot_atomic_gs advised 128 "
-                                     "x 132 (92.5 % saved; 32 x 132 saves 95.5 %: 36 against "
-                                     "21 us), small_softmax_row advised 992 threads",
-    ("zoo-32/h200", "inside 90 %"): "4 of 7 claims hold (small launches of 1-8 us: "
+    ("zoo-32/h200", "advised 0.97"): "0.931 (habit 0.597): small_dot_atomic_gs advised 32 "
+                                     "x 396 (93.9 % saved; 32 x 132 saves 95.5 %)",
+    ("zoo-32/h200", "inside 90 %"): "3 of 6 claims hold (small launches of 1-8 us: "
                                     "small_scale_gs under-claimed, small_blend_2d and "
                                     "mid_copy4_gs over)",
     ("zoo-32/h200", "width 15 points"): "26 points",
@@ -816,7 +809,6 @@ UNMET = {
     ("zoo-43/h200", "width 15 points"): "21 points",
     ("zoo-44/h200", "width 15 points"): "23 points",
     # since a short block's stragglers are its busy warps'
-    ("zoo-6/h200", "spearman 0.9"): "0.89",
     ("zoo-34/h200", "spearman 0.9"): "0.79 (layernorm_mid_row 55-92 % claimed, 47 % saved)",
     ("zoo-45/h200", "width 15 points"): "26 points (written after a block's atomic and tree "
                                         "were priced as measured, scored once)",
@@ -844,6 +836,10 @@ UNMET = {
     ("zoo-34/h200", "inside 90 %"): "5 of 6 claims hold (channel_scale_rt_elem 20-50 % "
                                     "claimed, 52 % saved)",
     ("zoo-38/h200", "spearman 0.9"): "0.85",
+    # since a block per row's rows end with their stragglers (timing.ROW_TAIL_PASSES)
+    ("zoo-3/h200", "spearman 0.9"): "0.89 (logsumexp_row 58-81 % claimed, 40 % saved: its "
+                                    "two passes and reductions were priced 2.4x slow at "
+                                    "1,024 threads, the rows' tail adds to that)",
 }
 TARGETS = {
     "advised 0.97": lambda t: t["advised_vs_best"] >= 0.97,

@@ -328,6 +328,15 @@ extern "C" __global__ void row_copy(const float* __restrict__ a, float* __restri
     const long base = blockIdx.x * cols;
     for (long j = threadIdx.x; j < cols; j += blockDim.x) c[base + j] = 2.0f * a[base + j];
 }
+// ... its float4 twin (row_long: the held-out family's float4 rows)
+extern "C" __global__ void row_copy4(const float4* __restrict__ a, float4* __restrict__ c,
+                                     long cols) {
+    const long base = blockIdx.x * cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {
+        float4 x = a[base + j];
+        c[base + j] = make_float4(2.0f * x.x, 2.0f * x.y, 2.0f * x.z, 2.0f * x.w);
+    }
+}
 // a block per row in two passes: its sum, then the row scaled by it, read again
 // (row_reread: REREAD 1, the same row; 0, another array's, which no cache holds)
 template <int REREAD>
@@ -872,6 +881,33 @@ def row_ragged(b: Bench) -> list[dict]:
     return rows
 
 
+def row_long(b: Bench) -> list[dict]:
+    """A block per row copied, floats (``row_copy``, 2^26 in rows of 1,000 to 16,000) and
+    float4s (``row_copy4``, 2^24 in rows of 250 to 4,000), in blocks of 256 to 1,024 threads
+    that do and do not divide the row, as many per SM as fit: how a block's straggling
+    warps cost a row of one pass to sixty-three (the tail a block per row pays); twice."""
+    cp = b.cp
+    rows = []
+    for kernel, n, lengths in (("row_copy", 1 << 26, (1000, 2000, 4000, 8000, 16000)),
+                               ("row_copy4", 1 << 24, (250, 500, 1000, 2000, 4000))):
+        width = 4 if kernel == "row_copy4" else 1
+        src = cp.ones(n * width, dtype=cp.float32)
+        dst = cp.empty_like(src)
+        fn = b.f(kernel)
+        for repeat in (0, 1):
+            for cols in lengths:
+                grid = n // cols
+                for block in (256, 384, 512, 640, 768, 896, 928, 992, 1000, 1024):
+                    ms = b.time(lambda fn=fn, block=block, grid=grid, cols=cols, a=src,
+                                c=dst: fn((grid,), (block,), (a, c, cp.int64(cols))),
+                                reps=5)
+                    rows.append({"kernel": kernel, "vector": width, "cols": cols,
+                                 "rows": grid, "block": block, "registers": fn.num_regs,
+                                 "repeat": repeat, "ms": ms})
+        del src, dst
+    return rows
+
+
 def row_reread(b: Bench) -> list[dict]:
     """A block per row in two passes whose second reads the row again (``reread_row``) or
     another array's (``fresh_row``), 2^26 floats in rows of 512 to 32,768, blocks of 256
@@ -1193,6 +1229,7 @@ def main(argv: list[str]) -> int:
                     ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
                     ("row_reread", row_reread), ("row_ragged", row_ragged),
+                    ("row_long", row_long),
                     ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
                     ("atomic_set", atomic_set), ("atomic_ops", atomic_ops),
