@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-45] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-46] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -4356,6 +4356,69 @@ extern "C" __global__ void mean_tree_small_gs({_ARGS}) {{
 """,
 }
 
+KERNELS_46: dict[str, str] = {
+    "bias_gelu_row": f"""
+extern "C" __global__ void bias_gelu_row({_ROWS}) {{
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        float v = x[j] + b[j];
+        y[j] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    }}
+}}
+""",
+    "logits_scale_row": f"""
+extern "C" __global__ void logits_scale_row({_ROWS}) {{
+    const long base = blockIdx.x * cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x)
+        c[base + j] = a[base + j] * s - b[j];
+}}
+""",
+    "softmax_row_1000": f"""
+extern "C" __global__ void softmax_row_1000({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float m = NEG_INF;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[j]);
+    m = block_max(m, red);
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += __expf(x[j] - m);
+    t = block_sum(t, red);
+    const float inv = 1.0f / t;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = __expf(x[j] - m) * inv;
+}}
+""",
+    "rmsnorm_row_1536": f"""
+extern "C" __global__ void rmsnorm_row_1536({_ROWS}) {{
+    __shared__ float red[32];
+    const float* x = a + blockIdx.x * cols;
+    float* y = c + blockIdx.x * cols;
+    float t = 0.0f;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) t += x[j] * x[j];
+    const float r = rsqrtf(block_sum(t, red) / cols + 1e-6f);
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * r * b[j];
+}}
+""",
+    "add4_row_4000": f"""
+extern "C" __global__ void add4_row_4000({_ROWS}) {{
+    const float4* x = reinterpret_cast<const float4*>(a + blockIdx.x * cols);
+    const float4* w = reinterpret_cast<const float4*>(b);
+    float4* y = reinterpret_cast<float4*>(c + blockIdx.x * cols);
+    for (long j = threadIdx.x; j < cols / 4; j += blockDim.x) {{
+        float4 u = x[j], v = w[j];
+        y[j] = make_float4(u.x + v.x, u.y + v.y, u.z + v.z, u.w + v.w);
+    }}
+}}
+""",
+    "layer_scale_row_768": f"""
+extern "C" __global__ void layer_scale_row_768({_ROWS}) {{
+    const long base = blockIdx.x * cols;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) c[base + j] = a[base + j] * b[j];
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -5055,6 +5118,22 @@ SUITE_45: dict[str, tuple] = {
     "mean_tree_small_gs": ("grid-stride", 1 * M, {"block": [512, 1, 1], "grid_sms": 8}, {},
                            "none", 1),
 }
+SUITE_46: dict[str, tuple] = {
+    "bias_gelu_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 3072},
+                      "close", 1),
+    "logits_scale_row": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 1000},
+                         "exact", 1),
+    "softmax_row_1000": ("block-per-row", 16 * M, {"block": [128, 1, 1]}, {"cols": 1000},
+                         "close", 1),
+    "rmsnorm_row_1536": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 1536},
+                         "close", 1),
+    # vector 4: its rows are float4s; the sweep compares 4n floats of output where the
+    # kernel writes n (cols counts floats), so its check reports the outputs differ past n
+    "add4_row_4000": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 4000},
+                      "exact", 4),
+    "layer_scale_row_768": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 768},
+                            "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -5082,7 +5161,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         41: (KERNELS_41, SUITE_41),
         42: (KERNELS_42, SUITE_42),
         43: (KERNELS_43, SUITE_43),
-        44: (KERNELS_44, SUITE_44), 45: (KERNELS_45, SUITE_45)}
+        44: (KERNELS_44, SUITE_44), 45: (KERNELS_45, SUITE_45),
+        46: (KERNELS_46, SUITE_46)}
 
 
 def suite(which: int = 1) -> list[dict]:
