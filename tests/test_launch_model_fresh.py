@@ -28,6 +28,8 @@ strict xfail naming the run, so that meeting it shows."""
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from functools import cache
 
 import pytest
@@ -60,8 +62,10 @@ UNMET = {
     # 1,122 traced) advised 256 x 132, 0.61 of the best (256 x 396)
     # heldout-33/h100's and heldout-48/h200's score halves met it until the element curve
     # was the blocks' of 8 warps or fewer (0.967, 0.968), heldout-47's since
+    # heldout-41/h200's and heldout-48/h200's score halves met it since a loop whose work
+    # the trace leaves open is advised by the least worst ratio over that span
     "advised 0.97": {"heldout-31/h100:score", "heldout-33/h100:score", "heldout-39/h100:fit",
-                     "heldout-41/h200:score", "heldout-48/h200:score", "heldout-53/h200:score"},
+                     "heldout-53/h200:score"},
     "inside 90 %": {"heldout-35/h100:score"},
     "width 15 points": ALL,
     # met on heldout-32/h100's and heldout-48/h200's fit halves since the element curve
@@ -238,3 +242,20 @@ def test_a_launch_the_model_misses_is_still_advised_from_its_source(run, kernel)
     assert row["ratio"] >= 0.94  # the advised configuration's measured time against the best
     off = row["model"]["now"]["ns"] / (row["defect_ms"] * 1e6)
     assert (not 0.5 <= off <= 2.0) == any("traced" in u for u in row["model"]["unknown"])
+
+
+def test_a_loop_whose_work_the_trace_leaves_open_is_advised_over_that_span():
+    """A loop whose atomics (or block starts) alone take its traced time: the work could be
+    anything from one element per thread to what a time 3 % longer holds. Read at that
+    span's middle, the advice on seeds 29-54's grid-stride loops so traced reached 0.883 of
+    the best measured (geometric mean, 27 launches); chosen as the configuration least
+    slower than the model's fastest at the span's ends and middle, 0.916 (the least of them
+    0.53 both ways: heldout-39's grid_stride_16, whose work is under one element per
+    thread). Every claim's range spans the ends, and holds the measured saving."""
+    rows = [r for run in RUNS for r in json.loads(_rows_json(run, "source"))
+            if r["family"].startswith("grid-stride") and r["model"]
+            and any("where in that span" in u for u in r["model"]["unknown"])]
+    assert len(rows) == 27
+    assert all(r["fix"] is not None and r["inside"] for r in rows)
+    mean = math.exp(statistics.fmean(math.log(r["ratio"]) for r in rows))
+    assert mean >= 0.91

@@ -313,17 +313,52 @@ def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Ca
         return float(launch.problem_size), None
     if seconds:
         # what the model predicts besides the work (atomics, block starts) already takes
-        # the traced time: the trace allows from one element per thread to what a time
-        # TRACE_ERROR longer holds; the middle of that span (in log) is read
-        least = float(current.threads * current.blocks)
-        most = max(elements_for(dm, facts, config, seconds * (1 + TRACE_ERROR), k) or least,
-                   least)
+        # the traced time: the middle of the span the trace allows (in log) is read
+        least, most = _open_work(dm, facts, current, space.wave, seconds, k)
         return math.sqrt(least * most), (
             "the work per launch: what the model predicts besides it (atomics, block "
             f"starts) already takes the traced time, which allows {least:,.0f} (one element "
             f"per thread) to {most:,.0f} elements; assumed {math.sqrt(least * most):,.0f}")
     return ASSUMED_ELEMENTS, ("the work per launch (no traced time, no problem size): "
                               f"assumed {ASSUMED_ELEMENTS:,.0f} elements")
+
+
+def _open_work(dm: DeviceModel, facts: Facts, current: Candidate, wave: int,
+               seconds: float, k: Constants | None = None) -> tuple[float, float]:
+    """(least, most) elements of a loop's launch whose traced time what the model predicts
+    besides the work (atomics, block starts) already takes: one element per thread to
+    what a time TRACE_ERROR longer holds."""
+    least = float(current.threads * current.blocks)
+    most = elements_for(dm, facts, current.config(wave), seconds * (1 + TRACE_ERROR), k)
+    return least, max(most or least, least)
+
+
+def _span_ends(report: Any, facts: Facts, space: _Space, dm: DeviceModel,
+               current: Candidate, seconds: float | None) -> tuple[Scenario, ...]:
+    """The launch as it is at the least and the most work its traced time allows, where
+    the trace leaves a loop's work open (:func:`_open_work`); () where it settles it."""
+    if not facts.loops or not seconds or report.launch.problem_size \
+            or elements_for(dm, facts, current.config(space.wave), seconds):
+        return ()
+    config = current.config(space.wave)
+    return tuple(Scenario(facts, space.wave, n, predict(dm, facts, config, n))
+                 for n in _open_work(dm, facts, current, space.wave, seconds))
+
+
+def _least_regret(dm: DeviceModel, scenarios: tuple[Scenario, ...],
+                  cands: list[Candidate], current: Candidate) -> Candidate:
+    """The candidate whose worst ratio to each scenario's fastest candidate is least (the
+    launch as it is where none is less; ties to the one nearest it): the advice where the
+    work is unknown within a span, which no one reading of it should choose."""
+    times = [_price(dm, scenarios, c)[1] for c in cands]
+    fastest = [min(t[i].total for t in times) for i in range(len(scenarios))]
+    best, worst = current, max(sc.now.total / f for sc, f in zip(scenarios, fastest, strict=True))
+    for cand, t in zip(cands, times, strict=True):
+        ratio = max(b.total / f for b, f in zip(t, fastest, strict=True))
+        if ratio < worst - 1e-12 or (ratio < worst + 1e-12
+                                     and _nearness(cand, current) < _nearness(best, current)):
+            best, worst = cand, ratio
+    return best
 
 
 def _loop_device(report: Any, facts: Facts, units: int, dm: DeviceModel, seconds: float
@@ -513,9 +548,20 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     if keep_block:
         unknown.append("whether its dynamic shared memory follows the block (a tile; the "
                        "trace cannot tell): the block stays as it is")
-    for cand in first.all(scenarios[0].elements):
-        if keep_block and cand.block != current.block:
-            continue
+    cands = [c for c in first.all(scenarios[0].elements)
+             if not (keep_block and c.block != current.block)]
+    # a loop whose work the trace leaves open: its span's ends price the advice, and the
+    # least worst ratio to the fastest at the ends and the middle chooses it
+    ends = _span_ends(report, facts, first, dm, current, seconds) if known else ()
+    if ends:
+        unknown.append("where in that span the work lies: the advice is the configuration "
+                       "least slower than the fastest at its ends and middle, its range "
+                       "spans them")
+        best = _least_regret(dm, (fixed[0], *ends), cands, current)
+        fixed += ends
+        best_gains, best_times = _price(dm, fixed, best)
+        cands = []
+    for cand in cands:
         gains, times = _price(dm, fixed, cand)
         gain, top = min(gains), min(best_gains)
         # the model's equals (a loop's time set by its threads, however they are blocked):
