@@ -328,6 +328,27 @@ extern "C" __global__ void row_copy(const float* __restrict__ a, float* __restri
     const long base = blockIdx.x * cols;
     for (long j = threadIdx.x; j < cols; j += blockDim.x) c[base + j] = 2.0f * a[base + j];
 }
+// a grid-stride copy whose threads each end in an atomicAdd of their sum on one address,
+// with FMAS dependent FMAs an element (loop_atomic: the held-out grid-stride family's
+// atomic a thread, its work known)
+template <int FMAS>
+__device__ void loop_atomic(const float* __restrict__ a, float* __restrict__ c,
+                            float* __restrict__ sum, float s, long n) {
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {
+        float t = a[i];
+        #pragma unroll 4
+        for (int k = 0; k < FMAS; ++k) t = fmaf(t, s, 0.5f);
+        c[i] = t;
+        acc += t;
+    }
+    atomicAdd(sum, acc);
+}
+extern "C" __global__ void loop_atomic_copy(const float* a, float* c, float* sum, float s,
+                                            long n) { loop_atomic<0>(a, c, sum, s, n); }
+extern "C" __global__ void loop_atomic_fma(const float* a, float* c, float* sum, float s,
+                                           long n) { loop_atomic<64>(a, c, sum, s, n); }
 // ... its float4 twin (row_long: the held-out family's float4 rows)
 extern "C" __global__ void row_copy4(const float4* __restrict__ a, float4* __restrict__ c,
                                      long cols) {
@@ -908,6 +929,35 @@ def row_long(b: Bench) -> list[dict]:
     return rows
 
 
+def loop_atomic(b: Bench) -> list[dict]:
+    """A grid-stride copy of 2^24 and 2^26 floats whose threads each end in an atomicAdd on
+    one address (``loop_atomic_copy``; ``loop_atomic_fma``: 64 dependent FMAs an element
+    too), 128-, 256- and 1,024-thread blocks, 1 to 64 blocks per SM: the atomics from a
+    sliver of the time to nearly all of it, to see how they join the loop's work (the
+    held-out grid-stride family's atomic a thread, with its work known); twice."""
+    cp, S = b.cp, b.sms
+    n_max = 1 << 26
+    src = cp.ones(n_max, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    out = cp.zeros(1, dtype=cp.float32)
+    rows = []
+    for repeat in (0, 1):
+        for name in ("loop_atomic_copy", "loop_atomic_fma"):
+            fn = b.f(name)
+            for n in (1 << 24, n_max):
+                for block in (128, 256, 1024):
+                    for per_sm in (1, 2, 4, 8, 16, 32, 64):
+                        grid = S * per_sm
+                        ms = b.time(lambda fn=fn, grid=grid, block=block, n=n, a=src, c=dst,
+                                    o=out: fn((grid,), (block,),
+                                              (a, c, o, cp.float32(0.999), cp.int64(n))),
+                                    reps=5)
+                        rows.append({"kernel": name, "n": n, "block": block, "grid": grid,
+                                     "registers": fn.num_regs, "repeat": repeat, "ms": ms})
+    del src, dst, out
+    return rows
+
+
 def row_reread(b: Bench) -> list[dict]:
     """A block per row in two passes whose second reads the row again (``reread_row``) or
     another array's (``fresh_row``), 2^26 floats in rows of 512 to 32,768, blocks of 256
@@ -1229,7 +1279,7 @@ def main(argv: list[str]) -> int:
                     ("row_bandwidth", row_bandwidth),
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
                     ("row_reread", row_reread), ("row_ragged", row_ragged),
-                    ("row_long", row_long),
+                    ("row_long", row_long), ("loop_atomic", loop_atomic),
                     ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
                     ("atomic_set", atomic_set), ("atomic_ops", atomic_ops),
