@@ -349,6 +349,22 @@ extern "C" __global__ void loop_atomic_copy(const float* a, float* c, float* sum
                                             long n) { loop_atomic<0>(a, c, sum, s, n); }
 extern "C" __global__ void loop_atomic_fma(const float* a, float* c, float* sum, float s,
                                            long n) { loop_atomic<64>(a, c, sum, s, n); }
+// a grid-stride copy, floats or float4s (loop_empty: grids of more threads than elements,
+// whose blocks past the last element only start and exit)
+extern "C" __global__ void loop_copy(const float* __restrict__ a, float* __restrict__ c,
+                                     long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = 2.0f * a[i];
+}
+extern "C" __global__ void loop_copy4(const float4* __restrict__ a, float4* __restrict__ c,
+                                      long n) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {
+        float4 x = a[i];
+        c[i] = make_float4(2.0f * x.x, 2.0f * x.y, 2.0f * x.z, 2.0f * x.w);
+    }
+}
 // ... its float4 twin (row_long: the held-out family's float4 rows)
 extern "C" __global__ void row_copy4(const float4* __restrict__ a, float4* __restrict__ c,
                                      long cols) {
@@ -958,6 +974,39 @@ def loop_atomic(b: Bench) -> list[dict]:
     return rows
 
 
+def loop_empty(b: Bench) -> list[dict]:
+    """A grid-stride copy (``loop_copy``: 2^24 floats; ``loop_copy4``: 2^22 float4s) in
+    256- and 1,024-thread blocks, 4 to 320 blocks per SM: from fewer threads than elements
+    to ten times more, whose blocks past the last element only start and exit (the
+    held-out grid-stride family's oversubscribed grids); twice."""
+    cp, S = b.cp, b.sms
+    src = cp.ones(1 << 24, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    rows = []
+    for repeat in (0, 1):
+        for name, n in (("loop_copy", 1 << 24), ("loop_copy4", 1 << 22)):
+            fn = b.f(name)
+            for block in (256, 1024):
+                for per_sm in (4, 8, 16, 32, 64, 128, 320):
+                    grid = S * per_sm
+                    ms = b.time(lambda fn=fn, grid=grid, block=block, n=n, a=src, c=dst:
+                                fn((grid,), (block,), (a, c, cp.int64(n))), reps=7)
+                    rows.append({"kernel": name, "n": n, "block": block, "grid": grid,
+                                 "registers": fn.num_regs, "repeat": repeat, "ms": ms})
+    empty = b.f("empty")
+    out = cp.zeros(4, dtype=cp.float32)
+    for repeat in (0, 1):
+        for block in (256, 1024):
+            for per_sm in (4, 8, 16, 32, 64, 128, 320):
+                grid = S * per_sm
+                ms = b.time(lambda grid=grid, block=block: empty((grid,), (block,), (out,)),
+                            reps=7)
+                rows.append({"kernel": "empty", "n": 0, "block": block, "grid": grid,
+                             "registers": empty.num_regs, "repeat": repeat, "ms": ms})
+    del src, dst
+    return rows
+
+
 def row_reread(b: Bench) -> list[dict]:
     """A block per row in two passes whose second reads the row again (``reread_row``) or
     another array's (``fresh_row``), 2^26 floats in rows of 512 to 32,768, blocks of 256
@@ -1280,6 +1329,7 @@ def main(argv: list[str]) -> int:
                     ("gather_bandwidth", gather_bandwidth), ("row_phases", row_phases),
                     ("row_reread", row_reread), ("row_ragged", row_ragged),
                     ("row_long", row_long), ("loop_atomic", loop_atomic),
+                    ("loop_empty", loop_empty),
                     ("row_loop", row_loop), ("math_ops", math_ops),
                     ("l1_lines", l1_lines),
                     ("atomic_set", atomic_set), ("atomic_ops", atomic_ops),

@@ -6,7 +6,7 @@ elements takes
 
     T = T_floor + ( T'^e + ( T_memory^m + T_ends^m ) ^ (e/m) ) ^ (1/e),
     T' = ( T_rest^q + T_after^q ) ^ (1/q) + T_atomics + T_reductions,
-    T_rest = ( T_work^s + T_starts^s ) ^ (1/s)
+    T_rest = ( T_work^s + T_starts^s ) ^ (1/s) + T_idle
 
 * ``T_work``: the blocks' waves, each the slower of its memory time (bytes over the
   bandwidth the SMs' bytes in flight draw: the measured curve of bandwidth against bytes
@@ -22,6 +22,9 @@ elements takes
 * ``T_starts``: blocks start at a fixed rate (measured: the same for 32- and 512-thread
   blocks); the dispatcher runs beside the SMs, so the time keeps near the larger of the
   work and the starts (``s``, :data:`STARTS_P`, above the work's own ``p``);
+* ``T_idle``: a grid-stride loop's blocks past its last element start after the working
+  ones and exit at once: their starts add (measured: loop_empty); ``T_starts`` is the
+  working blocks';
 * ``T_atomics``: atomics to one address serialise (measured ns per atomic), after the
   work that feeds them: they add to the rest; atomics to each block's own address cost
   what the device measured at the block's threads (more threads, more on one address);
@@ -500,10 +503,11 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     threads = B * b
     per_thread = elements / threads
     kept = l2_kept(dm, facts, elements)
+    working = B
     if facts.loops:
         # fewer elements than threads: a grid-stride loop's blocks past the last element
         # exit at once (they only start); a block-stride loop's rows leave threads idle
-        working, busy = B, None
+        busy = None
         if per_thread < 1 and facts.loop == "grid-stride":
             working = max(1, math.ceil(elements / b))
             per_thread = elements / (working * b)
@@ -563,7 +567,12 @@ def predict(dm: DeviceModel, facts: Facts, cfg: Config, elements: float,
     # go through. A thread's atomic after its loop waits for that loop only: those drain
     # while other threads still work (the atomics' p, measured on such kernels)
     atomics = after + one + spread + streamed + ends
-    rest = _pnorm((_pnorm((work, starts), k.starts_p), streamed), k.p)
+    # a grid-stride loop's blocks past its last element start after the working ones (the
+    # dispatcher hands blocks out in order) and exit at once: their starts follow the work
+    # rather than overlap it (measured: loop_empty, a copy in up to ten times more threads
+    # than elements, took its work's time and then an empty kernel's of those blocks)
+    idle = (B - working) / rate
+    rest = _pnorm((_pnorm((work, working / rate), k.starts_p) + idle, streamed), k.p)
     if k.atomics_beside:
         total = _pnorm((rest, after + one + spread + reductions), k.p)
     else:
