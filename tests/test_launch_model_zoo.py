@@ -437,11 +437,12 @@ def test_a_loop_doing_four_elements_a_pass_is_read_as_the_grid_stride_loop_it_is
     """Set 15's axpy_ilp4_gs_int steps ``i += 4 * stride`` and loads a[i + k * stride]:
     it read as one element per thread (1.3 us predicted for 366 traced: nothing advised, 48
     % to save); read as a grid-stride loop of 32 bytes loaded and 16 stored a pass, not
-    unrolled (an int index against a long bound), the advice is the best the sweep timed
-    and its claim holds."""
+    unrolled (an int index against a long bound), the advice is within 4 % of the best the
+    sweep timed (the best itself until a loop's blocks of two passes or fewer paid their
+    stragglers' tail: 512 x 10,560 now, 0.97, for 1,024 x 10,560) and its claim holds."""
     r = _row("zoo-15/h200", "axpy_ilp4_gs_int")
     assert r["model"]["facts"]["loop"] == "grid-stride" and r["model"]["facts"]["unroll"] == 1
-    assert r["ratio"] >= 0.99 and r["inside"] and r["warned"]
+    assert r["ratio"] >= 0.96 and r["inside"] and r["warned"]
 
 
 def test_a_block_per_rows_second_pass_over_float2s_counts_the_pairs_it_rereads():
@@ -684,10 +685,6 @@ def _stand_ins(doc: dict) -> dict:
 UNMET = {
     ("zoo-2/h200", "advised 0.97"): "0.960 (habit 0.970): data_gather (25 %: an L2-resident "
                                     "gather priced at DRAM's random rate) is not advised",
-    ("zoo/h200", "advised 0.97"): "0.9699 (habit 0.918): mandelbrot, whose escape loop's "
-                                  "trips are the data's (its facts predict under a quarter "
-                                  "of its traced time), is not priced (21 % saved by 128 x "
-                                  "4; it was advised that, claimed 42-96 % for 17 %)",
     ("zoo-2/h200", "inside 90 %"): "5 of 7 claims hold",
     ("zoo/h200", "width 15 points"): "27 points",
     ("zoo-2/h200", "width 15 points"): "31 points",
@@ -795,9 +792,6 @@ UNMET = {
     ("zoo-38/h200", "inside 90 %"): "6 of 8 claims hold (pragma4_stride_gs 66-87 % claimed, "
                                     "93 % saved; ternary_store_elem 19-50 %, 52 %)",
     ("zoo-38/h200", "width 15 points"): "22 points",
-    ("zoo-39/h200", "advised 0.97"): "0.964 (habit 0.949): vec2_guard_elem advised 256 "
-                                     "threads (65 %; 71 % by 512), cg_grid_stride_gs 1,024 "
-                                     "x 10,560 (76 %; 77 % by 128 x 6,336)",
     ("zoo-39/h200", "inside 90 %"): "4 of 6 claims hold (vec2_guard_elem 28-60 % claimed, 65 "
                                     "% saved; mask_count_block_gs 3-24 %, 39 %)",
     ("zoo-39/h200", "width 15 points"): "25 points",
@@ -826,8 +820,6 @@ UNMET = {
                                    "% saved; planar_to_rgb 0-15 %, 22 %)",
     ("zoo-3/h200", "every 10 % warned"): "planar_to_rgb (22 %: 0-15 % claimed, an info)",
     # since the element curve was the blocks' of 8 warps or fewer
-    ("zoo-27/h200", "advised 0.97"): "0.966 (habit 0.979): ldg_restrict_gs advised 1,024 x "
-                                     "8,448, 0.91 of the best (128 x 6,336)",
     ("zoo-32/h200", "spearman 0.9"): "0.88",
     # since a block's atomic on one address joins the launch as reduce_stream measured
     ("zoo-4/h200", "spearman 0.9"): "0.85",
@@ -840,13 +832,15 @@ UNMET = {
     ("zoo-34/h200", "inside 90 %"): "5 of 6 claims hold (channel_scale_rt_elem 20-50 % "
                                     "claimed, 52 % saved)",
     ("zoo-38/h200", "spearman 0.9"): "0.85",
-    # since a block per row's rows end with their stragglers (timing.ROW_TAIL_PASSES)
     # since a loop whose work the trace leaves open is advised by the least worst ratio
     # over that span
     ("zoo-12/h200", "advised 0.97"): "0.965 (habit 0.863): sum_atomic_per_thread (an "
                                      "atomicAdd a thread after its loop, which fill its "
                                      "traced time) advised 256 x 132, 0.80 of the best "
                                      "(64 x 1,056; 0.96 read at the span's middle)",
+    # since a loop's short blocks pay their stragglers' tail (timing.TAIL_PASSES)
+    ("zoo/h200", "every 10 % warned"): "scale4 (10.9 %: 512 x 10,560 advised for 1,024 x "
+                                       "10,560, 1.5-19 % claimed, 9.3 % saved, an info)",
     ("zoo-46/h200", "advised 0.97"): "0.946 (habit 0.958, written after a block per row's "
                                      "rows were given their stragglers' tail, scored once): "
                                      "bias_gelu_row (rows of 3,072 in 1,024-thread blocks) "
@@ -854,6 +848,7 @@ UNMET = {
     ("zoo-46/h200", "width 15 points"): "29 points",
     ("zoo-46/h200", "every 10 % warned"): "bias_gelu_row (14.6 %: nothing advised)",
     ("zoo-46/h200", "spearman 0.9"): "0.88",
+    # since a block per row's rows end with their stragglers (timing.TAIL_PASSES)
     ("zoo-3/h200", "spearman 0.9"): "0.89 (logsumexp_row 58-81 % claimed, 40 % saved: its "
                                     "two passes and reductions were priced 2.4x slow at "
                                     "1,024 threads, the rows' tail adds to that)",

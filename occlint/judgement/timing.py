@@ -72,14 +72,16 @@ STARTS_P = 8.0
 # element exit at once)
 STRAGGLERS = 0.7
 ELEMENT_WARPS = 8
-# ... and so does a block per row, each row's block ending with its slowest warp: the whole
-# tail for rows of up to ROW_TAIL_PASSES passes, whose resident blocks start and end
-# together; past them, that share of it (a long row's warps drift apart and the SM's other
-# blocks, mid-row, draw the bandwidth while its stragglers end). Measured: the copies of
-# row_ragged and row_long (rows of 1 to 63 passes, blocks of 3 to 32 warps) are predicted
-# within 6.6 % on average with it, 9.2 % without; 1.5 passes to none is within 0.1 % of
-# that (tests/test_row_tail.py)
-ROW_TAIL_PASSES = 2.0
+# ... and so does a loop's block, a block per row's or a grid-stride loop's, ending with its
+# slowest warp: the whole tail for blocks of up to TAIL_PASSES passes of their loop, whose
+# resident blocks start and end together; past them, that share of it (a long block's
+# warps drift apart and the SM's other blocks, mid-loop, draw the bandwidth while its
+# stragglers end). Measured: the copies of row_ragged and row_long (rows of 1 to 63
+# passes, blocks of 3 to 32 warps) are predicted within 6.6 % on average with it, 9.2 %
+# without; 1.5 passes to none is within 0.1 % of that (tests/test_row_tail.py); a
+# grid-stride copy in 1,024-thread blocks of two elements a thread (loop_empty) 35 % fast
+# without it, 21 % with it
+TAIL_PASSES = 2.0
 # a 2-D block's row of b bytes costs as b + ROW_BYTES would (one more request per row)
 ROW_BYTES = 8.0
 # the loads a pass of the characterisation's loops holds: each written with one load a
@@ -383,17 +385,18 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
     cmp = issued / peak + iterations * chain
     # short blocks of one element per thread end with their slowest warp: a block of more
     # warps than the element curve's holds its slots longer, a share of a load's latency
-    # each wave (a grid-stride loop's long blocks drift apart): DRAM's, whose loads
-    # straggle; what the L2 keeps does not (measured: 1,024-thread blocks as fast as
-    # 256-thread ones on copies the L2 holds, 19 % slower on those it does not:
-    # short_launches); a block per row's rows end so too (ROW_TAIL_PASSES)
+    # each wave: DRAM's, whose loads straggle; what the L2 keeps does not (measured:
+    # 1,024-thread blocks as fast as 256-thread ones on copies the L2 holds, 19 % slower on
+    # those it does not: short_launches); a loop's blocks end so too, less as their passes
+    # grow (TAIL_PASSES)
     tail = 0.0
-    rows = facts.loop == "block-stride" and iterations > 1
-    if mem and (iterations <= 1 or rows) and warps > ELEMENT_WARPS:
+    if mem and warps > ELEMENT_WARPS:
         tail = min(latency, _knee_latency(dm, facts)) * k.stragglers * math.log(
             warps / ELEMENT_WARPS) * (1 - kept)
-        if rows:
-            tail *= min(1.0, ROW_TAIL_PASSES / iterations)
+        if iterations > 1:
+            # a block ending in a tree or shuffle sum after its loop waits for its last
+            # warp at the barrier: the loop tree and sum curves measured that wait
+            tail *= 0.0 if facts.trees or facts.sums else min(1.0, TAIL_PASSES / iterations)
     # a block per row's reductions stop its every thread: they add to the wave
     return _pnorm((mem, cmp), k.p) + tail + _row_passes(dm, facts, cfg.block), mem, cmp
 
