@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-46] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-47] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -4419,6 +4419,59 @@ extern "C" __global__ void layer_scale_row_768({_ROWS}) {{
 """,
 }
 
+KERNELS_47: dict[str, str] = {
+    "relu_wide_grid_gs": f"""
+extern "C" __global__ void relu_wide_grid_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        c[i] = fmaxf(a[i], 0.0f);
+}}
+""",
+    "saxpy_two_per_thread_gs": f"""
+extern "C" __global__ void saxpy_two_per_thread_gs({_ARGS}) {{
+    const long stride = (long)blockDim.x * gridDim.x;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += stride)
+        c[i] = s * a[i] + b[i];
+}}
+""",
+    "scale_add4_gs": f"""
+extern "C" __global__ void scale_add4_gs({_ARGS}) {{
+    const float4* x = reinterpret_cast<const float4*>(a);
+    const float4* y = reinterpret_cast<const float4*>(b);
+    float4* z = reinterpret_cast<float4*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n / 4;
+         i += (long)blockDim.x * gridDim.x) {{
+        float4 u = x[i], v = y[i];
+        z[i] = make_float4(u.x * s + v.x, u.y * s + v.y, u.z * s + v.z, u.w * s + v.w);
+    }}
+}}
+""",
+    "sumsq_atomic_thread_gs": f"""
+extern "C" __global__ void sumsq_atomic_thread_gs({_ARGS}) {{
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += a[i] * a[i];
+    atomicAdd(sum, acc);
+}}
+""",
+    "clamp_int_index_gs": f"""
+extern "C" __global__ void clamp_int_index_gs({_ARGS}) {{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        c[i] = fminf(fmaxf(a[i], -s), s);
+}}
+""",
+    "gelu_short_gs": f"""
+extern "C" __global__ void gelu_short_gs({_ARGS}) {{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        float v = a[i];
+        c[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    }}
+}}
+""",
+}
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -5134,6 +5187,20 @@ SUITE_46: dict[str, tuple] = {
     "layer_scale_row_768": ("block-per-row", 64 * M, {"block": [1024, 1, 1]}, {"cols": 768},
                             "exact", 1),
 }
+SUITE_47: dict[str, tuple] = {
+    "relu_wide_grid_gs": ("grid-stride", 4 * M, {"block": [1024, 1, 1], "grid_sms": 64}, {},
+                          "exact", 1),
+    "saxpy_two_per_thread_gs": ("grid-stride", 16 * M, {"block": [1024, 1, 1],
+                                                        "grid_sms": 64}, {}, "exact", 1),
+    "scale_add4_gs": ("grid-stride", 64 * M, {"block": [512, 1, 1], "grid_sms": 320}, {},
+                      "exact", 1),
+    "sumsq_atomic_thread_gs": ("grid-stride", 16 * M, {"block": [256, 1, 1], "grid_sms": 40},
+                               {}, "none", 1),
+    "clamp_int_index_gs": ("grid-stride", 16 * M, {"block": [1024, 1, 1], "grid_sms": 16},
+                           {}, "exact", 1),
+    "gelu_short_gs": ("grid-stride", 1 * M, {"block": [256, 1, 1], "grid_sms": 64}, {},
+                      "close", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -5162,7 +5229,7 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         42: (KERNELS_42, SUITE_42),
         43: (KERNELS_43, SUITE_43),
         44: (KERNELS_44, SUITE_44), 45: (KERNELS_45, SUITE_45),
-        46: (KERNELS_46, SUITE_46)}
+        46: (KERNELS_46, SUITE_46), 47: (KERNELS_47, SUITE_47)}
 
 
 def suite(which: int = 1) -> list[dict]:
