@@ -337,10 +337,10 @@ def _span_ends(report: Any, facts: Facts, space: _Space, dm: DeviceModel,
                current: Candidate, seconds: float | None) -> tuple[Scenario, ...]:
     """The launch as it is at the least and the most work its traced time allows, where
     the trace leaves a loop's work open (:func:`_open_work`); () where it settles it."""
-    if not facts.loops or not seconds or report.launch.problem_size \
-            or elements_for(dm, facts, current.config(space.wave), seconds):
-        return ()
     config = current.config(space.wave)
+    if not facts.loops or not seconds or report.launch.problem_size \
+            or elements_for(dm, facts, config, seconds):
+        return ()
     return tuple(Scenario(facts, space.wave, n, predict(dm, facts, config, n))
                  for n in _open_work(dm, facts, current, space.wave, seconds))
 
@@ -352,7 +352,8 @@ def _least_regret(dm: DeviceModel, scenarios: tuple[Scenario, ...],
     work is unknown within a span, which no one reading of it should choose."""
     times = [_price(dm, scenarios, c)[1] for c in cands]
     fastest = [min(t[i].total for t in times) for i in range(len(scenarios))]
-    best, worst = current, max(sc.now.total / f for sc, f in zip(scenarios, fastest, strict=True))
+    best = current
+    worst = max(sc.now.total / f for sc, f in zip(scenarios, fastest, strict=True))
     for cand, t in zip(cands, times, strict=True):
         ratio = max(b.total / f for b, f in zip(t, fastest, strict=True))
         if ratio < worst - 1e-12 or (ratio < worst + 1e-12
@@ -560,16 +561,16 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
         best = _least_regret(dm, (fixed[0], *ends), cands, current)
         fixed += ends
         best_gains, best_times = _price(dm, fixed, best)
-        cands = []
-    for cand in cands:
-        gains, times = _price(dm, fixed, cand)
-        gain, top = min(gains), min(best_gains)
-        # the model's equals (a loop's time set by its threads, however they are blocked):
-        # the one nearest the blocks its curves were measured in, then the one changing
-        # less of the launch as it is
-        if gain > top + 1e-12 or (gain > top - 1e-12
-                                  and _nearness(cand, current) < _nearness(best, current)):
-            best, best_gains, best_times = cand, gains, times
+    else:
+        for cand in cands:
+            gains, times = _price(dm, fixed, cand)
+            gain, top = min(gains), min(best_gains)
+            # the model's equals (a loop's time set by its threads, however they are
+            # blocked): the one nearest the blocks its curves were measured in, then the
+            # one changing less of the launch as it is
+            if gain > top + 1e-12 or (gain > top - 1e-12
+                                      and _nearness(cand, current) < _nearness(best, current)):
+                best, best_gains, best_times = cand, gains, times
     saving = None
     if best != current and min(best_gains) >= (MIN_GAIN if known else MIN_GAIN_UNKNOWN):
         # readings the trace cannot settle: they price the advice, they do not choose it
