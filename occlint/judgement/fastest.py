@@ -298,51 +298,36 @@ class _Space:
 
 
 def _work(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Candidate,
-          seconds: float | None, k: Constants | None = None) -> tuple[float, str | None]:
-    """The launch's elements, and what was assumed to get them (None: nothing)."""
+          seconds: float | None, k: Constants | None = None
+          ) -> tuple[float, str | None, tuple[float, float] | None]:
+    """The launch's elements, what was assumed to get them (None: nothing), and the least
+    and most a loop's traced time allows where it leaves them open (None: it settles
+    them, or there is no trace)."""
     launch = report.launch
     if not facts.loops:
         if launch.problem_size:
-            return float(launch.problem_size), None
-        return float(current.threads * current.blocks), None
+            return float(launch.problem_size), None, None
+        return float(current.threads * current.blocks), None, None
     config = current.config(space.wave)
     n = elements_for(dm, facts, config, seconds, k) if seconds else None
     if n:
-        return n, None
+        return n, None, None
     if launch.problem_size:
-        return float(launch.problem_size), None
+        return float(launch.problem_size), None, None
     if seconds:
         # what the model predicts besides the work (atomics, block starts) already takes
-        # the traced time: the middle of the span the trace allows (in log) is read
-        least, most = _open_work(dm, facts, current, space.wave, seconds, k)
+        # the traced time: it allows one element per thread to what a time TRACE_ERROR
+        # longer holds; the middle of that span (in log) is read
+        least = float(current.threads * current.blocks)
+        most = max(elements_for(dm, facts, config, seconds * (1 + TRACE_ERROR), k) or least,
+                   least)
         return math.sqrt(least * most), (
             "the work per launch: what the model predicts besides it (atomics, block "
             f"starts) already takes the traced time, which allows {least:,.0f} (one element "
-            f"per thread) to {most:,.0f} elements; assumed {math.sqrt(least * most):,.0f}")
+            f"per thread) to {most:,.0f} elements; assumed {math.sqrt(least * most):,.0f}"
+        ), (least, most)
     return ASSUMED_ELEMENTS, ("the work per launch (no traced time, no problem size): "
-                              f"assumed {ASSUMED_ELEMENTS:,.0f} elements")
-
-
-def _open_work(dm: DeviceModel, facts: Facts, current: Candidate, wave: int,
-               seconds: float, k: Constants | None = None) -> tuple[float, float]:
-    """(least, most) elements of a loop's launch whose traced time what the model predicts
-    besides the work (atomics, block starts) already takes: one element per thread to
-    what a time TRACE_ERROR longer holds."""
-    least = float(current.threads * current.blocks)
-    most = elements_for(dm, facts, current.config(wave), seconds * (1 + TRACE_ERROR), k)
-    return least, max(most or least, least)
-
-
-def _span_ends(report: Any, facts: Facts, space: _Space, dm: DeviceModel,
-               current: Candidate, seconds: float | None) -> tuple[Scenario, ...]:
-    """The launch as it is at the least and the most work its traced time allows, where
-    the trace leaves a loop's work open (:func:`_open_work`); () where it settles it."""
-    config = current.config(space.wave)
-    if not facts.loops or not seconds or report.launch.problem_size \
-            or elements_for(dm, facts, config, seconds):
-        return ()
-    return tuple(Scenario(facts, space.wave, n, predict(dm, facts, config, n))
-                 for n in _open_work(dm, facts, current, space.wave, seconds))
+                              f"assumed {ASSUMED_ELEMENTS:,.0f} elements"), None
 
 
 def _least_regret(dm: DeviceModel, scenarios: tuple[Scenario, ...],
@@ -499,7 +484,7 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
                        "kernel in the run): the range spans memory- to compute-bound")
     if dm.basis != "measured":
         unknown.append(f"the device's behaviour, derived from its specifications ({dm.name})")
-    scenarios, first, current = [], None, None
+    scenarios, first, current, span = [], None, None, None
     for f in readings:
         space = _Space(report, f, units)
         if grid is None:
@@ -507,7 +492,7 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
         current = space.current()
         if current is None:
             return None
-        elements, assumed = _work(report, f, space, dm, current, seconds)
+        elements, assumed, span = _work(report, f, space, dm, current, seconds)
         if assumed:
             unknown.append(assumed)
         now = predict(dm, f, current.config(space.wave), elements)
@@ -553,7 +538,9 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
              if not (keep_block and c.block != current.block)]
     # a loop whose work the trace leaves open: its span's ends price the advice, and the
     # least worst ratio to the fastest at the ends and the middle chooses it
-    ends = _span_ends(report, facts, first, dm, current, seconds) if known else ()
+    ends = () if not known or span is None else tuple(
+        Scenario(facts, first.wave, n, predict(dm, facts, current.config(first.wave), n))
+        for n in span)
     if ends:
         unknown.append("where in that span the work lies: the advice is the configuration "
                        "least slower than the fastest at its ends and middle, its range "
@@ -611,7 +598,7 @@ def _reading(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current:
              seconds: float | None, k: Constants | None = None) -> Scenario:
     """Another reading of the launch as it is: its work solved again with ``facts`` and
     the model's constants ``k``, and its predicted time."""
-    elements, _ = _work(report, facts, space, dm, current, seconds, k)
+    elements, _, _ = _work(report, facts, space, dm, current, seconds, k)
     return Scenario(facts, space.wave, elements,
                     predict(dm, facts, current.config(space.wave), elements, k), k)
 
