@@ -817,6 +817,18 @@ def test_the_band_is_the_fit_halfs_errors():
     assert (round(q[0], 3), round(q[-1], 3)) == fastest.BAND
 
 
+def test_the_band_never_turns_over_for_a_reading_that_predicts_a_loss():
+    """A reading that predicts a loss (an atomics reading the trace cannot settle, priced
+    beside the one that chose the advice) keeps its low end at or below its gain and its
+    high end above: the error's scale is the floor there, not s (1 - s) gone negative."""
+    for gain in (-0.5, -0.24, -0.05, 0.0, 0.3, 0.9):
+        lo, hi = fastest._range(gain, 0.0)
+        assert lo < gain < hi
+        assert hi - lo == pytest.approx((fastest.BAND[1] - fastest.BAND[0])
+                                        * max(fastest.BAND_FLOOR, gain * (1 - gain)
+                                              + fastest.BAND_FLOOR))
+
+
 def _timed_saving(kernel: str, fix: dict) -> float:
     """The measured saving of moving ``kernel``'s defect to ``fix`` (the sweep's times)."""
     k = next(k for k in score.load(RUNS / "h100" / "heldout.json")["kernels"]

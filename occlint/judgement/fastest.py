@@ -382,10 +382,17 @@ def _dram(dm: DeviceModel) -> DeviceModel:
     return replace(dm, l2_kept_curve=())
 
 
+def band_scale(gain: float) -> float:
+    """The scale of the model's error about a predicted saving ``gain``: s (1 - s) +
+    BAND_FLOOR, the floor alone for a reading that predicts no saving or a loss (s (1 - s)
+    turns negative there and would turn the band over: the low end above the gain)."""
+    return max(gain * (1 - gain), 0.0) + BAND_FLOOR
+
+
 def _range(gain: float, spread: float) -> tuple[float, float]:
     """The predicted saving widened by the model's error (a derived device's more)."""
     lo, hi = BAND
-    scale = (gain * (1 - gain) + BAND_FLOOR) * (1 + spread)
+    scale = band_scale(gain) * (1 + spread)
     return gain + lo * scale, gain + hi * scale
 
 

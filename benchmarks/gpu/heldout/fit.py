@@ -81,7 +81,7 @@ def _chosen(scores: dict[float, float], in_use: float) -> float:
 def residuals(rows: list[dict]) -> list[float]:
     """Measured minus predicted saving s, over s (1 - s) + fastest.BAND_FLOOR, per advised
     fix (the model errs most on savings midway)."""
-    from occlint.judgement.fastest import BAND_FLOOR
+    from occlint.judgement.fastest import band_scale
 
     out = []
     for r in rows:
@@ -89,7 +89,7 @@ def residuals(rows: list[dict]) -> list[float]:
         if not r["fix"] or not r["measured"] or not m or not m["fix"]:
             continue
         s = 1 - m["fastest"]["ns"] / m["now"]["ns"]
-        out.append((r["saving"] - s) / (s * (1 - s) + BAND_FLOOR))
+        out.append((r["saving"] - s) / band_scale(s))
     return sorted(out)
 
 
