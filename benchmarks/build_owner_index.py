@@ -1,10 +1,19 @@
 #!/usr/bin/env python3
 """Build occlint's owner index (occlint/judgement/owner_index.bin) from libraries' wheels.
 
-    pip download --no-deps -d WHEELS nvidia-cudnn-cu13 nvidia-cublas nvidia-nccl-cu13 \\
-        nvidia-cufft nvidia-curand nvidia-cusparse nvidia-cusolver torch==2.11.0 \\
-        nvidia-cudnn-cu12 nvidia-cublas-cu12 nvidia-nccl-cu12 nvidia-cufft-cu12 \\
-        nvidia-curand-cu12 nvidia-cusparse-cu12
+    pip download --no-deps -d WHEELS --only-binary=:all: --python-version 3.11 \\
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \\
+        --platform manylinux2014_x86_64 nvidia-cudnn-cu13==9.28.1.4 \\
+        nvidia-cublas==13.10.0.20 nvidia-nccl-cu13==2.32.3 nvidia-cufft==12.5.0.14 \\
+        nvidia-curand==10.4.5.25 nvidia-cusparse==12.9.4.2 nvidia-cusolver==12.4.1.2 \\
+        torch==2.11.0 nvidia-cudnn-cu12==9.28.0.42 nvidia-cublas-cu12==12.9.3.13 \\
+        nvidia-nccl-cu12==2.32.3 nvidia-cufft-cu12==11.4.1.4 \\
+        nvidia-curand-cu12==10.3.10.19 nvidia-cusparse-cu12==12.5.10.65 \\
+        bitsandbytes==0.50.2
+    # (one FBGEMM release a call: pip resolves each as the one version of the package)
+    for v in 0.5.0 1.0.0 1.9.0; do pip download --no-deps -d WHEELS --only-binary=:all: \\
+        --python-version 3.11 --platform manylinux_2_28_x86_64 \\
+        --platform manylinux2014_x86_64 fbgemm-gpu==$v; done
     python3 benchmarks/build_owner_index.py WHEELS/*.whl [--amd] [--out PATH] [--names OUT.json]
 
 ``--amd`` also reads the ROCm libraries' Debian packages (AMD_PACKAGES, pinned by version
@@ -60,6 +69,10 @@ LIBRARIES: tuple[tuple[str, str, str], ...] = (
     (r"^nvidia[-_]cusolver", "cuSOLVER", "library"),
     (r"^torch$", "PyTorch", "framework"),
     (r"^flash[-_]attn", "FlashAttention", "library"),
+    # FBGEMM_GPU (TorchRec's embeddings), three releases: its kernels are renamed between
+    # them (2023's bounds_check_indices_kernel is 2026's bounds_check_indices_kernel_v1)
+    (r"^fbgemm[-_]gpu$", "FBGEMM", "library"),
+    (r"^bitsandbytes$", "bitsandbytes", "library"),
     # ROCm: Debian's binary packages (.deb)
     (r"^librocblas\d", "rocBLAS", "library"),
     (r"^libhipblaslt\d", "hipBLASLt", "library"),
@@ -109,6 +122,11 @@ TENSILE_ISA_KEPT = re.compile(r"^(?:908|90a|94\d|950)$")
 # (``ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t`` is RCCL 5.4's and NCCL 2.1x's, as the A100
 # ranks fixtures show), so such a name tells neither; left out (counted)
 FORKED = {"RCCL": re.compile(r"^nccl")}
+# PyTorch's own templates (ATen's elementwise and reduce kernels) that an extension library
+# instantiates over its functors (FBGEMM's ``at::native::vectorized_elementwise_kernel``):
+# PyTorch's code compiled into the library, left out of the library's keys (counted) and
+# kept as PyTorch's (where the name names the library, occlint.judgement.owner says so)
+FRAMEWORK_TEMPLATES = re.compile(r"^(?:at|c10|torch)::")
 CODE_MAGICS = (b"\x7fELF", b"CCOB", b"__CLANG_OFFLOAD_BUNDLE__")
 CACHE = Path.home() / ".cache" / "occlint-bench"
 
@@ -206,6 +224,7 @@ def build(wheels: list[Path], scratch: Path = CACHE / "owner-index"
           ) -> tuple[dict, list[list[int]], dict[str, list[str]]]:
     by_library: dict[str, set[str]] = defaultdict(set)
     meta: dict[str, dict] = {}
+    templates: set[str] = set()  # PyTorch's, instantiated in another library
     for wheel in sorted(wheels, key=lambda w: w.name):
         dist, version = distribution(wheel)
         library, kind = library_of(dist)
@@ -213,6 +232,9 @@ def build(wheels: list[Path], scratch: Path = CACHE / "owner-index"
         keys, files, kernels = wheel_keys(wheel, scratch)
         print(f"{wheel.name}: {kernels} kernels, {len(keys)} base names "
               f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
+        if library != "PyTorch":
+            templates |= {k for k in keys if FRAMEWORK_TEMPLATES.match(k)}
+            keys = {k for k in keys if not FRAMEWORK_TEMPLATES.match(k)}
         by_library[library] |= keys
         entry = meta.setdefault(library, {"name": library, "kind": kind, "packages": []})
         entry["packages"].append({"package": dist, "version": version, "files": files,
@@ -248,7 +270,8 @@ def build(wheels: list[Path], scratch: Path = CACHE / "owner-index"
                      "embedded_libraries": len(header_only),
                      "generic_names": len(generic - header_only),
                      "tensile_radeon": len(other_isa - shared),
-                     "forked_names": len(forked - shared)},
+                     "forked_names": len(forked - shared),
+                     "framework_templates": len(templates)},
         "builder": "benchmarks/build_owner_index.py",
     }
     return (*without_empty(header, keys_out), names)

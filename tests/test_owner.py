@@ -95,7 +95,8 @@ NAMED = [
      "library", "Composable Kernel"),
     ("Im2d2Col_v2", "library", "MIOpen"),
     ("void vllm::rms_norm_kernel<c10::BFloat16, 8, 2>(c10::BFloat16*, c10::BFloat16 const*, "
-     "long, long, long, long, long, c10::BFloat16 const*, float, int, int)", "user", None),
+     "long, long, long, long, long, c10::BFloat16 const*, float, int, int)", "library",
+     "vLLM"),
     ("void at::native::batch_norm_backward_kernel<c10::BFloat16, c10::BFloat16, float, int>"
      "(at::GenericPackedTensorAccessor<c10::BFloat16 const, 3ul, at::RestrictPtrTraits, int>)",
      "framework", "PyTorch"),

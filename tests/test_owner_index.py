@@ -18,7 +18,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from benchmarks.owner_coverage import coverage, user_kernels
-from occlint.judgement.owner import owner_of
+from occlint.judgement.owner import by_name, owner_of
 from occlint.judgement.owner_index import (
     INDEX_PATH,
     MAGIC,
@@ -40,6 +40,8 @@ PRECOMPUTED_TEXT = ("void precomputed_convolve_sgemm<__half, int, 1024, 5, 5, 4,
                     "kernel_conv_params, unsigned long long, int, float, float, int, bool, "
                     "bool, __half const*, __half const*, int*)")
 MIXED = FIXTURES / "traces" / "kineto" / "mixed.pt.trace.json.gz"
+# TorchRec's embeddings on an A100 (HTA's trace_diff control run, 2022): FBGEMM's kernels
+HTA_FBGEMM = FIXTURES / "traces" / "public" / "hta_trace_diff_fbgemm.json.gz"
 
 
 def trace_events(path: Path) -> list[dict]:
@@ -127,6 +129,67 @@ def test_library_kernels_of_real_traces_are_indexed_under_their_library():
     ]:
         found = index.lookup(name)
         assert found is not None and found.name == library, name
+
+
+def test_fbgemms_kernels_in_a_real_run_are_fbgemms():
+    """Every kernel of FBGEMM's in a real TorchRec run (fixtures/traces/public/
+    hta_trace_diff_fbgemm.json.gz: what HTA's trace_diff control trace holds of them) is
+    FBGEMM's: its namespace or its generated embeddings' names say so, and the two named
+    outside them, ``bounds_check_indices_kernel`` and ``linearize_index_kernel``, the
+    fbgemm-gpu 0.5.0 and 1.0.0 wheels ship (their symbol tables, read by the builder;
+    1.9.0 renamed the first ``bounds_check_indices_kernel_v1``)."""
+    names = {e["name"] for e in trace_events(HTA_FBGEMM) if e.get("cat") == "kernel"}
+    assert len(names) == 13
+    for name in names:
+        o = owner_of(name, name, {})
+        assert (o.kind, o.library) == ("library", "FBGEMM"), name
+    unnamed = {name for name in names if by_name(name) is None}  # no name rule knows
+    assert {name.split("<")[0] for name in unnamed} == {"void bounds_check_indices_kernel",
+                                                        "void linearize_index_kernel"}
+    assert {owner_of(name, name, {}).basis for name in unnamed} == {"index"}
+    index = shipped_index()
+    libs = {lib.name: lib for lib in index.libraries}
+    assert [p["version"] for p in libs["FBGEMM"].packages] == ["0.5.0", "1.0.0", "1.9.0"]
+
+
+def test_bitsandbytes_kernels_are_indexed_and_pytorchs_templates_stay_pytorchs():
+    """bitsandbytes' kernels, named outside any namespace (its 0.50.2 wheel's
+    libbitsandbytes_cuda*.so: ``kQuantizeBlockwise``, ``kOptimizer32bit2State``), are its;
+    ATen's templates that FBGEMM instantiates over its functors are not FBGEMM's keys
+    (PyTorch's code in FBGEMM's library): the index keeps them PyTorch's, and the name says
+    FBGEMM where a functor of FBGEMM's is in it."""
+    index = shipped_index()
+    for name in ("void kQuantizeBlockwise<float, 4096, 4, 0, 0>(float*, float*, float*, "
+                 "unsigned char*, float const*, int)",
+                 "void kOptimizer32bit2State<float, 0>(float*, float*, float*, float*, "
+                 "unsigned int*, float, float, float, float, float, float, int, float, bool, "
+                 "int)"):
+        assert index.lookup(name).name == "bitsandbytes", name
+    aten = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add"
+            "<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, "
+            "std::array<char*, 3ul>)")
+    assert index.lookup(aten).name == "PyTorch"
+    theirs = ("void at::native::vectorized_elementwise_kernel<4, fbgemm_gpu::(anonymous "
+              "namespace)::offsets_range_functor, std::array<char*, 2ul> >(int, "
+              "fbgemm_gpu::(anonymous namespace)::offsets_range_functor, "
+              "std::array<char*, 2ul>)")
+    o = owner_of(theirs, theirs, {})
+    assert (o.kind, o.library) == ("library", "FBGEMM")
+    assert index.header["left_out"]["framework_templates"] > 0
+
+
+def test_vllms_own_kernels_are_vllms_by_their_namespace():
+    """vLLM's kernels in its namespace (its 0.33.0 wheel: ``vllm::rms_norm_kernel``,
+    ``vllm::act_and_mul_kernel``, ``vllm::reshape_and_cache_flash_kernel``, 130 of its 225
+    base names) are vLLM's by the name rule; a user's kernel over a type of vLLM's is not."""
+    for name in ("void vllm::rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, "
+                 "c10::BFloat16 const*, long, c10::BFloat16 const*, float, int, int)",
+                 "void vllm::act_and_mul_kernel<c10::Half, &vllm::silu_kernel<c10::Half>, "
+                 "true>(c10::Half*, c10::Half const*, int)"):
+        o = owner_of(name, name, {})
+        assert (o.kind, o.library, o.basis) == ("library", "vLLM", "name"), name
+    mine = "void my_kernel<vllm::Fp8KVCacheDataType>(float*)"
+    assert owner_of(mine, mine, {}).kind == "user"
 
 
 def test_no_kernel_of_the_users_is_in_the_index():
