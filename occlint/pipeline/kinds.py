@@ -38,7 +38,7 @@ class Probe:
     def head(self) -> bytes | None:
         from occlint.readers.sniff import read_head
 
-        return read_head(Path(self.candidate.path)) if self.candidate.group is None else None
+        return read_head(self.candidate.path) if self.candidate.group is None else None
 
     @cached_property
     def trace_format(self) -> str | None:

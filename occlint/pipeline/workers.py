@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from functools import partial
-from pathlib import Path
 
 from occlint.config import Config
 from occlint.model.records import Sink
@@ -89,7 +88,7 @@ def _many(others: list[Candidate]) -> bool:
         return False
     binaries = 0
     for c in others:
-        if c.group is not None or _binary_head(read_head(Path(c.path))):  # (a group: a zip's)
+        if c.group is not None or _binary_head(read_head(c.path)):  # (a group: a zip's)
             binaries += 1
             if binaries >= AUTO_MIN_FILES:
                 return True

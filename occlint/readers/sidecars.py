@@ -11,7 +11,9 @@ caches) tells the tile each program works on: the extent of ``tt.make_range``.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +45,14 @@ def triton_tile(ptx: Path) -> int | None:
 
 def triton_hint(binary: Path) -> dict[str, Any] | None:
     """Launch hint from a Triton metadata file beside ``binary``, or None."""
-    sidecar = binary.with_suffix(".json")
+    # (one stat of a string path, not pathlib's: this runs for every binary a run reads)
+    sidecar = os.path.splitext(binary)[0] + ".json"
     try:
-        if not sidecar.is_file() or sidecar.stat().st_size > MAX_SIDECAR_BYTES:
+        info = os.stat(sidecar)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SIDECAR_BYTES:
             return None
-        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        with open(sidecar, encoding="utf-8") as fh:
+            meta = json.loads(fh.read())
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # deeply nested JSON
         return None
     return hint_from_metadata(meta)

@@ -26,7 +26,7 @@ from occlint.readers.formats import (
 from occlint.readers.span import Span
 
 
-def read_head(path: Path) -> bytes | None:
+def read_head(path: str | Path) -> bytes | None:
     """The first 64 bytes of a file (None when it cannot be read)."""
     try:  # os-level calls: this runs for every file of a directory tree
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
