@@ -1,7 +1,7 @@
 """Hand-written kernels in the patterns real code uses, for the launch model's proof on work
 nobody drew at random nor fitted on (issue 28, docs/validation.md, "The zoo").
 
-    python -m benchmarks.gpu.heldout.zoo [--set 1-47] [--out DIR]  # fixtures/traces/zoo[-N]
+    python -m benchmarks.gpu.heldout.zoo [--set 1-48] [--out DIR]  # fixtures/traces/zoo[-N]
 
 Writes DIR/kernels.cu and DIR/suite.json in generate.py's form, so that sweep.py times
 them and score.py scores them unchanged. The generated suites vary one template (loads,
@@ -4472,6 +4472,91 @@ extern "C" __global__ void gelu_short_gs({_ARGS}) {{
 """,
 }
 
+# the forty-eighth set: double precision as scientific codes write it (a DAXPY, a polynomial
+# of dependent FP64 FMAs, a grid-stride scale, a dot product into one double, a row's RMS
+# norm in doubles, single-precision data computed in double): written before the FP64
+# rate entered the model and scored once after it
+KERNELS_48: dict[str, str] = {
+    "daxpy_elem": f"""
+extern "C" __global__ void daxpy_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        const double* x = reinterpret_cast<const double*>(a);
+        double* y = reinterpret_cast<double*>(c);
+        y[i] = 2.5 * x[i] + (double)s;
+    }}
+}}
+""",
+    "dpoly_elem": f"""
+extern "C" __global__ void dpoly_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        const double* x = reinterpret_cast<const double*>(a);
+        double* y = reinterpret_cast<double*>(c);
+        double v = x[i], t = 0.0;
+#pragma unroll
+        for (int k = 0; k < 48; ++k) t = fma(t, v, 0.5 + 0.01 * k);
+        y[i] = t;
+    }}
+}}
+""",
+    "dscale_gs": f"""
+extern "C" __global__ void dscale_gs({_ARGS}) {{
+    const double* x = reinterpret_cast<const double*>(a);
+    double* y = reinterpret_cast<double*>(c);
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {{
+        double v = x[i];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v = fma(v, 1.0001, 0.5);
+        y[i] = v;
+    }}
+}}
+""",
+    "ddot_atomic_gs": f"""
+extern "C" __global__ void ddot_atomic_gs({_ARGS}) {{
+    const double* x = reinterpret_cast<const double*>(a);
+    double acc = 0.0;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x)
+        acc += x[i] * x[i];
+    atomicAdd(reinterpret_cast<double*>(sum), acc);
+}}
+""",
+    "drms_row": f"""
+extern "C" __global__ void drms_row({_ROWS}) {{
+    const double* x = reinterpret_cast<const double*>(a) + blockIdx.x * cols;
+    double* y = reinterpret_cast<double*>(c) + blockIdx.x * cols;
+    __shared__ double part[32];
+    double acc = 0.0;
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) acc += x[j] * x[j];
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffff, acc, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x < 32) {{
+        double v = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.0;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+        if (threadIdx.x == 0) part[0] = rsqrt(v / cols + 1e-6);
+    }}
+    __syncthreads();
+    double r = part[0];
+    for (long j = threadIdx.x; j < cols; j += blockDim.x) y[j] = x[j] * r;
+}}
+""",
+    "mixed_precision_elem": f"""
+extern "C" __global__ void mixed_precision_elem({_ARGS}) {{
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        double v = a[i], t = 1.0;
+#pragma unroll
+        for (int k = 0; k < 24; ++k) t = fma(t, v, 0.25);
+        c[i] = (float)t;
+    }}
+}}
+""",
+}
+
+
 M = 1 << 20
 # name -> (the sweep's family, n, the defect, its extra keys, the output check, the facts the
 # sweep needs: vector lanes, a store, an atomic)
@@ -5201,6 +5286,16 @@ SUITE_47: dict[str, tuple] = {
     "gelu_short_gs": ("grid-stride", 1 * M, {"block": [256, 1, 1], "grid_sms": 64}, {},
                       "close", 1),
 }
+SUITE_48: dict[str, tuple] = {
+    "daxpy_elem": ("elementwise", 32 * M, {"block": [64, 1, 1]}, {}, "exact", 2),
+    "dpoly_elem": ("elementwise", 16 * M, {"block": [32, 1, 1]}, {}, "exact", 2),
+    "dscale_gs": ("grid-stride", 32 * M, {"block": [128, 1, 1], "grid_sms": 1}, {}, "exact",
+                  2),
+    "ddot_atomic_gs": ("grid-stride", 32 * M, {"block": [256, 1, 1], "grid_sms": 64}, {},
+                       "none", 2),
+    "drms_row": ("block-per-row", 16 * M, {"block": [64, 1, 1]}, {"cols": 4096}, "close", 2),
+    "mixed_precision_elem": ("elementwise", 64 * M, {"block": [48, 1, 1]}, {}, "exact", 1),
+}
 SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         4: (KERNELS_4, SUITE_4), 5: (KERNELS_5, SUITE_5), 6: (KERNELS_6, SUITE_6),
         7: (KERNELS_7, SUITE_7), 8: (KERNELS_8, SUITE_8),
@@ -5229,7 +5324,8 @@ SETS = {1: (KERNELS, SUITE), 2: (KERNELS_2, SUITE_2), 3: (KERNELS_3, SUITE_3),
         42: (KERNELS_42, SUITE_42),
         43: (KERNELS_43, SUITE_43),
         44: (KERNELS_44, SUITE_44), 45: (KERNELS_45, SUITE_45),
-        46: (KERNELS_46, SUITE_46), 47: (KERNELS_47, SUITE_47)}
+        46: (KERNELS_46, SUITE_46), 47: (KERNELS_47, SUITE_47),
+        48: (KERNELS_48, SUITE_48)}
 
 
 def suite(which: int = 1) -> list[dict]:
