@@ -121,6 +121,23 @@ __device__ void fma_body(float* out, float s, int iters) {
 }
 extern "C" __global__ void fma1(float* out, float s, int iters) { fma_body<1>(out, s, iters); }
 extern "C" __global__ void fma4(float* out, float s, int iters) { fma_body<4>(out, s, iters); }
+// the same chains in double precision (fma64): the FP64 pipe's rate against FP32's
+template <int C>
+__device__ void dfma_body(double* out, double s, int iters) {
+    double v[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) v[c] = threadIdx.x * 0.001 + c;
+    for (int k = 0; k < iters; ++k) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) v[c] = fma(v[c], s, 0.5);
+    }
+    double acc = 0.0;
+#pragma unroll
+    for (int c = 0; c < C; ++c) acc += v[c];
+    if (acc == 1234.5) out[0] = acc;
+}
+extern "C" __global__ void dfma1(double* out, double s, int iters) { dfma_body<1>(out, s, iters); }
+extern "C" __global__ void dfma4(double* out, double s, int iters) { dfma_body<4>(out, s, iters); }
 
 extern "C" __global__ void atomic_one(float* out) { atomicAdd(out, 1.0f); }
 extern "C" __global__ void atomic_block(float* out) { atomicAdd(out + blockIdx.x, 1.0f); }
@@ -743,6 +760,29 @@ def atomic_ops(b: Bench) -> list[dict]:
     return rows
 
 
+def fma64(b: Bench) -> list[dict]:
+    """Double-precision FMA throughput beside single's, in 16 waves of blocks of 8 to 32
+    warps (dfma1 / dfma4 against fma1 / fma4: the same chains, one and four a thread):
+    the FP64 pipe's share of the FP32 rate."""
+    cp, S = b.cp, b.sms
+    rows = []
+    iters = 2048
+    for precision, dtype, names in (("fp32", cp.float32, ("fma1", "fma4")),
+                                    ("fp64", cp.float64, ("dfma1", "dfma4"))):
+        out = cp.zeros(4, dtype=dtype)
+        for chains, name in zip((1, 4), names, strict=True):
+            fn = b.f(name)
+            for warps in (8, 16, 32, 64):
+                block = min(warps, 32) * 32
+                grid = S * max(warps // 32, 1) * 16
+                ms = b.time(lambda fn=fn, grid=grid, block=block, dtype=dtype, out=out:
+                            fn((grid,), (block,), (out, dtype(0.9999), cp.int32(iters))))
+                rows.append({"precision": precision, "chains": chains,
+                             "warps_per_sm": warps, "block": block, "grid": grid, "ms": ms,
+                             "fma_per_s": grid * block * iters * chains / ms * 1e3})
+    return rows
+
+
 def fma_steady(b: Bench) -> list[dict]:
     """FMA throughput at a known count of resident warps per SM, in 16 waves of blocks (the
     ``fma`` rows run one to eight waves: their start and tail weigh on the few-warp rows):
@@ -1320,6 +1360,7 @@ def main(argv: list[str]) -> int:
     for key, fn in (("floor", floor), ("launch", launches), ("block_starts", block_starts),
                     ("latency", latency), ("fma", fma), ("atomics", atomics),
                     ("block_atomics", block_atomics), ("fma_steady", fma_steady),
+                    ("fma64", fma64),
                     ("bandwidth", bandwidth), ("element_bandwidth", element_bandwidth),
                     ("element_tile", element_tile),
                     ("block_reduce", block_reduce), ("reduce_stream", reduce_stream),

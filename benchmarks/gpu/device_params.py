@@ -106,6 +106,14 @@ def element_curve(rows: list[dict], block_rate: float) -> list[list[float]]:
     return _rising(by_x, 1)
 
 
+def fp64_ratio(rows: list[dict]) -> float:
+    """The FP32 FMA rate at best over the FP64 one (``fma64``: the same one- and four-chain
+    kernels in each precision, 8 to 64 warps an SM)."""
+    best = {p: max(r["fma_per_s"] for r in rows if r["precision"] == p)
+            for p in ("fp32", "fp64")}
+    return round(best["fp32"] / best["fp64"], 2)
+
+
 def issue_curve(rows: list[dict]) -> list[list[float]]:
     """(resident warps per SM x independent chains each, share of the peak FMA rate) of the
     ``fma_steady`` rows (16 waves): the median at each X over the 1- and 4-chain rows, then
@@ -431,6 +439,7 @@ def params(doc: dict) -> dict:
         "block_rate_1024": float(f"{statistics.median(starts_1024):.4g}"),
         "fma_per_s": float(f"{peak:.4g}"),
         "half_rate_warps": round(statistics.median(halves), 1),
+        "fp64_ratio": fp64_ratio(doc["fma64"]) if doc.get("fma64") else None,
         "atomic_one_ns": round(statistics.median(one), 3),
         "atomic_spread_ns": round(statistics.median(block), 3),
         "floor_us": round(floor, 2) if floor else None,

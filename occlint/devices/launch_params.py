@@ -50,6 +50,8 @@ class DeviceModel:
     block_rate: float  # blocks started per second, whole chip (blocks up to 512 threads)
     block_rate_1024: float  # ... of 1024 threads
     fma_per_s: float  # FP32 FMAs per second, whole chip, at best
+    # the FP32 FMA rate over the FP64 one (2 on data-centre GPUs, 32-64 on others)
+    fp64_ratio: float
     half_rate_warps: float  # resident warps per SM (one dependent FMA chain each) at which
     # an SM issues half its peak: rate = peak * w / (w + half_rate_warps)
     atomic_one_ns: float  # one atomicAdd to a single address, serialised
@@ -135,7 +137,7 @@ class DeviceModel:
 
 
 @cache
-def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
+def _table() -> tuple[dict[str, DeviceModel], dict[str, int], dict[str, float]]:
     path = _db_root() / "launch_model.toml"
     data = read_toml(path, LaunchParamsError)
     out = {}
@@ -149,7 +151,20 @@ def _table() -> tuple[dict[str, DeviceModel], dict[str, int]]:
         e["math_fma"] = tuple(sorted((str(k), float(v))
                                      for k, v in dict(e.get("math_fma", {})).items()))
         out[e["name"]] = DeviceModel(**e)
-    return out, dict(data.get("lanes", {}))
+    return out, dict(data.get("lanes", {})), dict(data.get("fp64", {}))
+
+
+def _fp64_ratio(device: Device, table: dict[str, float]) -> float:
+    """The FP32 FMA rate over the FP64 one of the device's architecture (the table's entry
+    for its SM, its gfx processor, or the processor's family), else the data-centre 2."""
+    arch = device.arch
+    if isinstance(arch, AmdArch):
+        name = arch.name
+        for key in (name, name[:-1] + "x", name[:-2] + "xx"):
+            if key in table:
+                return float(table[key])
+        return float(table.get("amd", 2.0))
+    return float(table.get(arch.name, 2.0))
 
 
 def _lanes(device: Device, lanes: dict[str, int]) -> int | None:
@@ -162,7 +177,7 @@ def launch_model(device: Device | None) -> DeviceModel | None:
     """The device's parameters: measured, derived, or None (no bandwidth or clock known)."""
     if device is None or not device.compute_units:
         return None
-    measured, _ = _table()
+    measured, _, _ = _table()
     found = measured.get(device.name)
     if found is not None:
         return found
@@ -176,7 +191,7 @@ def reference_model() -> DeviceModel:
 
 @cache
 def _derived(device: Device) -> DeviceModel | None:
-    measured, lanes = _table()
+    measured, lanes, fp64 = _table()
     ref = measured[REFERENCE]
     bw, clock, units = device.memory_bandwidth_gbs, device.max_clock_mhz, device.compute_units
     ref_device_bw, ref_clock = 3352.0, 1980.0
@@ -212,6 +227,7 @@ def _derived(device: Device) -> DeviceModel | None:
         block_rate=ref.block_rate / ref.sms * units * clock_ratio,
         block_rate_1024=ref.block_rate_1024 / ref.sms * units * clock_ratio,
         fma_per_s=ref.fma_per_s / ref_peak * units * lane * clock * 1e6,
+        fp64_ratio=_fp64_ratio(device, fp64),
         half_rate_warps=ref.half_rate_warps, issue_curve=ref.issue_curve,
         atomic_one_ns=ref.atomic_one_ns / clock_ratio,
         atomic_spread_ns=ref.atomic_spread_ns / clock_ratio,
