@@ -1,5 +1,5 @@
 """The launch-time model on hand-written kernels in the patterns real code uses (issue 28;
-docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's forty-seven sets, swept on an H200
+docs/validation.md, "The zoo"): benchmarks/gpu/heldout/zoo.py's forty-eight sets, swept on an H200
 (fixtures/traces/zoo*/h200: sweep.py's times, the PyTorch profiler's trace of each defect,
 Nsight Compute's estimates). The first set was scored once against the model as it stood
 (7d6493d: two launches advised slower, one 50 %) and the model's reading of access
@@ -127,8 +127,12 @@ written after a row's blocks were given their stragglers' tail and scored once: 
 elements or two elements a thread, an atomic a thread, an ``int`` index), written after a
 loop's idle blocks and short blocks' tail and scored once: 0.877 (habit 0.750; the stop's
 starting model 0.831), none slower, no false warning, 1 of 3 inside, a 10 us GELU over 1 M
-elements unadvised (49 %). What holds is asserted; what does not is a strict xfail with the
-figures."""
+elements unadvised (49 %); the forty-eighth (double precision: a DAXPY, a polynomial of
+dependent FP64 multiply-adds, a grid-stride scale, a dot product into one double, a row's
+RMS norm, float data computed in double), swept with the FP64 rate (characterize.py fma64)
+and scored once after the rate entered the model: 0.988 (habit 0.786), none slower, no
+false warning, 5 of 6 inside. What holds is asserted; what does not is a strict xfail with
+the figures."""
 
 from __future__ import annotations
 
@@ -144,7 +148,7 @@ from occlint.judgement.timing import Config, predict
 from occlint.readers.source import read_source
 from tests.conftest import FIXTURES
 
-RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 48)}
+RUNS = {f"zoo{'' if k == 1 else f'-{k}'}/h200": k for k in range(1, 49)}
 
 
 @cache
@@ -863,6 +867,11 @@ UNMET = {
     ("zoo-47/h200", "every 10 % warned"): "saxpy_two_per_thread_gs (28.5 %: an info), "
                                           "gelu_short_gs (49 %: nothing advised)",
     ("zoo-47/h200", "spearman 0.9"): "0.82",
+    ("zoo-48/h200", "inside 90 %"): "5 of 6 claims hold (dpoly_elem 29-59 % claimed, 69.5 % "
+                                    "saved: its 48 FP64 multiply-adds read as 99 from the "
+                                    "source, the unrolled loop's 0.01 * k counted, which "
+                                    "the compiler folds; 48-75 % before the FP64 rate)",
+    ("zoo-48/h200", "width 15 points"): "29 points",
     # since a block per row's rows end with their stragglers (timing.TAIL_PASSES)
     ("zoo-3/h200", "spearman 0.9"): "0.89 (logsumexp_row 58-81 % claimed, 40 % saved: its "
                                     "two passes and reductions were priced 2.4x slow at "

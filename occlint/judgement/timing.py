@@ -321,7 +321,9 @@ def _wave(dm: DeviceModel, facts: Facts, cfg: Config, blocks: float, per_thread:
         # blocks' rows fit (measured): those loads move no DRAM bytes
         rows = per_sm * threads * per_thread * facts.reread_row_bytes
         load -= facts.reread_bytes * _at(dm.reread_curve, rows)
-    arithmetic = (facts.fma or 0.0) + (_math_fma(dm, facts.math) if facts.math else 0.0)
+    # double precision's share of the multiply-adds issues at the FP64 pipe's rate
+    fma = (facts.fma or 0.0) * (1.0 + facts.fp64 * (dm.fp64_ratio - 1.0))
+    arithmetic = fma + (_math_fma(dm, facts.math) if facts.math else 0.0)
     instructions = arithmetic + k.overhead
     peak = _peak_issue(dm, cfg.wave)
     # seconds an element's dependent chain takes: the issue rate's hyperbola, peak x w /

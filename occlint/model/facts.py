@@ -37,6 +37,9 @@ class Facts:
     load_bytes: float | None = None  # global memory a thread reads per element
     store_bytes: float | None = None  # ... writes
     fma: float | None = None  # arithmetic per element (multiply-adds)
+    # the share of that arithmetic in double precision (the FP64 pipe's: its rate is the
+    # device's fp64_ratio below the FP32 one)
+    fp64: float = 0.0
     chains: int = 1  # independent dependency chains the arithmetic runs in (its ILP)
     control: float = 0.0  # loop-control instructions per element (inner loops' passes)
     atomics_one: float = 0.0  # atomics to one address per element (in the element's work)
@@ -115,7 +118,8 @@ class Facts:
 
     def to_dict(self) -> dict[str, Any]:
         return {"loop": self.loop, "load_bytes": self.load_bytes,
-                "store_bytes": self.store_bytes, "fma": self.fma, "chains": self.chains,
+                "store_bytes": self.store_bytes, "fma": self.fma,
+                **({"fp64": self.fp64} if self.fp64 else {}), "chains": self.chains,
                 "loop_control": self.control,
                 "atomics_one_address": self.atomics_one + self.atomics_one_thread,
                 "atomics_one_address_per": ("element" if self.atomics_one else "thread"

@@ -8,7 +8,8 @@ binaries. Read here, per entry:
   when its step reads ``%nctaid``, ``block-stride`` when it reads ``%ntid`` only;
   ``per-element`` without one;
 * per element (in that loop's body, or the whole entry): bytes of ``ld.global`` and
-  ``st.global`` (type width x vector), ``fma``/``mad`` on floats, each times the trip
+  ``st.global`` (type width x vector), ``fma``/``mad`` on floats (``fp64``: the share of
+  them on doubles), each times the trip
   count of the constant loops around it (a counter from a constant, stepped by a
   constant, compared with a constant); code behind a branch on the thread index alone
   (``if (threadIdx.x < 2)``: a tile's halo) is not the element's;
@@ -429,6 +430,7 @@ def _facts(entry: _Entry) -> Facts:
     load = store = 0.0
     math: dict[str, float] = {}
     fma: float | None = 0.0
+    fma64 = 0.0  # ... of them in double precision
     atomics = {"one": 0.0, "one_thread": 0.0, "block": 0.0, "one_block": 0.0}
     inner_fmas: list[_Op] = []
     shared_thread = barrier = False
@@ -465,14 +467,17 @@ def _facts(entry: _Entry) -> Facts:
                 fma = None
             elif fma is not None:
                 fma += n
+                fma64 += n if ".f64" in code else 0
             inner_fmas.append(op)
     control = sum(times[lp.tail] or 0.0 for lp in loops
                   if lp is not outer and lp.trip is not None and lp.tail in region
                   and not guarded[lp.tail]) * LOOP_CONTROL
     per = outer.unroll if outer else 1
     load, store, control = load / per, store / per, control / per
+    fp64 = fma64 / fma if fma else 0.0  # (before the unrolling's divide: a share)
     fma = fma / per if fma is not None else None
-    return Facts(loop=loop, load_bytes=load, store_bytes=store, fma=fma, control=control,
+    return Facts(loop=loop, load_bytes=load, store_bytes=store, fma=fma, fp64=fp64,
+                 control=control,
                  math=tuple(sorted((name, n / per) for name, n in math.items())),
                  chains=_chains(inner_fmas), atomics_one=atomics["one"],
                  atomics_one_thread=atomics["one_thread"], atomics_block=atomics["block"],

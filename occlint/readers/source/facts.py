@@ -8,7 +8,8 @@ Read from the text of the kernel's parameters and body, comments removed:
   inside the element's work (a grid- or block-stride loop's body, else the whole body);
   loads under a ``threadIdx`` guard (a tile's halo) are a few threads' and not counted;
 * arithmetic: ``fma`` calls and multiplications; its independent chains, the variables
-  that ``v = fmaf(v, ...)`` steps (two chains issue twice as fast from one warp);
+  that ``v = fmaf(v, ...)`` steps (two chains issue twice as fast from one warp); in double
+  precision where the body or its parameters name ``double`` (``fp64``);
 * a ``for`` loop with literal (or ``#define``d) bounds multiplies what its body holds;
   each pass of such a loop as compiled costs ``LOOP_CONTROL`` instructions (the counter's
   add, its compare, the branch: what NVRTC's PTX holds per back edge), its passes the
@@ -70,6 +71,10 @@ _FOR_INIT = re.compile(r"\s*(?:[A-Za-z_][\w:]*\s+)+\**\s*([A-Za-z_]\w*)\s*=([^;,
 _ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
                      r"(?:_system|_block)?|unsafeAtomicAdd)\s*\(")
 _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
+# a body that names the double type (a variable, a pointer, a cast) computes in double
+# precision: its multiply-adds are the FP64 pipe's (Facts.fp64; a body mixing the two is
+# read as all double, its arithmetic's precision not followed through each expression)
+_DOUBLE = re.compile(r"\bdouble\b")
 # single-precision math functions whose cost the device measured (characterize.py
 # math_ops; timing's math_fma), and the C++ overloads kernels call on floats by the
 # functions' plain names
@@ -816,6 +821,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                             if bases.get(n, n) in loop_loads), default=0), unroll)
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
+                 fp64=1.0 if fma and (_DOUBLE.search(body) or _DOUBLE.search(params)) else 0.0,
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
