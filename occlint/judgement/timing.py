@@ -14,7 +14,8 @@ elements takes
   in flight as the compiler keeps them, HOIST_*_BYTES and DEPTH_EXP; a body's stores
   as its mix of reads and writes; a grid-stride
   loop's split into each warp's 128-byte requests, a partial warp's too) and its
-  arithmetic (FMAs and the per-element instructions over the rate the resident warps
+  arithmetic (FMAs, a double's at the FP64 rate, and the per-element instructions over the
+  rate the resident warps
   issue at; its loops' control takes issue slots, not the chain); a grid-stride or
   block-stride loop runs whole waves of equal blocks, so its last, partial wave runs with
   what it has in flight, and its memory draws the device's measured gain of many waves
