@@ -29,6 +29,7 @@ template parameter) stays None.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -746,7 +747,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     # the literal every match of a pattern holds, tested first: most bodies have none
     fmas = [m.start() for lo, hi in spans for m in _FMA.finditer(body, lo, hi)] \
         if "fma" in body else []
-    arithmetic = fmas + [m.start() for lo, hi in spans for m in _MUL.finditer(body, lo, hi)]
+    subscripts = _subscript_spans(body) if "[" in body else []
+    arithmetic = fmas + [m.start() for lo, hi in spans for m in _MUL.finditer(body, lo, hi)
+                         if not _inside(subscripts, m.start())]
     fma = sum(region.weight(at) for at in arithmetic)
     calls: dict[str, float] = {}
     for lo, hi in spans if any(stem in body for stem in _MATH_STEMS) else ():
@@ -850,6 +853,26 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 # an assignment's name and (looked ahead, so that ``a = b = c`` gives both) its value
 _ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=(?!=)\s*(?=([^;]*))")
+
+
+def _subscript_spans(body: str) -> list[tuple[int, int]]:
+    """The outermost ``[...]`` of the body, in order: an element's address, whose
+    multiplications are the integer pipe's (and, in a loop, strength-reduced to adds by the
+    compiler), not the arithmetic's multiply-adds (``a[row * n + col]``: NVRTC's PTX has no
+    ``fma`` for it)."""
+    out: list[tuple[int, int]] = []
+    at = body.find("[")
+    while at >= 0:
+        end = access.matching(body, at, "[")
+        out.append((at, end))
+        at = body.find("[", end)
+    return out
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether ``at`` lies inside one of ``spans`` (ordered, not overlapping)."""
+    i = bisect.bisect_right(spans, (at, len(spans) and spans[-1][1] + 1)) - 1
+    return i >= 0 and spans[i][0] < at < spans[i][1]
 
 
 def _assigned(body: str) -> dict[str, list[str]]:

@@ -1,10 +1,11 @@
-"""Double precision in the launch-time model (issue 28): the FP64 pipe's rate, measured
-and derived, and the kernels' share of arithmetic in doubles, from PTX and from source.
+"""A kernel's arithmetic in the launch-time model (issue 28): the FP64 pipe's rate, measured
+and derived, the kernels' share of arithmetic in doubles, from PTX and from source, and
+the multiply-adds a source's subscripts do not hold.
 
 Truths used: the H200's own FMA rates in each precision (characterize.py fma64,
 fixtures/traces/zoo-48/h200/fma64.characterization.json), the vendors' figures for the
 derived devices (the CUDA C++ Programming Guide's arithmetic throughput table; AMD's data
-sheets), NVRTC's PTX of zoo set 48 (fixtures/make_fp64_ptx.py) and the H200's times of
+sheets), NVRTC's PTX of zoo set 48 (fixtures/make_zoo_ptx.py) and the H200's times of
 its kernels' configurations (the zoo's sweep)."""
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def test_ptx_gives_the_share_of_multiply_adds_in_doubles():
     """NVRTC's PTX of zoo set 48: every kernel's multiply-adds are doubles (the polynomial's
     48 ``fma.rn.f64`` a thread, the single-precision data computed in double's 24); the
     float loops of the unroll fixture have none."""
-    facts = facts_by_entry(_ptx(FIXTURES / "ptx" / "fp64" / "zoo48.ptx.gz"))
+    facts = facts_by_entry(_ptx(FIXTURES / "ptx" / "zoo" / "zoo-48.ptx.gz"))
     assert {k: f.fp64 for k, f in facts.items() if f.fma} == dict.fromkeys(facts, 1.0)
     assert (facts["dpoly_elem"].fma, facts["mixed_precision_elem"].fma) == (48.0, 24.0)
     floats = facts_by_entry(_ptx(FIXTURES / "ptx" / "unroll" / "loops.ptx.gz"))
@@ -89,7 +90,7 @@ def test_a_double_precision_chain_is_priced_at_the_fp64_rate():
     """The H200's 32 timed configurations of dpoly_elem (48 dependent FP64 multiply-adds an
     element, 16 M elements; its facts as NVRTC's PTX gives them): predicted within 4 % on
     average at the measured FP64 rate, 10 % off at FP32's."""
-    facts = facts_by_entry(_ptx(FIXTURES / "ptx" / "fp64" / "zoo48.ptx.gz"))["dpoly_elem"]
+    facts = facts_by_entry(_ptx(FIXTURES / "ptx" / "zoo" / "zoo-48.ptx.gz"))["dpoly_elem"]
     h200 = launch_model(shipped_db().get("h200"))
     kernel = next(k for k in score.load(ZOO48 / "h200" / "heldout.json")["kernels"]
                   if k["name"] == "dpoly_elem")
@@ -103,3 +104,19 @@ def test_a_double_precision_chain_is_priced_at_the_fp64_rate():
     assert len(errors[1.0]) == 32
     mean = {share: sum(e) / len(e) for share, e in errors.items()}
     assert mean[1.0] < 0.04 < 0.08 < mean[0.0]
+
+
+@pytest.mark.parametrize(("zoo", "kernel", "ptx_fma"), [
+    ("zoo-2", "column_sum", 0),  # acc += a[r * n + col] over 1,024 rows: adds only
+    ("zoo-4", "matmul_naive", 64),  # acc += a[row * K + k] * b[k * N + col], K = 64
+    ("zoo-5", "gemv_t_col", 256),  # a column's 256 products
+])
+def test_a_subscripts_multiplications_are_not_the_arithmetics(zoo, kernel, ptx_fma):
+    """An element's address (``a[row * n + col]``) multiplies integers, and a loop's is
+    strength-reduced to adds by the compiler: NVRTC's PTX of these zoo kernels holds
+    ``ptx_fma`` multiply-adds an element (fixtures/make_zoo_ptx.py), the source reader
+    counts the same within two (it counted the subscripts' too: 1,025, 195 and 513)."""
+    ptx = facts_by_entry(_ptx(FIXTURES / "ptx" / "zoo" / f"{zoo}.ptx.gz"))[kernel]
+    source = _source_facts(FIXTURES / "traces" / zoo / "kernels.cu")[kernel]
+    assert ptx.fma == ptx_fma
+    assert abs(source.fma - ptx.fma) <= 2
