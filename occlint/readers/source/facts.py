@@ -871,7 +871,7 @@ def _subscript_spans(body: str) -> list[tuple[int, int]]:
 
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:
     """Whether ``at`` lies inside one of ``spans`` (ordered, not overlapping)."""
-    i = bisect.bisect_right(spans, (at, len(spans) and spans[-1][1] + 1)) - 1
+    i = bisect.bisect_right(spans, (at, math.inf)) - 1
     return i >= 0 and spans[i][0] < at < spans[i][1]
 
 
