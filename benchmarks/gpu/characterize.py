@@ -12,7 +12,8 @@ L2 is what is measured):
 * memory latency: a one-thread pointer chase (DRAM, 1 GiB; L2, 8 MiB), and under load
   from the bandwidth points (Little's law);
 * FMA throughput against warps per SM with 1 and 4 independent chains per thread; and at a
-  known count of resident warps in 16 waves of blocks (``fma_steady``);
+  known count of resident warps in 16 waves of blocks (``fma_steady``); the same chains in
+  double precision beside single (``fma64``: the FP64 pipe's rate);
 * atomicAdd throughput: one address, one address per block, one per thread; and to each
   block's own address by threads per block (``block_atomics``, 32 to 1,024);
 * launch cost: back-to-back launches in a stream, nodes of a CUDA graph;
