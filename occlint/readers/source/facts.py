@@ -72,10 +72,12 @@ _FOR_INIT = re.compile(r"\s*(?:[A-Za-z_][\w:]*\s+)+\**\s*([A-Za-z_]\w*)\s*=([^;,
 _ATOMIC = re.compile(r"\b(?:atomic(?:Add|Sub|Max|Min|Inc|Dec|Exch|CAS|Or|And|Xor)"
                      r"(?:_system|_block)?|unsafeAtomicAdd)\s*\(")
 _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
-# a body that names the double type (a variable, a pointer, a cast) computes in double
-# precision: its multiply-adds are the FP64 pipe's (Facts.fp64; a body mixing the two is
-# read as all double, its arithmetic's precision not followed through each expression)
+# a statement naming the double type or a name declared double (a variable, a pointer, a
+# parameter, a cast) computes in double precision: its multiply-adds are the FP64 pipe's
+# (Facts.fp64, the share of the element's multiply-adds in such statements)
 _DOUBLE = re.compile(r"\bdouble\b")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_STATEMENT_END = re.compile(r"[;{}]")
 # single-precision math functions whose cost the device measured (characterize.py
 # math_ops; timing's math_fma), and the C++ overloads kernels call on floats by the
 # functions' plain names
@@ -824,7 +826,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                             if bases.get(n, n) in loop_loads), default=0), unroll)
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
-                 fp64=1.0 if fma and (_DOUBLE.search(body) or _DOUBLE.search(params)) else 0.0,
+                 fp64=_fp64_share(params, body, arithmetic, region) if fma else 0.0,
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
@@ -853,6 +855,50 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 # an assignment's name and (looked ahead, so that ``a = b = c`` gives both) its value
 _ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=(?!=)\s*(?=([^;]*))")
+
+
+def _double_names(params: str, body: str) -> frozenset[str]:
+    """Names declared double (or a pointer to doubles): parameters, and each declarator of
+    a ``double`` declaration in the body (``double v = x[i], t = 0.0;``)."""
+    names: set[str] = set()
+    for param in params.strip("() ").split(","):
+        if _DOUBLE.search(param) and (found := _NAME.findall(param.split("=")[0])):
+            names.add(found[-1])
+    for m in _DOUBLE.finditer(body):
+        end = _STATEMENT_END.search(body, m.end())
+        declaration = body[m.end():end.start() if end else len(body)]
+        if "(" in declaration.split("=")[0]:
+            continue  # a cast or a function's return type, not a declaration
+        depth, start = 0, 0
+        for i, ch in enumerate(declaration + ","):
+            depth += ch in "([{<"
+            depth -= ch in ")]}>"
+            if ch == "," and depth == 0:
+                found = _NAME.findall(declaration[start:i].split("=")[0].split("[")[0])
+                if found and found[-1] not in ("const", "__restrict__"):
+                    names.add(found[-1])
+                start = i + 1
+    return frozenset(names)
+
+
+def _fp64_share(params: str, body: str, arithmetic: list[int], region: _Region) -> float:
+    """The share of an element's multiply-adds (``arithmetic``: their places, weighted by
+    the constant loops around them) in statements that compute in double precision: that
+    name the double type or a name declared double."""
+    if not _DOUBLE.search(body) and not _DOUBLE.search(params):
+        return 0.0
+    names = _double_names(params, body)
+    double = re.compile(r"\bdouble\b" + "".join(rf"|\b{re.escape(n)}\b" for n in names))
+    total = in_double = 0.0
+    for at in arithmetic:
+        starts = [m.end() for m in _STATEMENT_END.finditer(body, 0, at)]
+        start = starts[-1] if starts else 0
+        end = _STATEMENT_END.search(body, at)
+        weight = region.weight(at)
+        total += weight
+        if double.search(body, start, end.start() if end else len(body)):
+            in_double += weight
+    return in_double / total if total else 0.0
 
 
 def _subscript_spans(body: str) -> list[tuple[int, int]]:
