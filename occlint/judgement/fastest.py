@@ -268,7 +268,16 @@ class _Space:
         else:
             for b in range(wave, top + 1, wave):
                 out.append(self.candidate((b, 1, 1), (math.ceil(elements / b), 1, 1)))
-        return [c for c in out if c is not None]
+        return [c for c in out if c is not None and self._valid(c)]
+
+    def _valid(self, cand: Candidate) -> bool:
+        """Whether the kernel can run in ``cand``'s block: its static shared arrays hold
+        the block's threads along x, and a tree over the block sums them all (a power of
+        two) where it halves the block."""
+        x = cand.block[0]
+        if self.facts.block_limit and x > self.facts.block_limit:
+            return False
+        return not self.facts.pow2_block or x & (x - 1) == 0
 
     def _tiles(self, elements: float) -> list[Candidate]:
         """A tile kernel's configurations: tiles x warps (``elements``: its threads now,

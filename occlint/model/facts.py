@@ -40,6 +40,11 @@ class Facts:
     # the share of that arithmetic in double precision (the FP64 pipe's: its rate is the
     # device's fp64_ratio below the FP32 one)
     fp64: float = 0.0
+    # the most threads along x its static shared arrays hold (an array the thread's index
+    # subscripts; 0: no bound) and whether its block must be a power of two (a tree
+    # reduction halving blockDim): blocks the advice may not take
+    block_limit: int = 0
+    pow2_block: bool = False
     chains: int = 1  # independent dependency chains the arithmetic runs in (its ILP)
     control: float = 0.0  # loop-control instructions per element (inner loops' passes)
     atomics_one: float = 0.0  # atomics to one address per element (in the element's work)
@@ -119,7 +124,9 @@ class Facts:
     def to_dict(self) -> dict[str, Any]:
         return {"loop": self.loop, "load_bytes": self.load_bytes,
                 "store_bytes": self.store_bytes, "fma": self.fma,
-                **({"fp64": self.fp64} if self.fp64 else {}), "chains": self.chains,
+                **({"fp64": self.fp64} if self.fp64 else {}),
+                **({"block_limit": self.block_limit} if self.block_limit else {}),
+                **({"pow2_block": True} if self.pow2_block else {}), "chains": self.chains,
                 "loop_control": self.control,
                 "atomics_one_address": self.atomics_one + self.atomics_one_thread,
                 "atomics_one_address_per": ("element" if self.atomics_one else "thread"

@@ -93,6 +93,9 @@ _MATH_STEMS = ("exp", "log", "sin", "cos", "tan", "sqrt", "pow", "erf")  # in ev
 _MUL = re.compile(r"[\w\])]\s*\*\s*[\w(.]")
 _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
+# a name assigned the thread's index along x, nothing else (a cast allowed)
+_THREAD_ALIAS = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*(?:\([^()]*\)\s*)?"
+                           r"(?:threadIdx\.x|hipThreadIdx_x)\s*;")
 # a condition that picks lanes of each warp: the lane index (threadIdx.x & 31, % 32,
 # % warpSize) or a variable named for it
 _WARP_LANE = re.compile(r"&\s*(?:31|0x1[fF])\b|&\s*\(\s*(?:warpSize|WARP_SIZE)\s*-\s*1\s*\)"
@@ -221,11 +224,14 @@ class _Region:
                 self.loops.append((head_start, head_end + 1, end, trips,
                                    self._unroll(body, head_start, consts)))
                 self.counters[head_start] = counted[1]
+        # names holding the thread's index (``unsigned tid = threadIdx.x;``): a guard on
+        # them is a guard on the thread, as the reduction idiom ``if (tid == 0)`` writes it
+        alias = _thread_alias(body)
         for m in access.word_starts(_IF, body):
             cond_end = access.matching(body, m.end() - 1, "(")
             cond = body[m.end():cond_end]
             lane = _WARP_LANE.search(cond)
-            if (lane or _THREAD.search(cond)) and not re.search(
+            if (lane or _THREAD.search(cond) or (alias and alias.search(cond))) and not re.search(
                     r"\b(n|N|size|count|len)\b|<\s*\w*[nN]\w*", cond):
                 self.guards.append((cond_end + 1, self._statement_end(body, cond_end + 1),
                                     "warp" if lane else "block"))
@@ -824,9 +830,11 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                                                           restricted(params), read_bases),
                        max((pointers.get(n) or 4 for n in read_only
                             if bases.get(n, n) in loop_loads), default=0), unroll)
+    bounds = _block_bounds(body, consts, region)
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  fp64=_fp64_share(params, body, arithmetic, region) if fma else 0.0,
+                 block_limit=bounds[0], pow2_block=bounds[1],
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
@@ -855,6 +863,44 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 # an assignment's name and (looked ahead, so that ``a = b = c`` gives both) its value
 _ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=(?!=)\s*(?=([^;]*))")
+
+
+def _thread_alias(body: str) -> re.Pattern[str] | None:
+    """A pattern of the names holding the thread's index along x and nothing else (set
+    once, not a loop's counter: ``for (int t = threadIdx.x; t < 256; t += blockDim.x)``
+    walks other indices), or None."""
+    aliases = [name for name in (_THREAD_ALIAS.findall(body) if "=" in body else ())
+               if len(re.findall(rf"\b{re.escape(name)}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)"
+                                 r"|(?:\+\+|--)\s*" + re.escape(name) + r"\b", body)) == 1]
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\b") \
+        if aliases else None
+
+
+def _block_bounds(body: str, consts: dict[str, int], region: _Region) -> tuple[int, bool]:
+    """(the most threads along x the body's static shared arrays allow, 0 for no bound;
+    whether its block must be a power of two): an array of N words that every thread
+    writes at its own index (``__shared__ float s[256]; s[tid] = ...``, no guard on the
+    thread around it) holds N threads at most; a body that halves its block (``for (s =
+    blockDim.x / 2; s > 0; s >>= 1)``, a tree reduction) sums every thread's word only
+    when the block is a power of two."""
+    if "__shared__" not in body:
+        return 0, False
+    limit = 0
+    alias = _thread_alias(body)
+    for m in _SHARED_1D.finditer(body):
+        name, extent = m[1], m[2]
+        size = int(extent) if extent.isdigit() else consts.get(extent)
+        if not size:
+            continue
+        for sub in re.finditer(rf"\b{re.escape(name)}\s*\[\s*([^\[\]]+?)\s*\]\s*=(?!=)",
+                               body):
+            index = sub[1]
+            if (index in ("threadIdx.x", "hipThreadIdx_x") or (
+                    alias is not None and alias.fullmatch(index))) \
+                    and not region.guarded(sub.start()):
+                limit = size if not limit else min(limit, size)
+                break
+    return limit, bool(_HALVED_BLOCK.search(body))
 
 
 def _double_names(params: str, body: str) -> frozenset[str]:
@@ -958,6 +1004,11 @@ def _loaded(address: str, values: dict[str, list[str]]) -> bool:
 # a block's reduction after a pass: a barrier, cub's (``BlockReduce(...).Sum(``), or a call
 # given a shared array the body declares (``block_sum(t, red)``)
 _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
+# a static shared array of one dimension and its extent (a literal or a #define)
+_SHARED_1D = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[\s*(\w+)\s*\](?!\s*\[)")
+# a loop halving the block down to one (``for (s = blockDim.x / 2; s > 0; s >>= 1)``)
+_HALVED_BLOCK = re.compile(r"\bfor\s*\([^;]*=\s*\(?\s*(?:blockDim\.x|hipBlockDim_x)\s*\)?\s*"
+                           r"(?:/\s*2|>>\s*1)\s*;[^;]*;[^)]*(?:>>=\s*1|/=\s*2)")
 _REDUCE_CALL = re.compile(r"__syncthreads\s*\(|\)\s*\.\s*(?:Reduce|Sum)\s*\(")
 
 

@@ -1,0 +1,104 @@
+"""Advice the kernel can run (issue 28): a block its static shared arrays hold and its tree
+reduction sums whole.
+
+By the language's semantics: a thread writing ``s[threadIdx.x]`` of a ``__shared__ float
+s[256]`` writes past the array in a block of more than 256 threads; a tree that halves the
+block (``for (s = blockDim.x / 2; s > 0; s >>= 1)``) leaves threads out of the sum in a
+block that is not a power of two (192: 96, 48, 24, 12, 6, 3, 1 drops a third of the last
+six). The held-out generator's block reductions are such trees (benchmarks/gpu/heldout/
+generate.py ``reduce_``): before, 25 of their 426 scored launches were advised 192, 384 or
+768 threads."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.gpu.heldout import score
+from occlint.pipeline.run import Options, execute
+from occlint.readers.source.facts import kernel_facts
+from tests.conftest import FIXTURES
+
+PARAMS = "(const float* in, float* out, int n)"
+TREE = """{
+    __shared__ float sdata[256];
+    unsigned tid = threadIdx.x;
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    sdata[tid] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) atomicAdd(out, sdata[0]);
+}"""
+
+
+def test_the_blocks_a_tree_over_a_static_array_allows():
+    facts = kernel_facts(PARAMS, TREE, "per-element", {})
+    assert (facts.block_limit, facts.pow2_block) == (256, True)
+    # the guard on the thread's alias: one atomic a block, not one an element
+    assert (facts.atomics_one_block, facts.atomics_one) == (1.0, 0.0)
+    defined = TREE.replace("sdata[256]", "sdata[BLOCK]")
+    assert kernel_facts(PARAMS, defined, "per-element", {"BLOCK": 128}).block_limit == 128
+
+
+@pytest.mark.parametrize("body", [
+    # a few threads write it (the warps' partial sums), whatever the block
+    "{ __shared__ float red[32]; if (threadIdx.x < 32) red[threadIdx.x] = in[threadIdx.x];"
+    " out[0] = red[0]; }",
+    # a loop's counter that starts at the thread walks the array by the block
+    "{ __shared__ float h[256]; for (int t = threadIdx.x; t < 256; t += blockDim.x) "
+    "h[t] = 0.0f; out[threadIdx.x] = h[threadIdx.x]; }",
+    # a doubling loop (a scan's) runs in any block
+    "{ __shared__ float t[1024]; t[threadIdx.x] = in[threadIdx.x]; "
+    "for (int o = 1; o < blockDim.x; o *= 2) t[threadIdx.x] += t[threadIdx.x]; }",
+])
+def test_what_does_not_bound_the_block(body):
+    facts = kernel_facts(PARAMS, body, "per-element", {})
+    assert facts.block_limit in (0, 1024) and not facts.pow2_block
+
+
+def _trace(path: Path, name: str, block: int, grid: int, us: float) -> Path:
+    with gzip.open(FIXTURES / "traces/heldout/h100/heldout.pt.trace.json.gz") as fh:
+        head = json.load(fh)
+    head["traceEvents"] = [
+        {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": 1000.0 * (k + 1),
+         "dur": us, "args": {"device": 0, "stream": 7, "correlation": 10 + k,
+                             "registers per thread": 16, "shared memory": 1024,
+                             "grid": [grid, 1, 1], "block": [block, 1, 1]}}
+        for k in range(3)]
+    path.write_text(json.dumps(head))
+    return path
+
+
+def test_the_advice_keeps_to_the_blocks_the_kernel_allows(tmp_path):
+    """The tree above in 128-thread blocks over 2^26 floats on an H100, each block's sum
+    into one address: the model advises a larger block, and only one the array holds and
+    the tree sums whole."""
+    source = tmp_path / "reduce.cu"
+    source.write_text(f"__global__ void reduce_sum{PARAMS} {TREE}\n")
+    trace = _trace(tmp_path / "reduce.pt.trace.json", "reduce_sum", 128, 1 << 19, 950.0)
+    doc = execute(Options(paths=[str(trace), str(source)], isolated=True)).doc
+    fix = doc["launches"][0]["model"]["fix"]
+    assert fix is not None
+    block = fix["block"][0]
+    assert block > 128 and block <= 256 and block & (block - 1) == 0
+
+
+def test_no_block_reduction_of_the_held_out_suites_is_advised_a_broken_tree():
+    """Every scored launch of the generator's block reductions (a tree halving the block)
+    is advised a power of two, or nothing."""
+    advised = 0
+    for run in sorted((FIXTURES / "traces").glob("heldout*/h[12]00")):
+        if not (run / "heldout.pt.trace.json.gz").exists():
+            continue
+        for r in score.rows(run, "source"):
+            if r["family"] == "block-reduce" and r["fix"]:
+                block = r["fix"]["block"][0]
+                assert block & (block - 1) == 0, (run, r["name"], block)
+                advised += 1
+    assert advised > 300
