@@ -1,5 +1,5 @@
-"""Advice the kernel can run (issue 28): a block its static shared arrays hold and its tree
-reduction sums whole.
+"""Advice the kernel can run (issue 28): a block its launch bound allows, its static shared
+arrays hold and its tree reduction sums whole.
 
 By the language's semantics: a thread writing ``s[threadIdx.x]`` of a ``__shared__ float
 s[256]`` writes past the array in a block of more than 256 threads; a tree that halves the
@@ -102,3 +102,60 @@ def test_no_block_reduction_of_the_held_out_suites_is_advised_a_broken_tree():
                 assert block & (block - 1) == 0, (run, r["name"], block)
                 advised += 1
     assert advised > 300
+
+
+LB_SOURCE = """__global__ void __launch_bounds__(128) scale_lb(const float* a, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] * 2.0f;
+}
+"""
+PTX = """.version 8.8
+.target sm_90
+.address_size 64
+.visible .entry bounded(
+	.param .u64 bounded_param_0
+)
+.maxntid 128, 2, 1
+{
+	ret;
+}
+.visible .entry free(
+	.param .u64 free_param_0
+)
+{
+	ret;
+}
+"""
+
+
+def test_a_launch_bound_is_read_from_source_and_ptx():
+    """``__launch_bounds__(128)`` (CUDA's: a launch of more threads fails) and PTX's
+    ``.maxntid 128, 2, 1`` (256 threads)."""
+    from occlint.readers.nvidia.ptx import facts_by_entry
+    from occlint.readers.source import read_source
+
+    assert {k: f.max_threads for k, f in facts_by_entry(PTX).items()} == {"bounded": 256,
+                                                                         "free": 0}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "lb.cu"
+        source.write_text(LB_SOURCE)
+        (kernel,) = read_source(source, "lb.cu").kernels
+    assert kernel.facts.max_threads == 128
+
+
+def test_the_advice_keeps_within_the_launch_bound(tmp_path):
+    """One float a thread in 64-thread blocks, 2^26 of them, its start rate binding: the
+    model would take 256 threads; the kernel's ``__launch_bounds__(128)`` keeps it at 128,
+    and the plan says why."""
+    source = tmp_path / "lb.cu"
+    source.write_text(LB_SOURCE)
+    trace = _trace(tmp_path / "lb.pt.trace.json", "scale_lb", 64, 1 << 20, 640.0)
+    launch = execute(Options(paths=[str(trace), str(source)], isolated=True)).doc["launches"][0]
+    assert launch["model"]["fix"]["block"] == [128, 1, 1]
+    assert any("launch bound of 128" in u for u in launch["model"]["unknown"])
+    free = tmp_path / "free.cu"
+    free.write_text(LB_SOURCE.replace("__launch_bounds__(128) ", ""))
+    launch = execute(Options(paths=[str(trace), str(free)], isolated=True)).doc["launches"][0]
+    assert launch["model"]["fix"]["block"][0] > 128

@@ -271,12 +271,14 @@ class _Space:
         return [c for c in out if c is not None and self._valid(c)]
 
     def _valid(self, cand: Candidate) -> bool:
-        """Whether the kernel can run in ``cand``'s block: its static shared arrays hold
-        the block's threads along x, and a tree over the block sums them all (a power of
-        two) where it halves the block."""
+        """Whether the kernel can run in ``cand``'s block: its launch bound allows the
+        block's threads, its static shared arrays hold them along x, and a tree over the
+        block sums them all (a power of two) where it halves the block."""
         x = cand.block[0]
         if self.facts.block_limit and x > self.facts.block_limit:
             return False
+        if self.facts.max_threads and cand.threads > self.facts.max_threads:
+            return False  # past its launch bound: the launch would fail
         return not self.facts.pow2_block or x & (x - 1) == 0
 
     def _tiles(self, elements: float) -> list[Candidate]:
@@ -546,6 +548,10 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
     best, best_gains, best_times = current, [0.0] * len(fixed), [sc.now for sc in fixed]
     # without the source, dynamic shared memory may be a tile that follows the block: a
     # block of other threads with the traced bytes could run slower or past its tile
+    if known and facts.max_threads and facts.max_threads < first.max_block:
+        unknown.append(f"blocks past its launch bound of {facts.max_threads} threads: not "
+                       "advised (they need the bound raised and a recompile, which changes "
+                       "its registers)")
     keep_block = not known and bool(first.dynamic)
     if keep_block:
         unknown.append("whether its dynamic shared memory follows the block (a tile; the "

@@ -45,6 +45,9 @@ class Facts:
     # reduction halving blockDim): blocks the advice may not take
     block_limit: int = 0
     pow2_block: bool = False
+    # the most threads a block of the kernel may have as compiled (``__launch_bounds__``'s
+    # first argument, PTX's ``.maxntid``; 0: the device's)
+    max_threads: int = 0
     chains: int = 1  # independent dependency chains the arithmetic runs in (its ILP)
     control: float = 0.0  # loop-control instructions per element (inner loops' passes)
     atomics_one: float = 0.0  # atomics to one address per element (in the element's work)
@@ -126,7 +129,9 @@ class Facts:
                 "store_bytes": self.store_bytes, "fma": self.fma,
                 **({"fp64": self.fp64} if self.fp64 else {}),
                 **({"block_limit": self.block_limit} if self.block_limit else {}),
-                **({"pow2_block": True} if self.pow2_block else {}), "chains": self.chains,
+                **({"pow2_block": True} if self.pow2_block else {}),
+                **({"max_threads": self.max_threads} if self.max_threads else {}),
+                "chains": self.chains,
                 "loop_control": self.control,
                 "atomics_one_address": self.atomics_one + self.atomics_one_thread,
                 "atomics_one_address_per": ("element" if self.atomics_one else "thread"

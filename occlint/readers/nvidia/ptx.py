@@ -84,9 +84,11 @@ class _Entry:
     ops: list[_Op] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
     extern_shared: set[str] = field(default_factory=set)
+    max_threads: int = 0  # its .maxntid's product (0: none)
 
 
 _BRACE = re.compile(r"[{}]")
+_MAXNTID = re.compile(r"\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
 _GUARD_PREFIX = re.compile(r"^@!?%\w+\s+")
 _SKIP = (".reg", ".pragma", ".loc", ".shared", ".local", "//")
 MAX_OPS = 100_000  # instructions of one entry read for facts; past this: none (unknown)
@@ -115,6 +117,9 @@ def _split(text: str) -> list[_Entry]:
             break
         pos = end + 1
         entry = _Entry(m[1], extern_shared=extern)
+        bound = _MAXNTID.search(text, m.end(), start)
+        if bound:
+            entry.max_threads = math.prod(int(v) for v in bound.groups() if v)
         for line in text[start + 1:end].split("\n"):
             line = line.strip()
             if not line or line.startswith(_SKIP):
@@ -484,7 +489,7 @@ def _facts(entry: _Entry) -> Facts:
                  atomics_one_block=atomics["one_block"],
                  shared_per_thread=shared_thread, barrier=barrier, source="ptx",
                  unroll=max(_held(entry, lp) for lp in strided) if strided else None,
-                 trees=trees)
+                 trees=trees, max_threads=entry.max_threads)
 
 
 def _holds(entry: _Entry, loop: _Loop, opcodes: tuple[str, ...]) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import replace
 from typing import Any
 
 from occlint.model.facts import Facts
@@ -420,6 +421,8 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
                     loop_macros.steps_by_the_grid(expanded):
                 kind = "grid-stride"
             facts = _facts(declarator, expanded or source, kind, text, consts)
+            if facts is not None and bounds is not None and bounds[0]:
+                facts = replace(facts, max_threads=bounds[0])
         indexed = _block_indexed(body, text, helpers) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed))
