@@ -46,6 +46,26 @@ def test_the_blocks_a_tree_over_a_static_array_allows():
     assert kernel_facts(PARAMS, defined, "per-element", {"BLOCK": 128}).block_limit == 128
 
 
+@pytest.mark.parametrize(("body", "consts", "bounds"), [
+    # a stencil's tile past its halo: 256 + 2R words, the thread's at threadIdx.x + R
+    ("{ __shared__ float t[256 + 2 * R]; t[threadIdx.x + R] = in[threadIdx.x]; "
+     "out[threadIdx.x] = t[threadIdx.x + R]; }", {"R": 4}, (260, 0)),
+    # a transpose's tile, padded: [TILE][TILE + 1] written at [threadIdx.y][threadIdx.x]
+    ("{ __shared__ float tile[TILE][TILE + 1]; tile[threadIdx.y][threadIdx.x] = "
+     "in[threadIdx.x]; out[0] = tile[threadIdx.x][threadIdx.y]; }", {"TILE": 32}, (33, 32)),
+])
+def test_a_halo_and_a_tile_bound_the_block(body, consts, bounds):
+    facts = kernel_facts(PARAMS, body, "per-element", consts)
+    assert (facts.block_limit, facts.block_limit_y) == bounds
+
+
+def test_an_extent_too_long_to_be_an_arrays_is_not_evaluated():
+    """Untrusted text: a 5,000-term extent is not parsed (nor recursed through)."""
+    body = ("{ __shared__ float t[" + "+".join(["1"] * 5000) + "]; "
+            "t[threadIdx.x] = in[threadIdx.x]; }")
+    assert kernel_facts(PARAMS, body, "per-element", {}).block_limit == 0
+
+
 @pytest.mark.parametrize("body", [
     # a few threads write it (the warps' partial sums), whatever the block
     "{ __shared__ float red[32]; if (threadIdx.x < 32) red[threadIdx.x] = in[threadIdx.x];"

@@ -277,6 +277,8 @@ class _Space:
         x = cand.block[0]
         if self.facts.block_limit and x > self.facts.block_limit:
             return False
+        if self.facts.block_limit_y and cand.block[1] > self.facts.block_limit_y:
+            return False
         if self.facts.max_threads and cand.threads > self.facts.max_threads:
             return False  # past its launch bound: the launch would fail
         return not self.facts.pow2_block or x & (x - 1) == 0

@@ -44,6 +44,7 @@ class Facts:
     # subscripts; 0: no bound) and whether its block must be a power of two (a tree
     # reduction halving blockDim): blocks the advice may not take
     block_limit: int = 0
+    block_limit_y: int = 0  # ... along y (a tile's [y][x] array)
     pow2_block: bool = False
     # the most threads a block of the kernel may have as compiled (``__launch_bounds__``'s
     # first argument, PTX's ``.maxntid``; 0: the device's)
@@ -129,6 +130,7 @@ class Facts:
                 "store_bytes": self.store_bytes, "fma": self.fma,
                 **({"fp64": self.fp64} if self.fp64 else {}),
                 **({"block_limit": self.block_limit} if self.block_limit else {}),
+                **({"block_limit_y": self.block_limit_y} if self.block_limit_y else {}),
                 **({"pow2_block": True} if self.pow2_block else {}),
                 **({"max_threads": self.max_threads} if self.max_threads else {}),
                 "chains": self.chains,

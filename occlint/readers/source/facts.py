@@ -29,6 +29,7 @@ template parameter) stays None.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import math
 import re
@@ -834,7 +835,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  fp64=_fp64_share(params, body, arithmetic, region) if fma else 0.0,
-                 block_limit=bounds[0], pow2_block=bounds[1],
+                 block_limit=bounds[0], block_limit_y=bounds[1], pow2_block=bounds[2],
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
@@ -876,31 +877,85 @@ def _thread_alias(body: str) -> re.Pattern[str] | None:
         if aliases else None
 
 
-def _block_bounds(body: str, consts: dict[str, int], region: _Region) -> tuple[int, bool]:
-    """(the most threads along x the body's static shared arrays allow, 0 for no bound;
-    whether its block must be a power of two): an array of N words that every thread
-    writes at its own index (``__shared__ float s[256]; s[tid] = ...``, no guard on the
-    thread around it) holds N threads at most; a body that halves its block (``for (s =
-    blockDim.x / 2; s > 0; s >>= 1)``, a tree reduction) sums every thread's word only
-    when the block is a power of two."""
+def _block_bounds(body: str, consts: dict[str, int], region: _Region
+                  ) -> tuple[int, int, bool]:
+    """(the most threads along x, and along y, the body's static shared arrays allow, 0 for
+    no bound; whether its block must be a power of two): an array of N words that every
+    thread writes at its own index (``__shared__ float s[256]; s[tid] = ...``, or past a
+    halo, ``s[threadIdx.x + R]``; a tile's ``t[threadIdx.y][threadIdx.x]``; no guard on the
+    thread around the write) holds that many threads at most; a body that halves its block
+    (``for (s = blockDim.x / 2; s > 0; s >>= 1)``, a tree reduction) sums every thread's
+    word only when the block is a power of two."""
     if "__shared__" not in body:
-        return 0, False
-    limit = 0
+        return 0, 0, False
+    limits = [0, 0]
     alias = _thread_alias(body)
-    for m in _SHARED_1D.finditer(body):
-        name, extent = m[1], m[2]
-        size = int(extent) if extent.isdigit() else consts.get(extent)
-        if not size:
+
+    def offset(index: str, axis: int) -> int | None:
+        """The constant past the thread's own index along ``axis`` that ``index`` adds (0
+        for the index alone), None when it is not such an index."""
+        m = _THREAD_INDEX[axis].fullmatch(index)
+        if m is None and axis == 0 and alias is not None \
+                and alias.fullmatch(index.partition("+")[0].strip()):
+            m = re.fullmatch(r"(\w+)(?:\s*\+\s*(\w+))?", index)
+        if m is None:
+            return None
+        return _constant(m[2], consts) if m[2] else 0
+
+    def bound(axis: int, size: int | None, add: int | None) -> None:
+        if size and add is not None and size - add > 0:
+            limits[axis] = size - add if not limits[axis] else min(limits[axis], size - add)
+
+    for m in _SHARED_ARRAY_DIMS.finditer(body):
+        name = m[1]
+        dims = [_constant(d, consts) for d in re.findall(r"\[([^\[\]]+)\]", m[2])]
+        if len(dims) not in (1, 2):
             continue
-        for sub in re.finditer(rf"\b{re.escape(name)}\s*\[\s*([^\[\]]+?)\s*\]\s*=(?!=)",
-                               body):
-            index = sub[1]
-            if (index in ("threadIdx.x", "hipThreadIdx_x") or (
-                    alias is not None and alias.fullmatch(index))) \
-                    and not region.guarded(sub.start()):
-                limit = size if not limit else min(limit, size)
-                break
-    return limit, bool(_HALVED_BLOCK.search(body))
+        pattern = rf"\b{re.escape(name)}" + r"\s*\[\s*([^\[\]]+?)\s*\]" * len(dims) \
+            + r"\s*=(?!=)"
+        for sub in re.finditer(pattern, body):
+            if region.guarded(sub.start()):
+                continue
+            if len(dims) == 1:
+                add = offset(sub[1], 0)
+                if add is not None:
+                    bound(0, dims[0], add)
+                    break
+            else:
+                add_y, add_x = offset(sub[1], 1), offset(sub[2], 0)
+                if add_y is not None and add_x is not None:
+                    bound(0, dims[1], add_x)
+                    bound(1, dims[0], add_y)
+                    break
+    return limits[0], limits[1], bool(_HALVED_BLOCK.search(body))
+
+
+def _constant(text: str, consts: dict[str, int]) -> int | None:
+    """An integer expression of literals and #defined constants (``TILE_DIM + 1``, ``256 +
+    2 * R``: ``+``, ``-``, ``*`` and parentheses), or None."""
+    if len(text) > MAX_EXTENT_CHARS:
+        return None  # (an array's extent as code writes it is short; untrusted text)
+    names = {n: str(consts[n]) for n in _NAME.findall(text) if n in consts}
+    expr = _NAME.sub(lambda m: names.get(m[0], m[0]), text)
+    if not re.fullmatch(r"[\d\s+\-*()]+", expr):
+        return None
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+    return _integer(tree)
+
+
+def _integer(node: ast.AST) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        a, b = _integer(node.left), _integer(node.right)
+        if a is None or b is None:
+            return None
+        return a + b if isinstance(node.op, ast.Add) else a - b \
+            if isinstance(node.op, ast.Sub) else a * b
+    return None
 
 
 def _double_names(params: str, body: str) -> frozenset[str]:
@@ -1004,8 +1059,12 @@ def _loaded(address: str, values: dict[str, list[str]]) -> bool:
 # a block's reduction after a pass: a barrier, cub's (``BlockReduce(...).Sum(``), or a call
 # given a shared array the body declares (``block_sum(t, red)``)
 _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
-# a static shared array of one dimension and its extent (a literal or a #define)
-_SHARED_1D = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[\s*(\w+)\s*\](?!\s*\[)")
+MAX_EXTENT_CHARS = 64
+# a static shared array and its extents (``[256]``, ``[TILE][TILE + 1]``)
+_SHARED_ARRAY_DIMS = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*((?:\[[^\[\];]+\]\s*)+)")
+# the thread's own index along x and along y, and a constant past it
+_THREAD_INDEX = (re.compile(r"(threadIdx\.x|hipThreadIdx_x)(?:\s*\+\s*(\w+))?"),
+                 re.compile(r"(threadIdx\.y|hipThreadIdx_y)(?:\s*\+\s*(\w+))?"))
 # a loop halving the block down to one (``for (s = blockDim.x / 2; s > 0; s >>= 1)``)
 _HALVED_BLOCK = re.compile(r"\bfor\s*\([^;]*=\s*\(?\s*(?:blockDim\.x|hipBlockDim_x)\s*\)?\s*"
                            r"(?:/\s*2|>>\s*1)\s*;[^;]*;[^)]*(?:>>=\s*1|/=\s*2)")
