@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -94,9 +95,9 @@ _MATH_STEMS = ("exp", "log", "sin", "cos", "tan", "sqrt", "pow", "erf")  # in ev
 _MUL = re.compile(r"[\w\])]\s*\*\s*[\w(.]")
 _CHAIN = re.compile(r"\b(\w+)\s*=\s*(?:__)?fmaf?(?:_r[nzud])?\s*\(\s*\1\b")
 _THREAD = re.compile(r"\bthreadIdx\b|\bhipThreadIdx_")
-# a name assigned the thread's index along x, nothing else (a cast allowed)
-_THREAD_ALIAS = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*(?:\([^()]*\)\s*)?"
-                           r"(?:threadIdx\.x|hipThreadIdx_x)\s*;")
+# a name assigned the thread's index along x, nothing else (a cast allowed): the name and
+# ``=`` just before it
+_ASSIGNED_TO = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*(?:\([^()]*\)\s*)?\Z")
 # a condition that picks lanes of each warp: the lane index (threadIdx.x & 31, % 32,
 # % warpSize) or a variable named for it
 _WARP_LANE = re.compile(r"&\s*(?:31|0x1[fF])\b|&\s*\(\s*(?:warpSize|WARP_SIZE)\s*-\s*1\s*\)"
@@ -207,7 +208,8 @@ def _held(waits: bool, ldg: int, unroll: int | None) -> int | None:
 class _Region:
     """The spans of a body's constant-trip loops and of its guarded blocks."""
 
-    def __init__(self, body: str, heads: list[tuple[int, int]], consts: dict[str, int]):
+    def __init__(self, body: str, heads: list[tuple[int, int]], consts: dict[str, int],
+                 alias: re.Pattern[str] | None = None):
         # the constant loops: where each starts, its body's span, its trips and its
         # pragma's unroll (0: whole; None: no pragma)
         self.loops: list[tuple[int, int, int, float, int | None]] = []
@@ -225,9 +227,9 @@ class _Region:
                 self.loops.append((head_start, head_end + 1, end, trips,
                                    self._unroll(body, head_start, consts)))
                 self.counters[head_start] = counted[1]
-        # names holding the thread's index (``unsigned tid = threadIdx.x;``): a guard on
-        # them is a guard on the thread, as the reduction idiom ``if (tid == 0)`` writes it
-        alias = _thread_alias(body)
+        # names holding the thread's index (``unsigned tid = threadIdx.x;``, ``alias``): a
+        # guard on them is a guard on the thread, as the reduction idiom ``if (tid == 0)``
+        # writes it
         for m in access.word_starts(_IF, body):
             cond_end = access.matching(body, m.end() - 1, "(")
             cond = body[m.end():cond_end]
@@ -624,7 +626,8 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
     body, unsized = access.dereferences(body, sizes, frozenset(pointers))
     heads = _loop_heads(body) if "for" in body else []
     loop = _loop_of(body, heads, shape)
-    region = _Region(body, heads, consts)
+    thread_index = _thread_alias(body)
+    region = _Region(body, heads, consts, thread_index)
     stride_heads = _stride_heads(body, loop, heads)
     spans = _element_spans(body, stride_heads, region)
 
@@ -831,7 +834,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                                                           restricted(params), read_bases),
                        max((pointers.get(n) or 4 for n in read_only
                             if bases.get(n, n) in loop_loads), default=0), unroll)
-    bounds = _block_bounds(body, consts, region)
+    bounds = _block_bounds(body, consts, region, thread_index)
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  fp64=_fp64_share(params, body, arithmetic, region) if fma else 0.0,
@@ -870,15 +873,37 @@ def _thread_alias(body: str) -> re.Pattern[str] | None:
     """A pattern of the names holding the thread's index along x and nothing else (set
     once, not a loop's counter: ``for (int t = threadIdx.x; t < 256; t += blockDim.x)``
     walks other indices), or None."""
-    aliases = [name for name in (_THREAD_ALIAS.findall(body) if "=" in body else ())
-               if len(re.findall(rf"\b{re.escape(name)}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)"
-                                 r"|(?:\+\+|--)\s*" + re.escape(name) + r"\b", body)) == 1]
+    found = []
+    for word in ("threadIdx.x", "hipThreadIdx_x"):
+        at = body.find(word)
+        while at >= 0:  # each ``= threadIdx.x;``: the name before it
+            end = at + len(word)
+            if body[end:end + 8].lstrip().startswith(";"):
+                before = _ASSIGNED_TO.search(body, max(0, at - 80), at)
+                if before:
+                    found.append(before[1])
+            at = body.find(word, end)
+    aliases = [name for name in dict.fromkeys(found) if _set_once(name, body)]
     return re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\b") \
         if aliases else None
 
 
-def _block_bounds(body: str, consts: dict[str, int], region: _Region
-                  ) -> tuple[int, int, bool]:
+def _halves_block(body: str) -> bool:
+    """A loop halving the block down to one (a tree reduction)."""
+    return "Dim" in body and ("=" in body) and bool(_HALVED_BLOCK.search(body)) \
+        if (">>=" in body or "/=" in body) else False
+
+
+def _set_once(name: str, body: str) -> bool:
+    """Whether ``name`` is assigned once in ``body`` (no other ``=``, ``+=``, ``++``)."""
+    word = re.escape(name)
+    assigned = sum(1 for _ in itertools.islice(re.finditer(
+        rf"\b{word}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)", body), 2))
+    return assigned == 1 and not re.search(rf"(?:\+\+|--)\s*{word}\b", body)
+
+
+def _block_bounds(body: str, consts: dict[str, int], region: _Region,
+                  thread_index: re.Pattern[str] | None) -> tuple[int, int, bool]:
     """(the most threads along x, and along y, the body's static shared arrays allow, 0 for
     no bound; whether its block must be a power of two): an array of N words that every
     thread writes at its own index (``__shared__ float s[256]; s[tid] = ...``, or past a
@@ -886,17 +911,17 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region
     thread around the write) holds that many threads at most; a body that halves its block
     (``for (s = blockDim.x / 2; s > 0; s >>= 1)``, a tree reduction) sums every thread's
     word only when the block is a power of two."""
-    if "__shared__" not in body:
-        return 0, 0, False
+    if "__shared__" not in body or ("Idx.x" not in body and "Idx_x" not in body
+                                    and thread_index is None):
+        return 0, 0, "__shared__" in body and _halves_block(body)
     limits = [0, 0]
-    alias = _thread_alias(body)
 
     def offset(index: str, axis: int) -> int | None:
         """The constant past the thread's own index along ``axis`` that ``index`` adds (0
         for the index alone), None when it is not such an index."""
         m = _THREAD_INDEX[axis].fullmatch(index)
-        if m is None and axis == 0 and alias is not None \
-                and alias.fullmatch(index.partition("+")[0].strip()):
+        if m is None and axis == 0 and thread_index is not None \
+                and thread_index.fullmatch(index.partition("+")[0].strip()):
             m = re.fullmatch(r"(\w+)(?:\s*\+\s*(\w+))?", index)
         if m is None:
             return None
@@ -906,28 +931,32 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region
         if size and add is not None and size - add > 0:
             limits[axis] = size - add if not limits[axis] else min(limits[axis], size - add)
 
+    arrays: dict[str, list[int | None]] = {}
     for m in _SHARED_ARRAY_DIMS.finditer(body):
-        name = m[1]
         dims = [_constant(d, consts) for d in re.findall(r"\[([^\[\]]+)\]", m[2])]
-        if len(dims) not in (1, 2):
+        if len(dims) in (1, 2):
+            arrays.setdefault(m[1], dims)
+    done: set[str] = set()
+    writes = re.compile(r"\b(" + "|".join(map(re.escape, arrays)) + r")"
+                        + _SUBSCRIPT_WRITE.pattern[len(r"\b(\w+)"):]) if arrays else None
+    for sub in writes.finditer(body) if writes else ():  # one pass over their writes
+        name = sub[1]
+        dims = arrays.get(name)
+        if dims is None or name in done or (sub[3] is None) != (len(dims) == 1) \
+                or region.guarded(sub.start()):
             continue
-        pattern = rf"\b{re.escape(name)}" + r"\s*\[\s*([^\[\]]+?)\s*\]" * len(dims) \
-            + r"\s*=(?!=)"
-        for sub in re.finditer(pattern, body):
-            if region.guarded(sub.start()):
-                continue
-            if len(dims) == 1:
-                add = offset(sub[1], 0)
-                if add is not None:
-                    bound(0, dims[0], add)
-                    break
-            else:
-                add_y, add_x = offset(sub[1], 1), offset(sub[2], 0)
-                if add_y is not None and add_x is not None:
-                    bound(0, dims[1], add_x)
-                    bound(1, dims[0], add_y)
-                    break
-    return limits[0], limits[1], bool(_HALVED_BLOCK.search(body))
+        if len(dims) == 1:
+            add = offset(sub[2], 0)
+            if add is not None:
+                bound(0, dims[0], add)
+                done.add(name)
+        else:
+            add_y, add_x = offset(sub[2], 1), offset(sub[3], 0)
+            if add_y is not None and add_x is not None:
+                bound(0, dims[1], add_x)
+                bound(1, dims[0], add_y)
+                done.add(name)
+    return limits[0], limits[1], _halves_block(body)
 
 
 def _constant(text: str, consts: dict[str, int]) -> int | None:
@@ -986,18 +1015,19 @@ def _fp64_share(params: str, body: str, arithmetic: list[int], region: _Region) 
     """The share of an element's multiply-adds (``arithmetic``: their places, weighted by
     the constant loops around them) in statements that compute in double precision: that
     name the double type or a name declared double."""
-    if not _DOUBLE.search(body) and not _DOUBLE.search(params):
+    if "double" not in body and "double" not in params:
         return 0.0
     names = _double_names(params, body)
     double = re.compile(r"\bdouble\b" + "".join(rf"|\b{re.escape(n)}\b" for n in names))
+    ends = [m.start() for m in _STATEMENT_END.finditer(body)]  # ``;``, ``{``, ``}``
     total = in_double = 0.0
     for at in arithmetic:
-        starts = [m.end() for m in _STATEMENT_END.finditer(body, 0, at)]
-        start = starts[-1] if starts else 0
-        end = _STATEMENT_END.search(body, at)
+        i = bisect.bisect_left(ends, at)
+        start = ends[i - 1] + 1 if i else 0
+        end = ends[i] if i < len(ends) else len(body)
         weight = region.weight(at)
         total += weight
-        if double.search(body, start, end.start() if end else len(body)):
+        if double.search(body, start, end):
             in_double += weight
     return in_double / total if total else 0.0
 
@@ -1062,6 +1092,9 @@ _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
 MAX_EXTENT_CHARS = 64
 # a static shared array and its extents (``[256]``, ``[TILE][TILE + 1]``)
 _SHARED_ARRAY_DIMS = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*((?:\[[^\[\];]+\]\s*)+)")
+# a write to an element of an array of one or two subscripts (``s[tid] =``, ``t[y][x] =``)
+_SUBSCRIPT_WRITE = re.compile(r"\b(\w+)\s*\[\s*([^\[\]]+?)\s*\](?:\s*\[\s*([^\[\]]+?)\s*\])?"
+                              r"\s*=(?!=)")
 # the thread's own index along x and along y, and a constant past it
 _THREAD_INDEX = (re.compile(r"(threadIdx\.x|hipThreadIdx_x)(?:\s*\+\s*(\w+))?"),
                  re.compile(r"(threadIdx\.y|hipThreadIdx_y)(?:\s*\+\s*(\w+))?"))
