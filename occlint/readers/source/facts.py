@@ -889,9 +889,9 @@ def _thread_alias(body: str) -> re.Pattern[str] | None:
 
 
 def _halves_block(body: str) -> bool:
-    """A loop halving the block down to one (a tree reduction)."""
-    return "Dim" in body and ("=" in body) and bool(_HALVED_BLOCK.search(body)) \
-        if (">>=" in body or "/=" in body) else False
+    """A loop halving the block down to one (a tree reduction); its step's ``>>=`` or
+    ``/=`` looked for first."""
+    return (">>=" in body or "/=" in body) and bool(_HALVED_BLOCK.search(body))
 
 
 def _set_once(name: str, body: str) -> bool:
