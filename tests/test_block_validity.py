@@ -60,10 +60,11 @@ def test_a_halo_and_a_tile_bound_the_block(body, consts, bounds):
 
 
 def test_an_extent_too_long_to_be_an_arrays_is_not_evaluated():
-    """Untrusted text: a 5,000-term extent is not parsed (nor recursed through)."""
+    """Untrusted text: a 5,000-term extent is not parsed (nor recursed through): an extent
+    not known, the block kept from growing (-1)."""
     body = ("{ __shared__ float t[" + "+".join(["1"] * 5000) + "]; "
             "t[threadIdx.x] = in[threadIdx.x]; }")
-    assert kernel_facts(PARAMS, body, "per-element", {}).block_limit == 0
+    assert kernel_facts(PARAMS, body, "per-element", {}).block_limit == -1
 
 
 @pytest.mark.parametrize("body", [
@@ -179,3 +180,19 @@ def test_the_advice_keeps_within_the_launch_bound(tmp_path):
     free.write_text(LB_SOURCE.replace("__launch_bounds__(128) ", ""))
     launch = execute(Options(paths=[str(trace), str(free)], isolated=True)).doc["launches"][0]
     assert launch["model"]["fix"]["block"][0] > 128
+
+
+def test_an_extent_the_file_does_not_give_keeps_the_block_from_growing(tmp_path):
+    """``__shared__ float sdata[BLOCK]`` with ``BLOCK`` from the compiler's command line
+    (``-DBLOCK=128``, not in the file) or a template's parameter: the array fits the launch
+    as it is and may not fit a wider block, so none is advised (a narrower one may be)."""
+    body = TREE.replace("sdata[256]", "sdata[BLOCK]")
+    facts = kernel_facts(PARAMS, body, "per-element", {})
+    assert facts.block_limit == -1 and facts.pow2_block
+    source = tmp_path / "reduce.cu"
+    source.write_text(f"__global__ void reduce_sum{PARAMS} {body}\n")
+    trace = _trace(tmp_path / "reduce.pt.trace.json", "reduce_sum", 128, 1 << 19, 950.0)
+    model = execute(Options(paths=[str(trace), str(source)], isolated=True)
+                    ).doc["launches"][0]["model"]
+    assert model["facts"]["block_limit"] == -1
+    assert model["fix"] is None or model["fix"]["block"][0] <= 128

@@ -275,9 +275,9 @@ class _Space:
         block's threads, its static shared arrays hold them along x, and a tree over the
         block sums them all (a power of two) where it halves the block."""
         x = cand.block[0]
-        if self.facts.block_limit and x > self.facts.block_limit:
-            return False
-        if self.facts.block_limit_y and cand.block[1] > self.facts.block_limit_y:
+        limit_x, limit_y = (self.block[i] if limit < 0 else limit for i, limit in
+                            enumerate((self.facts.block_limit, self.facts.block_limit_y)))
+        if (limit_x and x > limit_x) or (limit_y and cand.block[1] > limit_y):
             return False
         if self.facts.max_threads and cand.threads > self.facts.max_threads:
             return False  # past its launch bound: the launch would fail

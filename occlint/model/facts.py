@@ -43,7 +43,7 @@ class Facts:
     # the most threads along x its static shared arrays hold (an array the thread's index
     # subscripts; 0: no bound) and whether its block must be a power of two (a tree
     # reduction halving blockDim): blocks the advice may not take
-    block_limit: int = 0
+    block_limit: int = 0  # (-1: no wider than the launch as it is: an extent not known)
     block_limit_y: int = 0  # ... along y (a tile's [y][x] array)
     pow2_block: bool = False
     # the most threads a block of the kernel may have as compiled (``__launch_bounds__``'s

@@ -915,6 +915,7 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region,
                                     and thread_index is None):
         return 0, 0, "__shared__" in body and _halves_block(body)
     limits = [0, 0]
+    unknown = [False, False]
 
     def offset(index: str, axis: int) -> int | None:
         """The constant past the thread's own index along ``axis`` that ``index`` adds (0
@@ -928,7 +929,9 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region,
         return _constant(m[2], consts) if m[2] else 0
 
     def bound(axis: int, size: int | None, add: int | None) -> None:
-        if size and add is not None and size - add > 0:
+        if size is None:  # an extent not known here (a template's parameter)
+            unknown[axis] = True
+        elif add is not None and size - add > 0:
             limits[axis] = size - add if not limits[axis] else min(limits[axis], size - add)
 
     arrays: dict[str, list[int | None]] = {}
@@ -956,7 +959,9 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region,
                 bound(0, dims[1], add_x)
                 bound(1, dims[0], add_y)
                 done.add(name)
-    return limits[0], limits[1], _halves_block(body)
+    # an extent not known here: the launch as it is fits it, a wider block may not
+    return (limits[0] or (BLOCK_AS_IS if unknown[0] else 0),
+            limits[1] or (BLOCK_AS_IS if unknown[1] else 0), _halves_block(body))
 
 
 def _constant(text: str, consts: dict[str, int]) -> int | None:
@@ -1090,6 +1095,9 @@ def _loaded(address: str, values: dict[str, list[str]]) -> bool:
 # given a shared array the body declares (``block_sum(t, red)``)
 _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
 MAX_EXTENT_CHARS = 64
+# Facts.block_limit where a shared array of an extent not known here (a template's
+# parameter) is written at the thread's own index: no wider than the launch as it is
+BLOCK_AS_IS = -1
 # a static shared array and its extents (``[256]``, ``[TILE][TILE + 1]``)
 _SHARED_ARRAY_DIMS = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*((?:\[[^\[\];]+\]\s*)+)")
 # a write to an element of an array of one or two subscripts (``s[tid] =``, ``t[y][x] =``)
