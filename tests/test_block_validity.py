@@ -220,6 +220,9 @@ def test_the_textbook_reduction_timed_on_the_gpu():
     model = launch["model"]
     assert model["facts"]["block_limit"] == 256 and model["facts"]["pow2_block"]
     assert model["fix"]["block"] == [256, 1, 1]
+    # the trace's "shared memory" (1,024: static and dynamic as one sum) is its static
+    # array (256 floats): the fix passes no dynamic shared memory
+    assert model["facts"]["static_shared"] == 1024 and model["fix"]["dynamic_shared"] == 0
     saved = 1 - rows[256]["ms"] / rows[128]["ms"]
     assert model["saving"]["low"] <= saved <= model["saving"]["high"]
     assert any(f["rule"] == "LCH108" and f["severity"] == "warning"

@@ -46,6 +46,7 @@ from occlint.judgement.timing import (
     predict,
 )
 from occlint.model.facts import Facts
+from occlint.model.launch import NvLaunchResources
 from occlint.occupancy import amd, nvidia
 
 # move only for a predicted saving of at least this share (fitted on the fit half)
@@ -151,13 +152,22 @@ class Plan:
     # the block was not searched: dynamic shared memory that may be a tile following it,
     # with no source to say (the grid alone was)
     block_held: bool = False
+    # bytes of the traced shared memory that are the kernel's static arrays (a Kineto
+    # trace gives static and dynamic as one sum; the source gives the static part)
+    static_shared: int = 0
 
     @property
     def changes(self) -> bool:
         return self.best != self.current and self.saving is not None
 
     def fix(self) -> dict[str, Any] | None:
-        return self.best.to_dict() if self.changes else None
+        """The advised launch as data: its block, grid and the dynamic shared memory to pass
+        (the traced sum less the kernel's static arrays)."""
+        if not self.changes:
+            return None
+        fix = self.best.to_dict()
+        fix["dynamic_shared"] = max(0, fix["dynamic_shared"] - self.static_shared)
+        return fix
 
     def to_dict(self) -> dict[str, Any]:
         return {"device": self.device.name, "device_basis": self.device.basis,
@@ -615,7 +625,20 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
         best, best_times = current, [sc.now for sc in fixed]
     return Plan(dm, facts,
                 fixed[0].elements if known else None, current, best, fixed[0].now,
-                best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed, keep_block)
+                best_times[0], saving, tuple(dict.fromkeys(unknown)), fixed, keep_block,
+                _static_in_sum(report, facts))
+
+
+def _static_in_sum(report: Any, facts: Facts | None) -> int:
+    """The kernel's static shared bytes where the trace gave only static and dynamic's sum
+    (Kineto's "shared memory") and no binary gave the static part; else 0."""
+    res = getattr(getattr(getattr(report.trace, "group", None), "key", None), "resources",
+                  None)
+    if facts is None or not facts.static_shared or not isinstance(res, NvLaunchResources) \
+            or res.shared_total is None or res.static_shared is not None \
+            or getattr(report.kernel.resources, "shared_bytes", 0):
+        return 0
+    return min(facts.static_shared, res.shared_total)
 
 
 def _reading(report: Any, facts: Facts, space: _Space, dm: DeviceModel, current: Candidate,

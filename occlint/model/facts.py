@@ -49,6 +49,8 @@ class Facts:
     # the most threads a block of the kernel may have as compiled (``__launch_bounds__``'s
     # first argument, PTX's ``.maxntid``; 0: the device's)
     max_threads: int = 0
+    # the bytes of its static ``__shared__`` arrays (None: an extent or a type not known)
+    static_shared: int | None = None
     chains: int = 1  # independent dependency chains the arithmetic runs in (its ILP)
     control: float = 0.0  # loop-control instructions per element (inner loops' passes)
     atomics_one: float = 0.0  # atomics to one address per element (in the element's work)
@@ -133,6 +135,8 @@ class Facts:
                 **({"block_limit_y": self.block_limit_y} if self.block_limit_y else {}),
                 **({"pow2_block": True} if self.pow2_block else {}),
                 **({"max_threads": self.max_threads} if self.max_threads else {}),
+                **({"static_shared": self.static_shared}
+                   if self.static_shared is not None else {}),
                 "chains": self.chains,
                 "loop_control": self.control,
                 "atomics_one_address": self.atomics_one + self.atomics_one_thread,

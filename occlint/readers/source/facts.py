@@ -839,6 +839,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  fp64=_fp64_share(params, body, arithmetic, region) if fma else 0.0,
                  block_limit=bounds[0], block_limit_y=bounds[1], pow2_block=bounds[2],
+                 static_shared=_static_shared(body, consts),
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
@@ -962,6 +963,26 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region,
     # an extent not known here: the launch as it is fits it, a wider block may not
     return (limits[0] or (BLOCK_AS_IS if unknown[0] else 0),
             limits[1] or (BLOCK_AS_IS if unknown[1] else 0), _halves_block(body))
+
+
+def _static_shared(body: str, consts: dict[str, int]) -> int | None:
+    """The bytes of the body's static ``__shared__`` arrays (0 for none), or None where an
+    extent or an element's type is not known here."""
+    if "__shared__" not in body:
+        return 0
+    total = 0
+    for m in _SHARED_ARRAY_DIMS.finditer(body):
+        words = body[m.start():m.start(1)].split()[1:]  # the words between it and the name
+        size = next((TYPE_BYTES[w] for w in reversed(words) if w in TYPE_BYTES), None)
+        if size is None:
+            return None
+        for extent in re.findall(r"\[([^\[\]]+)\]", m[2]):
+            n = _constant(extent, consts)
+            if n is None:
+                return None
+            size *= n
+        total += size
+    return total
 
 
 def _constant(text: str, consts: dict[str, int]) -> int | None:
