@@ -17,24 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.gpu.block_validity import SOURCE
 from benchmarks.gpu.heldout import score
 from occlint.pipeline.run import Options, execute
 from occlint.readers.source.facts import kernel_facts
 from tests.conftest import FIXTURES
 
-PARAMS = "(const float* in, float* out, int n)"
-TREE = """{
-    __shared__ float sdata[256];
-    unsigned tid = threadIdx.x;
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    sdata[tid] = (i < n) ? in[i] : 0.0f;
-    __syncthreads();
-    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (tid < s) sdata[tid] += sdata[tid + s];
-        __syncthreads();
-    }
-    if (tid == 0) atomicAdd(out, sdata[0]);
-}"""
+# the textbook reduction the GPU timed (benchmarks/gpu/block_validity.py): its parameters
+# and its body
+PARAMS = SOURCE[SOURCE.index("("):SOURCE.index(")") + 1]
+TREE = SOURCE[SOURCE.index("{"):]
 
 
 def test_the_blocks_a_tree_over_a_static_array_allows():
