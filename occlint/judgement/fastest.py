@@ -45,7 +45,7 @@ from occlint.judgement.timing import (
     elements_for,
     predict,
 )
-from occlint.model.facts import Facts
+from occlint.model.facts import BLOCK_AS_IS, Facts
 from occlint.model.launch import NvLaunchResources
 from occlint.occupancy import amd, nvidia
 
@@ -285,8 +285,9 @@ class _Space:
         block's threads, its static shared arrays hold them along x, and a tree over the
         block sums them all (a power of two) where it halves the block."""
         x = cand.block[0]
-        limit_x, limit_y = (self.block[i] if limit < 0 else limit for i, limit in
-                            enumerate((self.facts.block_limit, self.facts.block_limit_y)))
+        limit_x, limit_y = (self.block[axis] if limit == BLOCK_AS_IS else limit
+                            for axis, limit in enumerate((self.facts.block_limit,
+                                                          self.facts.block_limit_y)))
         if (limit_x and x > limit_x) or (limit_y and cand.block[1] > limit_y):
             return False
         if self.facts.max_threads and cand.threads > self.facts.max_threads:
@@ -632,8 +633,7 @@ def plan(report: Any, seconds: float | None = None) -> Plan | None:
 def _static_in_sum(report: Any, facts: Facts | None) -> int:
     """The kernel's static shared bytes where the trace gave only static and dynamic's sum
     (Kineto's "shared memory") and no binary gave the static part; else 0."""
-    res = getattr(getattr(getattr(report.trace, "group", None), "key", None), "resources",
-                  None)
+    res = report.trace.group.key.resources if report.trace is not None else None
     if facts is None or not facts.static_shared or not isinstance(res, NvLaunchResources) \
             or res.shared_total is None or res.static_shared is not None \
             or getattr(report.kernel.resources, "shared_bytes", 0):

@@ -30,6 +30,12 @@ def threads_are_work(block_indexed: bool | None, body: str | None,
     return block_indexed is False and body == "other" and not (facts and facts.loops)
 
 
+# Facts.block_limit where a shared array of an extent not known from the source (a
+# template's parameter, a -D define) is written at the thread's own index: the block may
+# be no wider than the launch as it is
+BLOCK_AS_IS = -1
+
+
 @by_fields
 @dataclass(frozen=True, slots=True)
 class Facts:
@@ -43,7 +49,7 @@ class Facts:
     # the most threads along x its static shared arrays hold (an array the thread's index
     # subscripts; 0: no bound) and whether its block must be a power of two (a tree
     # reduction halving blockDim): blocks the advice may not take
-    block_limit: int = 0  # (-1: no wider than the launch as it is: an extent not known)
+    block_limit: int = 0  # (BLOCK_AS_IS: no wider than the launch as it is)
     block_limit_y: int = 0  # ... along y (a tile's [y][x] array)
     pow2_block: bool = False
     # the most threads a block of the kernel may have as compiled (``__launch_bounds__``'s

@@ -324,6 +324,17 @@ def _parsed(text: str, env: tuple[tuple[str, Spread | None], ...],
         return None
 
 
+def constant_of(text: str, consts: dict[str, int]) -> int | None:
+    """The value of an integer expression of literals and ``consts`` (``TILE + 1``, ``256 +
+    2 * R``), or None where it is not one."""
+    try:
+        p = _Parser(text, {}, consts)
+        v = p.expr()
+        return v.const if p.peek() is None else None
+    except (_Unreadable, RecursionError):
+        return None
+
+
 def extent_of(text: str, values: dict[str, list[str]], consts: dict[str, int]
               ) -> int | None:
     """How many elements an index can reach where a literal bounds it (``b[x & 255]``,

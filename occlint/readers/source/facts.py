@@ -29,7 +29,6 @@ template parameter) stays None.
 
 from __future__ import annotations
 
-import ast
 import bisect
 import itertools
 import math
@@ -37,7 +36,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 
-from occlint.model.facts import LOOP_CONTROL, OWN_LINES, Facts
+from occlint.model.facts import BLOCK_AS_IS, LOOP_CONTROL, OWN_LINES, Facts
 from occlint.readers.source import access
 
 TYPE_BYTES = {
@@ -834,12 +833,13 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                                                           restricted(params), read_bases),
                        max((pointers.get(n) or 4 for n in read_only
                             if bases.get(n, n) in loop_loads), default=0), unroll)
-    bounds = _block_bounds(body, consts, region, thread_index)
+    static_arrays = _shared_arrays(body, consts)
+    bounds = _block_bounds(body, static_arrays, consts, region, thread_index)
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  fp64=_fp64_share(params, body, arithmetic, region) if fma else 0.0,
                  block_limit=bounds[0], block_limit_y=bounds[1], pow2_block=bounds[2],
-                 static_shared=_static_shared(body, consts),
+                 static_shared=_static_shared(static_arrays),
                  chains=chains, atomics_one=one,
                  atomics_one_thread=one_thread, atomics_block=per_block,
                  atomics_one_block=one_block, atomics_one_warp=one_warp, atomics_data=data,
@@ -903,7 +903,23 @@ def _set_once(name: str, body: str) -> bool:
     return assigned == 1 and not re.search(rf"(?:\+\+|--)\s*{word}\b", body)
 
 
-def _block_bounds(body: str, consts: dict[str, int], region: _Region,
+def _shared_arrays(body: str, consts: dict[str, int]
+                   ) -> list[tuple[str, int | None, list[int | None]]]:
+    """The body's static ``__shared__`` arrays: each one's name, its element's bytes (None:
+    a type not known here) and its extents (None: one not known here)."""
+    if "__shared__" not in body:
+        return []
+    out = []
+    for m in _SHARED_ARRAY_DIMS.finditer(body):
+        words = body[m.start():m.start(1)].split()[1:]  # the words between it and the name
+        size = next((TYPE_BYTES[w] for w in reversed(words) if w in TYPE_BYTES), None)
+        out.append((m[1], size,
+                    [_constant(d, consts) for d in re.findall(r"\[([^\[\]]+)\]", m[2])]))
+    return out
+
+
+def _block_bounds(body: str, shared: list[tuple[str, int | None, list[int | None]]],
+                  consts: dict[str, int], region: _Region,
                   thread_index: re.Pattern[str] | None) -> tuple[int, int, bool]:
     """(the most threads along x, and along y, the body's static shared arrays allow, 0 for
     no bound; whether its block must be a power of two): an array of N words that every
@@ -936,10 +952,9 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region,
             limits[axis] = size - add if not limits[axis] else min(limits[axis], size - add)
 
     arrays: dict[str, list[int | None]] = {}
-    for m in _SHARED_ARRAY_DIMS.finditer(body):
-        dims = [_constant(d, consts) for d in re.findall(r"\[([^\[\]]+)\]", m[2])]
+    for name, _, dims in shared:
         if len(dims) in (1, 2):
-            arrays.setdefault(m[1], dims)
+            arrays.setdefault(name, dims)
     done: set[str] = set()
     writes = re.compile(r"\b(" + "|".join(map(re.escape, arrays)) + r")"
                         + _SUBSCRIPT_WRITE.pattern[len(r"\b(\w+)"):]) if arrays else None
@@ -965,52 +980,23 @@ def _block_bounds(body: str, consts: dict[str, int], region: _Region,
             limits[1] or (BLOCK_AS_IS if unknown[1] else 0), _halves_block(body))
 
 
-def _static_shared(body: str, consts: dict[str, int]) -> int | None:
-    """The bytes of the body's static ``__shared__`` arrays (0 for none), or None where an
-    extent or an element's type is not known here."""
-    if "__shared__" not in body:
-        return 0
+def _static_shared(shared: list[tuple[str, int | None, list[int | None]]]) -> int | None:
+    """The bytes of the static ``__shared__`` arrays (0 for none), or None where an extent
+    or an element's type is not known here."""
     total = 0
-    for m in _SHARED_ARRAY_DIMS.finditer(body):
-        words = body[m.start():m.start(1)].split()[1:]  # the words between it and the name
-        size = next((TYPE_BYTES[w] for w in reversed(words) if w in TYPE_BYTES), None)
-        if size is None:
+    for _, size, dims in shared:
+        if size is None or None in dims:
             return None
-        for extent in re.findall(r"\[([^\[\]]+)\]", m[2]):
-            n = _constant(extent, consts)
-            if n is None:
-                return None
-            size *= n
-        total += size
+        total += size * math.prod(d for d in dims if d is not None)
     return total
 
 
 def _constant(text: str, consts: dict[str, int]) -> int | None:
-    """An integer expression of literals and #defined constants (``TILE_DIM + 1``, ``256 +
-    2 * R``: ``+``, ``-``, ``*`` and parentheses), or None."""
+    """An array's extent as an integer expression of literals and #defined constants
+    (``TILE_DIM + 1``, ``256 + 2 * R``), or None."""
     if len(text) > MAX_EXTENT_CHARS:
         return None  # (an array's extent as code writes it is short; untrusted text)
-    names = {n: str(consts[n]) for n in _NAME.findall(text) if n in consts}
-    expr = _NAME.sub(lambda m: names.get(m[0], m[0]), text)
-    if not re.fullmatch(r"[\d\s+\-*()]+", expr):
-        return None
-    try:
-        tree = ast.parse(expr, mode="eval").body
-    except SyntaxError:
-        return None
-    return _integer(tree)
-
-
-def _integer(node: ast.AST) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-        a, b = _integer(node.left), _integer(node.right)
-        if a is None or b is None:
-            return None
-        return a + b if isinstance(node.op, ast.Add) else a - b \
-            if isinstance(node.op, ast.Sub) else a * b
-    return None
+    return access.constant_of(text, consts)
 
 
 def _double_names(params: str, body: str) -> frozenset[str]:
@@ -1116,9 +1102,6 @@ def _loaded(address: str, values: dict[str, list[str]]) -> bool:
 # given a shared array the body declares (``block_sum(t, red)``)
 _SHARED_ARRAY = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*\[")
 MAX_EXTENT_CHARS = 64
-# Facts.block_limit where a shared array of an extent not known here (a template's
-# parameter) is written at the thread's own index: no wider than the launch as it is
-BLOCK_AS_IS = -1
 # a static shared array and its extents (``[256]``, ``[TILE][TILE + 1]``)
 _SHARED_ARRAY_DIMS = re.compile(r"__shared__\s+[\w\s:<>]+?\b(\w+)\s*((?:\[[^\[\];]+\]\s*)+)")
 # a write to an element of an array of one or two subscripts (``s[tid] =``, ``t[y][x] =``)
