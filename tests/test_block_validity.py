@@ -11,7 +11,6 @@ generate.py ``reduce_``): before, 25 of their 426 scored launches were advised 1
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from benchmarks.gpu.heldout import score
 from occlint.pipeline.run import Options, execute
 from occlint.readers.source.facts import kernel_facts
 from tests.conftest import FIXTURES
+from tests.test_traces_input import kernel, kineto
 
 # the textbook reduction the GPU timed (benchmarks/gpu/block_validity.py): its parameters
 # and its body
@@ -76,15 +76,9 @@ def test_what_does_not_bound_the_block(body):
 
 
 def _trace(path: Path, name: str, block: int, grid: int, us: float) -> Path:
-    with gzip.open(FIXTURES / "traces/heldout/h100/heldout.pt.trace.json.gz") as fh:
-        head = json.load(fh)
-    head["traceEvents"] = [
-        {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": 1000.0 * (k + 1),
-         "dur": us, "args": {"device": 0, "stream": 7, "correlation": 10 + k,
-                             "registers per thread": 16, "shared memory": 1024,
-                             "grid": [grid, 1, 1], "block": [block, 1, 1]}}
-        for k in range(3)]
-    path.write_text(json.dumps(head))
+    """Three launches of ``name`` on an H100, as libkineto writes them."""
+    path.write_text(kineto([kernel(name, (grid, 1, 1), (block, 1, 1), ts=1000.0 * (k + 1),
+                                   dur=us, regs=16, shared=1024) for k in range(3)]))
     return path
 
 
