@@ -188,3 +188,19 @@ def test_comparison_catches_command_line_order(in_repo, monkeypatch):
     opts = Options(paths=[*reversed(TREES), *EXTRA], devices=["mi300x", "h100"], grid=1000,
                    isolated=True)
     assert json_format.render(execute(opts).document) != reference("json")
+
+
+def test_walk_key_splits_paths_as_purepath_does():
+    """The sort key's split of a plain path (no PurePath) gives PurePath's parts: paths drawn
+    from separators, dots, empty and odd names, against a key built on PurePath."""
+    from pathlib import PurePath
+
+    def by_purepath(display: str) -> tuple:
+        parts = PurePath(display).parts
+        return (*((1, p) for p in parts[:-1]), (0, parts[-1] if parts else display))
+
+    pieces = ["a", "b", ".", "..", "/", "x.y", ".h", "-", "c d", "\\", "~", "é"]
+    rng = random.Random(7)
+    paths = ["", "/", "//", "./a", "a/", "/abs/b.cu", "a//b", "a/./b", *(
+        "".join(rng.choice(pieces) for _ in range(rng.randrange(9))) for _ in range(20000))]
+    assert [inputs_mod.walk_key(p) for p in paths] == [by_purepath(p) for p in paths]

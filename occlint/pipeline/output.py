@@ -14,6 +14,10 @@ from typing import Any, BinaryIO
 
 from occlint.errors import OcclintError
 
+# a report's bytes go to the file in pieces this large: a JSON report of thousands of kernel
+# records is copied record by record, and 8 KiB pieces cost a system call every few records
+WRITE_BUFFER = 1 << 20
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -48,7 +52,7 @@ def write_binary(writer: Callable[[BinaryIO], Any], output: str | None) -> None:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as fh:
             writer(fh)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; reports are ordinary files
         os.replace(tmp, path)

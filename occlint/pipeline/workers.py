@@ -102,6 +102,9 @@ def _binary_head(head: bytes | None) -> bool:
 def _bytes(candidates: list[Candidate]) -> int:
     size = 0
     for c in candidates:
+        if c.size is not None:
+            size += c.size
+            continue
         try:
             size += os.stat(c.path).st_size
         except OSError:

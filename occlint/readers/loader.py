@@ -8,7 +8,6 @@ section, so a 1 GB library is never read whole. Every problem becomes an
 
 from __future__ import annotations
 
-import hashlib
 import mmap
 import os
 from pathlib import Path
@@ -43,6 +42,8 @@ def _read_buffer(buf, fh, display: str, options: ReadOptions, result: ReadResult
     """Read a whole input held in ``buf`` (``fh``: the same bytes as a file, for zip);
     ``group``: only that member group of a zip archive (occlint.readers.archive)."""
     if hash_it:
+        import hashlib  # (OpenSSL's load, 5 ms a worker: only the HTML report hashes)
+
         result.sha256 = hashlib.sha256(buf).hexdigest()
     if buf[:4] == ZIP_MAGIC:
         from occlint.readers.archive import read_archive
