@@ -157,6 +157,42 @@ def test_records_index_and_replace(monkeypatch, tmp_path):
         assert directory is None or not os.path.exists(directory)
 
 
+def test_records_that_follow_in_a_file_are_copied_as_one(monkeypatch, tmp_path):
+    """Consecutive inputs' records in one worker's file go out in one read (the file holds
+    the separators between them); another file's records, a replaced record and records
+    out of their file's order break the run, and the document is the same."""
+    a, b = Sink(str(tmp_path / "worker-a")), Sink(str(tmp_path / "worker-b"))
+    texts = [b'{"n": %d}' % i for i in range(9)]
+    records = KernelRecords()
+    a1 = a.add(texts[0:2])
+    a2 = a.add(texts[2:3])
+    b1 = b.add(texts[3:4])
+    a3 = a.add(texts[4:5])
+    a4 = a.add(texts[5:6])
+    a5 = a.add(texts[6:8])
+    b2 = b.add(texts[8:9])
+    a.flush()
+    b.flush()
+    for ref in (a1, a2, b1, a4, a3, a5, b2):  # a4 before a3: not the file's order
+        records.add(ref)
+    reads: list[int] = []
+    real_read = KernelRecords._read
+    monkeypatch.setattr(KernelRecords, "_read",
+                        lambda self, path, start, size: reads.append(size)
+                        or real_read(self, path, start, size))
+    order = [0, 1, 2, 3, 5, 4, 6, 7, 8]
+    out = io.BytesIO()
+    records.write(out)
+    assert out.getvalue() == b",\n    ".join(texts[i] for i in order)
+    assert len(reads) == 6  # a1 with a2; b1; a4; a3; a5 (a4 is between them); b2
+    records[7] = b'{"n": 77}'  # in a5: written record by record
+    out = io.BytesIO()
+    records.write(out)
+    assert out.getvalue() == b",\n    ".join(
+        b'{"n": 77}' if i == 7 else texts[i] for i in order)
+    records.close()
+
+
 def test_shared_sections_encode_as_each_records_own():
     """Record sections shared between kernels (resources, owner, occupancy, next steps,
     advice: encoded once per distinct value) give every record the text of its own."""

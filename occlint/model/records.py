@@ -76,14 +76,20 @@ class Sink:
         if self._file is None:
             self._file = open(self.path, "ab")  # noqa: SIM115 (open while the run goes on)
             self._pos = self._file.tell()
-        start, lengths = self._pos, []
+        lengths: list[int] = []
+        start = self._pos
         for text in texts:  # written one by one: never all of one input's texts in memory
-            if lengths:
+            if lengths or start:
+                # a SEPARATOR before every record but the file's first: one input's texts
+                # and the next's, where they follow in the document, are copied as one
                 self._file.write(SEPARATOR)
+                if not lengths:
+                    start += len(SEPARATOR)
             self._file.write(text)
             lengths.append(len(text))
         texts_ref = Texts(tuple(lengths), path=self.path, start=start)
-        self._pos += texts_ref.size if lengths else 0
+        if lengths:
+            self._pos = start + texts_ref.size
         return texts_ref
 
     def flush(self) -> None:
@@ -196,17 +202,28 @@ class KernelRecords:
     def write(self, stream: BinaryIO) -> None:
         """Write the records, separated as in the document, to a binary stream."""
         replaced = sorted(self._replaced)
+        run: tuple[str, int, int] | None = None  # a file's bytes to copy: path, start, end
         for n, (chunk, first) in enumerate(zip(self._chunks, self._firsts, strict=True)):
+            at = bisect.bisect_left(replaced, first)
+            edited = at < len(replaced) and replaced[at] < first + len(chunk.lengths)
+            if run is not None and not edited and chunk.path == run[0] \
+                    and chunk.start == run[2] + len(SEPARATOR):  # the file holds the separator
+                run = (run[0], run[1], chunk.start + chunk.size)
+                continue
+            if run is not None:
+                self._copy(run[0], run[1], run[2] - run[1], stream)
+                run = None
             if n:
                 stream.write(SEPARATOR)
-            at = bisect.bisect_left(replaced, first)
-            if at < len(replaced) and replaced[at] < first + len(chunk.lengths):
+            if edited:
                 stream.write(SEPARATOR.join(self[first + i]
                                             for i in range(len(chunk.lengths))))
             elif chunk.data is not None:
                 stream.write(chunk.data)
             else:
-                self._copy(chunk.path, chunk.start, chunk.size, stream)
+                run = (chunk.path, chunk.start, chunk.start + chunk.size)
+        if run is not None:
+            self._copy(run[0], run[1], run[2] - run[1], stream)
 
     def _copy(self, path: str, start: int, size: int, stream: BinaryIO,
               step: int = 1 << 20) -> None:
