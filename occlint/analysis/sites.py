@@ -137,12 +137,15 @@ def definitions(models: list[SourceFile]) -> dict[str, SourceKernel]:
 def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
     """kernel name -> {"block": the one known block of its launches (absent when they
     differ), "body": its definition's body kind, "work": memory- or compute-bound,
-    "facts": the launch-time model's facts, "block_indexed": whether it reads its block
-    index, when every definition agrees} over the run's sources."""
+    "facts": the launch-time model's facts, "template": a template's text (each
+    instantiation's facts: occlint.readers.source.facts.instantiated), "block_indexed":
+    whether it reads its block index, when every definition agrees} over the run's
+    sources."""
     blocks: dict[str, set[int | None]] = {}
     defined: dict[str, set[tuple[str, str | None]]] = {}
     facts: dict[str, set[Any]] = {}
     indexed: dict[str, set[bool | None]] = {}
+    templates: dict[str, set[Any]] = {}
     for s in sources:
         for site in s.launches:
             blocks.setdefault(site.kernel, set()).add(site.block.total if site.block else None)
@@ -150,6 +153,7 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
             defined.setdefault(k.name, set()).add((k.body, k.work))
             facts.setdefault(k.name, set()).add(k.facts)
             indexed.setdefault(k.name, set()).add(k.block_indexed)
+            templates.setdefault(k.name, set()).add(k.instantiable)
     out: dict[str, dict[str, Any]] = {}
     for name in set(blocks) | set(defined):
         entry: dict[str, Any] = {}
@@ -164,6 +168,9 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
         told = facts.get(name, set())
         if len(told) == 1 and None not in told:
             entry["facts"] = next(iter(told))
+        texts = templates.get(name, set())
+        if len(texts) == 1 and None not in texts:
+            entry["template"] = next(iter(texts))
         reads = indexed.get(name, set())
         if len(reads) == 1 and None not in reads:
             entry["block_indexed"] = next(iter(reads))

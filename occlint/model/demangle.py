@@ -103,3 +103,35 @@ def base_name(demangled: str) -> str:
             depth -= 1
     name = name[:cut]
     return name.rsplit("::", 1)[-1]
+
+
+def template_arguments(demangled: str) -> tuple[str, ...] | None:
+    """``void ns::k<float, 4>(float*, int)`` -> ``("float", "4")``: the arguments of the
+    function's own template (not its namespace's or class's); None when it has none."""
+    name = qualified_name(demangled)
+    depth, start, end = 0, -1, -1
+    for i, c in enumerate(name):
+        if c == "<":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == ">":
+            depth -= 1
+            if depth == 0:
+                end = i
+        elif c == ":" and depth == 0:
+            start = end = -1  # a scope's arguments: the name's own come after it
+    if start < 0 or end < start or end != len(name) - 1:
+        return None
+    out, depth, piece = [], 0, start + 1
+    for i in range(start + 1, end):
+        c = name[i]
+        if c in "<(":
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(name[piece:i].strip())
+            piece = i + 1
+    out.append(name[piece:end].strip())
+    return tuple(out) if any(out) else None

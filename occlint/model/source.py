@@ -73,6 +73,22 @@ class Param:
 
 @by_fields
 @dataclass(frozen=True, slots=True)
+class TemplateText:
+    """A template kernel's text, for the facts of the instantiations a run names
+    (occlint.readers.source.facts.instantiated): its template parameters' names in order,
+    its parameter list and body (macros and device functions expanded), the body's shape,
+    its file's integer #defines and its launch bounds' threads."""
+
+    parameters: tuple[str, ...]
+    params: str
+    body: str
+    shape: str
+    defines: tuple[tuple[str, int], ...] = ()
+    max_threads: int | None = None
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
 class SourceKernel:
     """A ``__global__`` function defined in the file."""
 
@@ -88,6 +104,9 @@ class SourceKernel:
     # block index (every block does the same work: one block by design); None: not known
     # (no body, an empty one, or one that may ask a helper or macro of its file that reads it)
     block_indexed: bool | None = None
+    # a template's text, whose facts each instantiation gets (None: not a template, or one
+    # whose parameters are not read: a pack, a template template parameter)
+    instantiable: TemplateText | None = None
 
     @property
     def threads_are_work(self) -> bool:

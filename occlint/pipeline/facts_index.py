@@ -1,6 +1,7 @@
 """The launch-time model's facts of the run's kernels, from its PTX files: which file and
 entry define each kernel (a scan of their text before the run), and the facts themselves,
-read when a launch or kernel asks for them (occlint.readers.nvidia.ptx)."""
+read when a launch or kernel asks for them (occlint.readers.nvidia.ptx); a source's
+template kernel's, for the instantiation a launch names."""
 
 from __future__ import annotations
 
@@ -59,6 +60,18 @@ def indexed_facts(entry: dict[str, Any]) -> Any:
         return entry.get("facts")
     told = {_ptx_file_facts(path).get(name) for path, name in entry["ptx"]}
     return next(iter(told)) if len(told) == 1 else None
+
+
+def instantiation(entry: dict[str, Any], kernel: str) -> dict[str, Any]:
+    """The index entry of a template kernel as the instantiation ``kernel`` (a demangled
+    name) sees it: the facts of its text with the name's template arguments, where they
+    pair with its parameters (else the template's own, read without them)."""
+    from occlint.model.demangle import template_arguments
+    from occlint.readers.source.facts import instantiated
+
+    arguments = template_arguments(kernel)
+    facts = instantiated(entry["template"], arguments) if arguments else None
+    return entry if facts is None else {**entry, "facts": facts}
 
 
 def embedded_facts(file: str, name: str) -> Any:

@@ -34,9 +34,11 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import cache, lru_cache
 
 from occlint.model.facts import BLOCK_AS_IS, LOOP_CONTROL, OWN_LINES, Facts
+from occlint.model.source import TemplateText
 from occlint.readers.source import access
 
 TYPE_BYTES = {
@@ -603,6 +605,35 @@ def _loop_of(body: str, heads: list[tuple[int, int]], shape: str) -> str:
         if _BLOCK_STRIDE.search(body[head_start:head_end] + ";"):
             return "block-stride"
     return "other"
+
+
+@lru_cache(maxsize=256)
+def instantiated(template: TemplateText, arguments: tuple[str, ...]) -> Facts | None:
+    """The facts of a template kernel's instantiation for ``arguments`` (a demangled name's:
+    occlint.model.demangle.template_arguments): each parameter's name in its text read as
+    its argument (a type's name, an integer's value); None where they do not pair up."""
+    if len(arguments) != len(template.parameters):
+        return None
+    values = dict(zip(template.parameters, map(_argument, arguments), strict=True))
+    named = re.compile(r"\b(?:" + "|".join(map(re.escape, values)) + r")\b")
+
+    def spelled(text: str) -> str:
+        return named.sub(lambda m: values[m[0]], text)
+
+    facts = kernel_facts(spelled(template.params), spelled(template.body), template.shape,
+                         dict(template.defines))
+    return replace(facts, max_threads=template.max_threads) if template.max_threads \
+        else facts
+
+
+def _argument(text: str) -> str:
+    """A demangled template argument as source text: ``(int)4`` and ``4u`` as ``4``."""
+    text = text.strip()
+    cast = re.fullmatch(r"\([\w\s:]+\)\s*(-?\d+)", text)
+    if cast:
+        return cast[1]
+    number = re.fullmatch(r"(-?\d+)[uUlL]*", text)
+    return number[1] if number else text
 
 
 def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> Facts:

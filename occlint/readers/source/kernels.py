@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from occlint.model.facts import Facts
-from occlint.model.source import Body, SourceKernel, Work
+from occlint.model.source import Body, SourceKernel, TemplateText, Work
 from occlint.readers.source import device_functions, groups, loop_macros
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.facts import defines, kernel_facts
@@ -410,7 +410,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         template = node.parent is not None and node.parent.type == "template_declaration"
         what = work(body, kind, _pointer_parameters(declarator, text), text, in_body) \
             if body is not None else None
-        facts = None
+        facts = instantiable = None
         if body is not None:
             source = text.data[body.start_byte:body.end_byte].decode("utf-8", "replace")
             expanded = loop_macros.expand(source, loops) if loops else None
@@ -423,10 +423,46 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
             facts = _facts(declarator, expanded or source, kind, text, consts)
             if facts is not None and bounds is not None and bounds[0]:
                 facts = replace(facts, max_threads=bounds[0])
+            if template and facts is not None:
+                instantiable = _template_text(node.parent, declarator, expanded or source,
+                                              kind, text, consts, bounds)
         indexed = _block_indexed(body, text, helpers) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
-                                what, facts, indexed))
+                                what, facts, indexed, instantiable))
     return out
+
+
+def _template_text(declaration: Any, declarator: Any, body: str, kind: Body, text: Text,
+                   consts: dict[str, int], bounds: tuple[int | None, int | None] | None
+                   ) -> TemplateText | None:
+    """What an instantiation's facts are read from (None: a parameter pack or a template
+    template parameter, whose arguments a name does not spell one for one)."""
+    names = _template_parameters(declaration, text)
+    params = declarator.child_by_field_name("parameters")
+    if not names or params is None:
+        return None
+    return TemplateText(names, text.data[params.start_byte:params.end_byte].decode(
+        "utf-8", "replace"), body, kind, tuple(sorted(consts.items())),
+        bounds[0] if bounds else None)
+
+
+def _template_parameters(declaration: Any, text: Text) -> tuple[str, ...] | None:
+    """The names of a template's parameters, in order."""
+    listed = declaration.child_by_field_name("parameters")
+    if listed is None:
+        return None
+    names = []
+    for p in listed.named_children:
+        if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+            name = next((c for c in p.named_children if c.type == "type_identifier"), None)
+        elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
+            name = p.child_by_field_name("declarator")
+        else:  # a pack, a template template parameter
+            return None
+        if name is None or name.type not in ("type_identifier", "identifier"):
+            return None
+        names.append(text.of(name))
+    return tuple(names)
 
 
 __all__ = ["Unknown", "base_name", "classify", "is_stride", "kernels"]

@@ -1,0 +1,97 @@
+"""A template kernel's facts per instantiation (issue 28): the launch-time model reads each
+instantiation a trace names from the template's text with the name's arguments (a value
+type, an unrolled count, a block size), held against NVRTC's PTX of the same
+instantiations (fixtures/sources/templates.cu, fixtures/ptx/templates.ptx.gz by
+fixtures/make_zoo_ptx.py). Read without its arguments, a template's pointers have no
+element size and its loops no count."""
+
+from __future__ import annotations
+
+import gzip
+import pickle
+
+import pytest
+
+from occlint.model.demangle import base_name, demangle, template_arguments
+from occlint.pipeline.run import Options, execute
+from occlint.readers.nvidia.ptx import facts_by_entry
+from occlint.readers.source import read_source
+from occlint.readers.source.facts import instantiated
+from tests.conftest import FIXTURES
+from tests.test_traces_input import kernel, kineto
+
+SOURCE = FIXTURES / "sources" / "templates.cu"
+PTX = FIXTURES / "ptx" / "templates.ptx.gz"
+
+
+def _ptx_facts() -> dict[str, object]:
+    """The PTX's facts by demangled instantiation."""
+    facts = facts_by_entry(gzip.decompress(PTX.read_bytes()).decode())
+    return {demangle(name): f for name, f in facts.items()}
+
+
+def _templates() -> dict[str, object]:
+    return {k.name: k for k in read_source(SOURCE, "templates.cu").kernels}
+
+
+def test_every_instantiation_reads_as_the_compiler_built_it():
+    """Bytes loaded and stored an element, double precision and the loop as the PTX holds
+    them; multiply-adds within one (a per-element kernel's index product, which the PTX
+    computes in integers). The template read alone knows neither the bytes nor the
+    counts."""
+    templates = _templates()
+    compiled = _ptx_facts()
+    assert len(compiled) == 9
+    unknown = 0
+    for name, ptx in compiled.items():
+        template = templates[base_name(name)]
+        assert template.template and template.instantiable is not None
+        source = instantiated(template.instantiable, template_arguments(name))
+        assert (source.load_bytes, source.store_bytes, source.fp64, source.loop) == \
+            (ptx.load_bytes, ptx.store_bytes, ptx.fp64, ptx.loop), name
+        assert 0 <= source.fma - ptx.fma <= 1, name
+        own = template.facts
+        unknown += own.load_bytes is None or abs(own.fma - ptx.fma) > 1
+    assert unknown == len(compiled)
+
+
+def test_a_trace_of_instantiations_gets_each_ones_facts(tmp_path):
+    """The run's JSON: each traced instantiation's model facts are its own (an unrolled
+    count of 8 and of 64, float4 and short copies), not the template's."""
+    names = {"void poly_n<64>(float const*, float*, float, long)": (4.0, 64.0),
+             "void poly_n<8>(float const*, float*, float, long)": (4.0, 8.0),
+             "void copy_t<float4>(float4 const*, float4*, long)": (16.0, 0.0),
+             "void copy_t<short>(short const*, short*, long)": (2.0, 0.0)}
+    events = [kernel(name=name, grid=(65536, 1, 1), block=(256, 1, 1), ts=i * 100.0,
+                     dur=80.0) for i, name in enumerate(names)]
+    trace = tmp_path / "trace.json"
+    trace.write_text(kineto(events))
+    doc = execute(Options(paths=[str(trace), str(SOURCE)], isolated=True)).doc
+    got = {g["kernel"]: g["model"]["facts"] for g in doc["launches"]}
+    for name, (load, fma) in names.items():
+        assert got[name]["load_bytes"] == load
+        assert 0 <= got[name]["fma"] - fma <= 1
+
+
+@pytest.mark.parametrize(("name", "arguments"), [
+    ("void ns::k<float, 4>(float*, int)", ("float", "4")),
+    ("void a::b<int>::k<float>(float*)", ("float",)),  # the class's arguments are not its
+    ("void k<c10::Half, (int)4, true>(c10::Half const*)", ("c10::Half", "(int)4", "true")),
+    ("void k<std::pair<int, float>, 8u>(int)", ("std::pair<int, float>", "8u")),
+    ("void a<int>::k(float*)", None),
+    ("k(float*)", None),
+])
+def test_template_arguments_of_a_demangled_name(name, arguments):
+    assert template_arguments(name) == arguments
+
+
+def test_arguments_that_do_not_pair_with_the_parameters_read_nothing():
+    template = _templates()["poly_t"]
+    assert instantiated(template.instantiable, ("float",)) is None
+    assert instantiated(template.instantiable, ("float", "(int)16")).fma == 16
+    assert instantiated(template.instantiable, ("float", "16u")).fma == 16
+
+
+def test_a_template_kernel_crosses_processes_with_its_text():
+    template = _templates()["axpy_b"]
+    assert pickle.loads(pickle.dumps(template)) == template
