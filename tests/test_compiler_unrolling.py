@@ -258,8 +258,8 @@ def test_a_loop_whose_unrolling_is_unknown_is_priced_both_ways(tmp_path):
     unrolled = _block_per_row_groups(
         text.replace(head, "for (long j = threadIdx.x + 0L; j < cols; j += blockDim.x)"),
         tmp_path)
-    unknown = _block_per_row_groups(
-        "typedef long IdxT;\n" + text.replace(head, head.replace("long j", "IdxT j")),
+    unknown = _block_per_row_groups(  # IdxT: a header's type (a file's own typedef is read)
+        '#include "index_type.h"\n' + text.replace(head, head.replace("long j", "IdxT j")),
         tmp_path)
     compared = sized = 0
     for name, model in unknown.items():

@@ -137,6 +137,12 @@ PASS = 128.0
 UNROLL_4_SIZE = 48
 UNROLL_2_SIZE = 94
 _OPERATOR = re.compile(r"(?<=[\w)\]])\s*[-+*/](?![-+>])")
+# ``typedef unsigned int uint_t;`` / ``using real_t = double;``: words only (no struct body,
+# no pointer, no template), each from its keyword (a leading \b costs the search its
+# literal prefix: ten times slower; the word before is tested apart)
+_TYPEDEF = re.compile(r"typedef\s+((?:[A-Za-z_]\w*\s+)*?[A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*;")
+_WORD_CHAR = re.compile(r"\w")
+_USING = re.compile(r"using\s+([A-Za-z_]\w*)\s*=\s*((?:[A-Za-z_]\w*\s+)*?[A-Za-z_]\w*)\s*;")
 
 
 def defines(data: bytes) -> dict[str, int]:
@@ -149,6 +155,49 @@ def defines(data: bytes) -> dict[str, int]:
         if _HASH.fullmatch(data, line, m.start()):
             out[m[1].decode()] = int(m[2])
     return out
+
+
+def type_aliases(data: bytes) -> dict[str, str]:
+    """A file's ``typedef T Name;`` and ``using Name = T;`` of types the table sizes (a
+    vector, a scalar, another such alias), as Name -> T: a kernel's text reads them as
+    what they name. A name given types of different sizes (``#if`` branches: llm.c's
+    ``floatX``) is left out: which one the build took is not known here."""
+    if b"typedef" not in data and b"using" not in data:
+        return {}
+    text = data.decode("utf-8", "replace")
+    told: dict[str, set[str]] = {}
+    for pattern, name, target in ((_TYPEDEF, 2, 1), (_USING, 1, 2)):
+        for m in pattern.finditer(text):
+            if not m.start() or not _WORD_CHAR.match(text, m.start() - 1):
+                told.setdefault(m[name], set()).add(" ".join(m[target].split()))
+    out: dict[str, str] = {}
+    for _ in range(4):  # an alias of an alias
+        for name, targets in told.items():
+            sizes = {_type_bytes(_spelled(t, out)) for t in targets}
+            if len(sizes) == 1 and None not in sizes and name not in TYPE_BYTES:
+                out[name] = _spelled(min(targets), out)
+    return out
+
+
+def _type_bytes(type_text: str) -> int | None:
+    """The bytes of a type written as words (``unsigned int``, ``const float2``)."""
+    sizes = pointer_sizes(f"({type_text}* p)")
+    return sizes.get("p")
+
+
+def _spelled(type_text: str, aliases: dict[str, str]) -> str:
+    return " ".join(aliases.get(w, w) for w in type_text.split())
+
+
+def with_aliases(text: str, aliases: dict[str, str]) -> str:
+    """``text`` with the aliases it names read as the types they stand for."""
+    if not aliases:
+        return text
+    used = [a for a in aliases if a in text]
+    if not used:
+        return text
+    named = re.compile(r"\b(?:" + "|".join(map(re.escape, used)) + r")\b")
+    return named.sub(lambda m: aliases[m[0]], text)
 
 
 def _pointer_params(params: str) -> Iterator[tuple[str, re.Match[str]]]:

@@ -28,11 +28,10 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from occlint.model.facts import Facts
 from occlint.model.source import Body, SourceKernel, TemplateText, Work
 from occlint.readers.source import device_functions, groups, loop_macros
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
-from occlint.readers.source.facts import defines, kernel_facts
+from occlint.readers.source.facts import defines, kernel_facts, type_aliases, with_aliases
 from occlint.readers.source.markers import kernel_definitions
 from occlint.readers.source.parse import (
     LOOPS,
@@ -350,15 +349,13 @@ def work(body: Any, kind: Body, pointers: list[str], text: Text,
     return "compute"
 
 
-def _facts(declarator: Any, body: str, kind: Body, text: Text, consts: dict[str, int]
-           ) -> Facts | None:
-    """The launch-time model's facts of a kernel, from its parameters' and body's text."""
+def _params(declarator: Any, text: Text, aliases: dict[str, str]) -> str | None:
+    """A kernel's parameter list as text, the file's type aliases read as their types."""
     params = declarator.child_by_field_name("parameters")
     if params is None:
         return None
-    return kernel_facts(text.data[params.start_byte:params.end_byte].decode("utf-8",
-                                                                           "replace"),
-                        body, kind, consts)
+    return with_aliases(text.data[params.start_byte:params.end_byte].decode(
+        "utf-8", "replace"), aliases)
 
 
 def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
@@ -369,6 +366,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     if found is None:
         found = kernel_definitions(root, text.data)
     consts = defines(text.data) if found else {}
+    aliases = type_aliases(text.data) if found else {}
     # a block index read outside the kernels' bodies: a helper or macro that may hand one on
     bodies = [(b.start_byte, b.end_byte) for n in found
               if (b := n.child_by_field_name("body")) is not None]
@@ -420,30 +418,31 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
             if expanded is not None and kind == "other" and \
                     loop_macros.steps_by_the_grid(expanded):
                 kind = "grid-stride"
-            facts = _facts(declarator, expanded or source, kind, text, consts)
-            if facts is not None and bounds is not None and bounds[0]:
-                facts = replace(facts, max_threads=bounds[0])
-            if template and facts is not None:
-                instantiable = _template_text(node.parent, declarator, expanded or source,
-                                              kind, text, consts, bounds)
+            params = _params(declarator, text, aliases)
+            if params is not None:
+                source = with_aliases(expanded or source, aliases)
+                facts = kernel_facts(params, source, kind, consts)
+                if bounds is not None and bounds[0]:
+                    facts = replace(facts, max_threads=bounds[0])
+                if template:
+                    instantiable = _template_text(node.parent, params, source, kind, text,
+                                                  consts, bounds)
         indexed = _block_indexed(body, text, helpers) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed, instantiable))
     return out
 
 
-def _template_text(declaration: Any, declarator: Any, body: str, kind: Body, text: Text,
+def _template_text(declaration: Any, params: str, body: str, kind: Body, text: Text,
                    consts: dict[str, int], bounds: tuple[int | None, int | None] | None
                    ) -> TemplateText | None:
     """What an instantiation's facts are read from (None: a parameter pack or a template
     template parameter, whose arguments a name does not spell one for one)."""
     names = _template_parameters(declaration, text)
-    params = declarator.child_by_field_name("parameters")
-    if not names or params is None:
+    if not names:
         return None
-    return TemplateText(names, text.data[params.start_byte:params.end_byte].decode(
-        "utf-8", "replace"), body, kind, tuple(sorted(consts.items())),
-        bounds[0] if bounds else None)
+    return TemplateText(names, params, body, kind, tuple(sorted(consts.items())),
+                        bounds[0] if bounds else None)
 
 
 def _template_parameters(declaration: Any, text: Text) -> tuple[str, ...] | None:

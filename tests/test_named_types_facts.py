@@ -1,14 +1,21 @@
-"""A template kernel's facts per instantiation (issue 28): the launch-time model reads each
-instantiation a trace names from the template's text with the name's arguments (a value
-type, an unrolled count, a block size), held against NVRTC's PTX of the same
-instantiations (fixtures/sources/templates.cu, fixtures/ptx/templates.ptx.gz by
-fixtures/make_zoo_ptx.py). Read without its arguments, a template's pointers have no
-element size and its loops no count."""
+"""Kernels whose types the source names indirectly (issue 28), held against NVRTC's PTX
+(fixtures/make_zoo_ptx.py):
+
+* a template kernel's facts per instantiation: each instantiation a trace names is read
+  from the template's text with the name's arguments (a value type, an unrolled count, a
+  block size); fixtures/sources/templates.cu, fixtures/ptx/templates.ptx.gz. Read without
+  its arguments, a template's pointers have no element size and its loops no count;
+* a file's type aliases (``typedef float2 Complex;``, ``using real_t = double;``) read as
+  the types they name: fixtures/sources/aliases.cu, fixtures/ptx/aliases.ptx.gz. Read as
+  unknown names, their pointers had no element size and their doubles were single
+  precision.
+"""
 
 from __future__ import annotations
 
 import gzip
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -16,17 +23,18 @@ from occlint.model.demangle import base_name, demangle, template_arguments
 from occlint.pipeline.run import Options, execute
 from occlint.readers.nvidia.ptx import facts_by_entry
 from occlint.readers.source import read_source
-from occlint.readers.source.facts import instantiated
+from occlint.readers.source.facts import instantiated, type_aliases
 from tests.conftest import FIXTURES
 from tests.test_traces_input import kernel, kineto
 
 SOURCE = FIXTURES / "sources" / "templates.cu"
 PTX = FIXTURES / "ptx" / "templates.ptx.gz"
+ALIASES = FIXTURES / "sources" / "aliases.cu"
 
 
-def _ptx_facts() -> dict[str, object]:
-    """The PTX's facts by demangled instantiation."""
-    facts = facts_by_entry(gzip.decompress(PTX.read_bytes()).decode())
+def _ptx_facts(path: Path = PTX) -> dict[str, object]:
+    """The PTX's facts by demangled entry name."""
+    facts = facts_by_entry(gzip.decompress(path.read_bytes()).decode())
     return {demangle(name): f for name, f in facts.items()}
 
 
@@ -95,3 +103,36 @@ def test_arguments_that_do_not_pair_with_the_parameters_read_nothing():
 def test_a_template_kernel_crosses_processes_with_its_text():
     template = _templates()["axpy_b"]
     assert pickle.loads(pickle.dumps(template)) == template
+
+
+def test_aliased_types_read_as_the_types_they_name():
+    """Element bytes and double precision as NVRTC built them, through typedef, using and
+    an alias of an alias."""
+    compiled = _ptx_facts(FIXTURES / "ptx" / "aliases.ptx.gz")
+    source = {k.name: k.facts for k in read_source(ALIASES, "aliases.cu").kernels}
+    assert len(compiled) == 5
+    for name, ptx in compiled.items():
+        got = source[name]
+        assert (got.load_bytes, got.store_bytes, got.fp64, got.loop) == \
+            (ptx.load_bytes, ptx.store_bytes, ptx.fp64, ptx.loop), name
+    assert {n for n, f in compiled.items() if f.fp64} == {"axpy_real", "scale_scalar"}
+
+
+def test_type_aliases_of_a_file():
+    text = b"""typedef float2 Complex;
+typedef unsigned int uint_t;
+using real_t = double;
+typedef real_t scalar;
+#if USE_FP32
+typedef float floatX;
+#else
+typedef __nv_bfloat16 floatX;
+#endif
+typedef struct { float x; } Point;
+typedef Unknown Mine;
+mytypedef float NotOne;
+typedef const float cfloat;
+"""
+    assert type_aliases(text) == {"Complex": "float2", "uint_t": "unsigned int",
+                                  "real_t": "double", "scalar": "double",
+                                  "cfloat": "const float"}
