@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -151,3 +152,35 @@ def test_a_float_kernel_with_one_double_statement_is_mostly_single_precision():
     assert 0.0 < share < 0.4
     doubles = body.replace("float v", "double v").replace("float m", "double m")
     assert kernel_facts(params, doubles, "per-element", {}).fp64 > share
+
+
+def test_double_literals_promote_as_the_compiler_keeps_them():
+    """Unsuffixed floating literals (``0.3``: a double) put a float kernel's statement in
+    double precision where NVRTC's PTX computes it so (f64 instructions:
+    fixtures/sources/promotions.cu): a literal a float cannot hold (the grey conversion's
+    0.3, an epsilon of 1e-5) or several operations; not one operation by a literal a float
+    holds exactly (``v * 255.0``, ``x * 0.5``), which the compiler takes back to float, nor
+    a literal cast to float."""
+    ptx = gzip.decompress((FIXTURES / "ptx" / "promotions.ptx.gz").read_bytes()).decode()
+    source = {k.name: k.facts for k in read_source(FIXTURES / "sources" / "promotions.cu",
+                                                   "promotions.cu").kernels}
+    in_double = {}
+    for name in facts_by_entry(ptx):
+        body = ptx[ptx.index(f".entry {name}("):]
+        in_double[name] = re.search(r"\.f64\b", body[:body.index("\n}")]) is not None
+    assert in_double == {"grey_promoted": True, "grey_float": False, "scale_255": False,
+                         "half_cast": False, "poly_mixed": False, "blend_halves": True,
+                         "eps_norm": True}
+    assert {name: source[name].fp64 > 0 for name in in_double} == in_double
+
+
+@pytest.mark.parametrize(("statement", "promoted"), [
+    ("y = x * 0.3", True), ("y = x * 0.5", False), ("c[i + 1] = a[i] * 0.5", False),
+    ("c = a * 0.5 + b", True), ("b = (float)0.3 * a", False), ("y = x * 1e-5", True),
+    ('static_assert(D % (2*W) == 0, "D not divisible by 2*W == 64.")', False),
+    ("y = x * 0.3f", False), ("y = x * 3", False),
+])
+def test_which_statements_a_double_literal_promotes(statement, promoted):
+    from occlint.readers.source.facts import _promoted
+
+    assert _promoted(statement) is promoted

@@ -136,3 +136,14 @@ typedef const float cfloat;
     assert type_aliases(text) == {"Complex": "float2", "uint_t": "unsigned int",
                                   "real_t": "double", "scalar": "double",
                                   "cfloat": "const float"}
+
+
+def test_library_and_short_scalar_names_have_their_sizes():
+    """POSIX's and CUDA samples' uint/ushort/ulong, C23's _Float16, PyTorch's c10::Half and
+    c10::BFloat16 (a uint16_t each, c10/util/Half.h, BFloat16.h) and FP8 (cuda_fp8.h)."""
+    from occlint.readers.source.facts import pointer_sizes
+
+    params = ("(const uint* a, ushort* b, ulong* c, const _Float16* d, at::Half* e, "
+              "const c10::BFloat16* __restrict__ f, __nv_fp8_e4m3* g)")
+    assert pointer_sizes(params) == {"a": 4, "b": 2, "c": 8, "d": 2, "e": 2, "f": 2, "g": 1}
+

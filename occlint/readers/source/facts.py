@@ -9,7 +9,10 @@ Read from the text of the kernel's parameters and body, comments removed:
   loads under a ``threadIdx`` guard (a tile's halo) are a few threads' and not counted;
 * arithmetic: ``fma`` calls and multiplications; its independent chains, the variables
   that ``v = fmaf(v, ...)`` steps (two chains issue twice as fast from one warp); in double
-  precision where the body or its parameters name ``double`` (``fp64``);
+  precision where the body or its parameters name ``double`` or a double literal promotes
+  a statement (``fp64``);
+* type aliases of the file (``typedef float2 Complex;``) read as the types they name, and a
+  template's instantiation read from its text with the arguments a launch names;
 * a ``for`` loop with literal (or ``#define``d) bounds multiplies what its body holds;
   each pass of such a loop as compiled costs ``LOOP_CONTROL`` instructions (the counter's
   add, its compare, the branch: what NVRTC's PTX holds per back edge), its passes the
@@ -33,6 +36,7 @@ import bisect
 import itertools
 import math
 import re
+import struct
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cache, lru_cache
@@ -52,6 +56,12 @@ TYPE_BYTES = {
     "float3": 12, "int3": 12,
     "float4": 16, "int4": 16, "uint4": 16, "double2": 16, "long2": 16, "longlong2": 16,
     "double4": 32,
+    # POSIX's and CUDA samples' short names (sys/types.h, helper_math.h), C23's and the
+    # frameworks' 16-bit floats (PyTorch's c10::Half and c10::BFloat16: a uint16_t each),
+    # FP8 (cuda_fp8.h: one byte)
+    "uint": 4, "ushort": 2, "ulong": 8, "_Float16": 2, "float16_t": 2, "__hip_bfloat16": 2,
+    "at::Half": 2, "c10::Half": 2, "at::BFloat16": 2, "c10::BFloat16": 2,
+    "__nv_fp8_e4m3": 1, "__nv_fp8_e5m2": 1,
 }
 # a pointer the compiler may take to alias no other: ``__restrict__`` and its spellings, or
 # a library's macro for it (ggml's GGML_CUDA_RESTRICT)
@@ -79,6 +89,12 @@ _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
 # parameter, a cast) computes in double precision: its multiply-adds are the FP64 pipe's
 # (Facts.fp64, the share of the element's multiply-adds in such statements)
 _DOUBLE = re.compile(r"\bdouble\b")
+# ... or an unsuffixed floating literal in it (``0.5``, ``2.``, ``1e-5``; not ``0.5f``)
+_DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
+                             r"(?![\w.])")
+_FLOAT_CAST = re.compile(r"\(\s*float\s*\)\s*\Z")
+_SUBSCRIPTS = re.compile(r"\[[^\[\]]*\]")
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _STATEMENT_END = re.compile(r"[;{}]")
 # single-precision math functions whose cost the device measured (characterize.py
@@ -1106,10 +1122,12 @@ def _double_names(params: str, body: str) -> frozenset[str]:
 def _fp64_share(params: str, body: str, arithmetic: list[int], region: _Region) -> float:
     """The share of an element's multiply-adds (``arithmetic``: their places, weighted by
     the constant loops around them) in statements that compute in double precision: that
-    name the double type or a name declared double."""
-    if "double" not in body and "double" not in params:
+    name the double type or a name declared double, or that a double literal promotes
+    (:func:`_promoted`)."""
+    literals = _DOUBLE_LITERAL.search(body) is not None
+    if "double" not in body and "double" not in params and not literals:
         return 0.0
-    names = _double_names(params, body)
+    names = _double_names(params, body) if "double" in body or "double" in params else ()
     double = re.compile(r"\bdouble\b" + "".join(rf"|\b{re.escape(n)}\b" for n in names))
     ends = [m.start() for m in _STATEMENT_END.finditer(body)]  # ``;``, ``{``, ``}``
     total = in_double = 0.0
@@ -1119,9 +1137,30 @@ def _fp64_share(params: str, body: str, arithmetic: list[int], region: _Region) 
         end = ends[i] if i < len(ends) else len(body)
         weight = region.weight(at)
         total += weight
-        if double.search(body, start, end):
+        if double.search(body, start, end) or (literals and _promoted(body[start:end])):
             in_double += weight
     return in_double / total if total else 0.0
+
+
+def _promoted(statement: str) -> bool:
+    """Whether an unsuffixed floating literal (``0.3``: a double) makes a statement's
+    arithmetic double precision. By C++'s conversions it always does; the compiler takes
+    one operation back to float where the literal is a float exactly (``v * 255.0``,
+    ``x * 0.5``: rounding the double result gives the float one), not a literal a float
+    cannot hold (``0.3``, ``1e-5``) nor several operations (``a * 0.5 + b * 2.0``):
+    NVRTC's PTX of fixtures/sources/promotions.cu. A literal cast to float is none."""
+    exact = True
+    statement = _STRING.sub('""', statement)  # (a static_assert's message)
+    for m in _DOUBLE_LITERAL.finditer(statement):
+        if _FLOAT_CAST.search(statement, 0, m.start()):
+            continue
+        value = float(m[0])
+        exact = exact and struct.unpack("f", struct.pack("f", value))[0] == value
+        if not exact:
+            return True
+        if len(_OPERATOR.findall(_SUBSCRIPTS.sub("[]", statement))) > 1:
+            return True
+    return False
 
 
 def _subscript_spans(body: str) -> list[tuple[int, int]]:
