@@ -213,3 +213,54 @@ def test_the_textbook_reduction_timed_on_the_gpu():
     assert model["saving"]["low"] <= saved <= model["saving"]["high"]
     assert any(f["rule"] == "LCH108" and f["severity"] == "warning"
                for f in launch["findings"])
+
+
+AXPY = """(const float* __restrict__ x, float* __restrict__ y, float alpha, long n) {
+    long i = blockIdx.x * STEP + threadIdx.x;
+    if (i < n) {
+        y[i] = alpha * x[i] + y[i];
+    }
+}"""
+
+
+@pytest.mark.parametrize(("index", "pinned"), [
+    ("blockIdx.x * (long)32 + threadIdx.x", True),  # a template's BLOCK, instantiated
+    ("blockIdx.x * TILE_DIM + threadIdx.x", True),  # cuda-samples' transpose
+    ("threadIdx.x + blockIdx.x * 256", True),
+    ("BLOCK * blockIdx.x + threadIdx.x", True),
+    ("blockIdx.x * blockDim.x + threadIdx.x", False),
+    ("(long)blockIdx.x * blockDim.x + threadIdx.x", False),
+    ("threadIdx.x + blockDim.x * blockIdx.x", False),
+    ("blockIdx.x * blockDim.x * 4 + threadIdx.x", False),
+])
+def test_an_index_stepping_by_its_own_width_pins_the_block(index, pinned):
+    """``blockIdx.x * 32 + threadIdx.x``: a launch of another width skips elements (fewer
+    threads) or repeats them (more), so the kernel's block is the launch's; a width the
+    body takes from blockDim.x is not pinned."""
+    from occlint.model.facts import BLOCK_PINNED
+
+    facts = kernel_facts("(const float* x, float* y, float alpha, long n)",
+                         "{ long i = " + index + "; if (i < n) { y[i] = alpha * x[i] + y[i]; } }",
+                         "per-element", {"TILE_DIM": 32, "BLOCK": 256})
+    assert (facts.block_limit == BLOCK_PINNED) is pinned
+    aliased = "{ int width = blockDim.x; long i = blockIdx.x * width + threadIdx.x; y[i] = x[i]; }"
+    assert kernel_facts("(const float* x, float* y)", aliased, "per-element", {}).block_limit == 0
+
+
+def test_a_kernel_written_for_its_block_gets_no_other(tmp_path):
+    """A template's ``axpy_b<32u, float>`` (fixtures/sources/templates.cu: its index steps
+    by BLOCK) in 32-thread blocks: no fix, no warning (before: 'use 256 threads', which
+    would have summed elements over again); the same body stepping by blockDim.x is
+    advised a wider block."""
+    trace = _trace(tmp_path / "t.pt.trace.json",
+                   "void axpy_b<32u, float>(float const*, float*, float, long)", 32,
+                   (1 << 24) // 32, 290.0)
+    group = execute(Options(paths=[str(trace), str(FIXTURES / "sources" / "templates.cu")],
+                            isolated=True)).doc["launches"][0]
+    assert group["model"]["fix"] is None
+    assert not [f for f in group["findings"] if f["severity"] == "warning"]
+    source = tmp_path / "axpy.cu"
+    source.write_text("__global__ void axpy" + AXPY.replace("STEP", "blockDim.x") + "\n")
+    trace = _trace(tmp_path / "u.pt.trace.json", "axpy", 32, (1 << 24) // 32, 290.0)
+    group = execute(Options(paths=[str(trace), str(source)], isolated=True)).doc["launches"][0]
+    assert group["model"]["fix"]["block"][0] > 32

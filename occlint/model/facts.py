@@ -26,7 +26,10 @@ def threads_are_work(block_indexed: bool | None, body: str | None,
     """A kernel whose source reads no block index (``block_indexed`` False), checks no bound
     (``body`` "other") and loops over nothing: its threads are its work (SGEMM_CUDA's
     simplest_kernel: 16 threads fill a 4 x 4 array), and another block size computes
-    something else."""
+    something else; so does one whose element index steps by a width of its own
+    (BLOCK_PINNED: ``blockIdx.x * TILE_DIM + threadIdx.x``)."""
+    if facts is not None and facts.block_limit == BLOCK_PINNED:
+        return True
     return block_indexed is False and body == "other" and not (facts and facts.loops)
 
 
@@ -34,6 +37,10 @@ def threads_are_work(block_indexed: bool | None, body: str | None,
 # template's parameter, a -D define) is written at the thread's own index: the block may
 # be no wider than the launch as it is
 BLOCK_AS_IS = -1
+# ... where the kernel's element index multiplies the block index by something else than
+# blockDim.x (``blockIdx.x * TILE + threadIdx.x``: a constant, a template's or the caller's
+# block size): a launch of another width skips or repeats elements: the launch's width
+BLOCK_PINNED = -2
 
 
 @by_fields
@@ -49,7 +56,7 @@ class Facts:
     # the most threads along x its static shared arrays hold (an array the thread's index
     # subscripts; 0: no bound) and whether its block must be a power of two (a tree
     # reduction halving blockDim): blocks the advice may not take
-    block_limit: int = 0  # (BLOCK_AS_IS: no wider than the launch as it is)
+    block_limit: int = 0  # (BLOCK_AS_IS: no wider than the launch; BLOCK_PINNED: its width)
     block_limit_y: int = 0  # ... along y (a tile's [y][x] array)
     pow2_block: bool = False
     # the most threads a block of the kernel may have as compiled (``__launch_bounds__``'s

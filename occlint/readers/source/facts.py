@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cache, lru_cache
 
-from occlint.model.facts import BLOCK_AS_IS, LOOP_CONTROL, OWN_LINES, Facts
+from occlint.model.facts import BLOCK_AS_IS, BLOCK_PINNED, LOOP_CONTROL, OWN_LINES, Facts
 from occlint.model.source import TemplateText
 from occlint.readers.source import access
 
@@ -89,6 +89,16 @@ _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
 # parameter, a cast) computes in double precision: its multiply-adds are the FP64 pipe's
 # (Facts.fp64, the share of the element's multiply-adds in such statements)
 _DOUBLE = re.compile(r"\bdouble\b")
+# an element index stepping by a block's width that is not blockDim.x (_pinned_width): the
+# step before or after blockIdx.x, a cast allowed around either
+_CAST = r"(?:\(\s*[A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)?\s*\)\s*)?"
+_STEP = r"(?!blockDim\b|gridDim\b)(?:[A-Za-z_]\w*|\d+)(?![\w.(\[])"
+_PINNED = re.compile(
+    _CAST + r"blockIdx\.x\s*\*\s*" + _CAST + "(?P<a>" + _STEP + r")\s*\+\s*" + _CAST
+    + r"threadIdx\.x\b"
+    + r"|threadIdx\.x\s*\+\s*" + _CAST + r"blockIdx\.x\s*\*\s*" + _CAST + "(?P<b>" + _STEP + ")"
+    + r"|(?<![\w.])(?P<c>" + _STEP + r")\s*\*\s*" + _CAST + r"blockIdx\.x\s*\+\s*" + _CAST
+    + r"threadIdx\.x\b")
 # ... or an unsuffixed floating literal in it (``0.5``, ``2.``, ``1e-5``; not ``0.5f``)
 _DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
                              r"(?![\w.])")
@@ -931,6 +941,9 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                             if bases.get(n, n) in loop_loads), default=0), unroll)
     static_arrays = _shared_arrays(body, consts)
     bounds = _block_bounds(body, static_arrays, consts, region, thread_index)
+    if loop != "block-stride" and "blockIdx" in body and _pinned_width(body):
+        # (a block-stride loop steps by the launch's width from there: any width covers)
+        bounds = (BLOCK_PINNED, *bounds[1:])
     return Facts(loop=loop, load_bytes=None if unknown else load,
                  store_bytes=None if unknown else store, fma=fma, control=control,
                  fp64=_fp64_share(params, body, arithmetic, region) if fma else 0.0,
@@ -1074,6 +1087,23 @@ def _block_bounds(body: str, shared: list[tuple[str, int | None, list[int | None
     # an extent not known here: the launch as it is fits it, a wider block may not
     return (limits[0] or (BLOCK_AS_IS if unknown[0] else 0),
             limits[1] or (BLOCK_AS_IS if unknown[1] else 0), _halves_block(body))
+
+
+def _pinned_width(body: str) -> bool:
+    """Whether the body's element index steps by something else than ``blockDim.x`` a block
+    (``blockIdx.x * TILE_DIM + threadIdx.x``, ``threadIdx.x + blockIdx.x * 256``): its
+    blocks are as wide as that, not as the launch says (a name the body sets from
+    ``blockDim.x`` is the block's width)."""
+    values = None
+    for m in _PINNED.finditer(body):
+        step = m["a"] or m["b"] or m["c"]
+        if step.isdigit():
+            return True
+        if values is None:
+            values = _assigned(body)
+        if not any("blockDim" in v for v in values.get(step, ())):
+            return True
+    return False
 
 
 def _static_shared(shared: list[tuple[str, int | None, list[int | None]]]) -> int | None:
