@@ -215,15 +215,14 @@ def _spelled(type_text: str, aliases: dict[str, str]) -> str:
     return " ".join(aliases.get(w, w) for w in type_text.split())
 
 
-def with_aliases(text: str, aliases: dict[str, str]) -> str:
-    """``text`` with the aliases it names read as the types they stand for."""
-    if not aliases:
-        return text
-    used = [a for a in aliases if a in text]
+def substituted(text: str, names: dict[str, str]) -> str:
+    """``text`` with each of ``names`` it holds (as a whole word) read as its value: a type
+    alias as the type it names, a template's parameter as its argument."""
+    used = [n for n in names if n in text]
     if not used:
         return text
     named = re.compile(r"\b(?:" + "|".join(map(re.escape, used)) + r")\b")
-    return named.sub(lambda m: aliases[m[0]], text)
+    return named.sub(lambda m: names[m[0]], text)
 
 
 def _pointer_params(params: str) -> Iterator[tuple[str, re.Match[str]]]:
@@ -690,12 +689,8 @@ def instantiated(template: TemplateText, arguments: tuple[str, ...]) -> Facts | 
     if len(arguments) != len(template.parameters):
         return None
     values = dict(zip(template.parameters, map(_argument, arguments), strict=True))
-    named = re.compile(r"\b(?:" + "|".join(map(re.escape, values)) + r")\b")
-
-    def spelled(text: str) -> str:
-        return named.sub(lambda m: values[m[0]], text)
-
-    facts = kernel_facts(spelled(template.params), spelled(template.body), template.shape,
+    facts = kernel_facts(substituted(template.params, values),
+                         substituted(template.body, values), template.shape,
                          dict(template.defines))
     return replace(facts, max_threads=template.max_threads) if template.max_threads \
         else facts
@@ -1179,18 +1174,14 @@ def _promoted(statement: str) -> bool:
     ``x * 0.5``: rounding the double result gives the float one), not a literal a float
     cannot hold (``0.3``, ``1e-5``) nor several operations (``a * 0.5 + b * 2.0``):
     NVRTC's PTX of fixtures/sources/promotions.cu. A literal cast to float is none."""
-    exact = True
     statement = _STRING.sub('""', statement)  # (a static_assert's message)
-    for m in _DOUBLE_LITERAL.finditer(statement):
-        if _FLOAT_CAST.search(statement, 0, m.start()):
-            continue
-        value = float(m[0])
-        exact = exact and struct.unpack("f", struct.pack("f", value))[0] == value
-        if not exact:
-            return True
-        if len(_OPERATOR.findall(_SUBSCRIPTS.sub("[]", statement))) > 1:
-            return True
-    return False
+    values = [float(m[0]) for m in _DOUBLE_LITERAL.finditer(statement)
+              if not _FLOAT_CAST.search(statement, 0, m.start())]
+    if not values:
+        return False
+    if any(struct.unpack("f", struct.pack("f", v))[0] != v for v in values):
+        return True
+    return len(_OPERATOR.findall(_SUBSCRIPTS.sub("[]", statement))) > 1
 
 
 def _subscript_spans(body: str) -> list[tuple[int, int]]:

@@ -31,7 +31,7 @@ from typing import Any
 from occlint.model.source import Body, SourceKernel, TemplateText, Work
 from occlint.readers.source import device_functions, groups, loop_macros
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
-from occlint.readers.source.facts import defines, kernel_facts, type_aliases, with_aliases
+from occlint.readers.source.facts import defines, kernel_facts, substituted, type_aliases
 from occlint.readers.source.markers import kernel_definitions
 from occlint.readers.source.parse import (
     LOOPS,
@@ -354,7 +354,7 @@ def _params(declarator: Any, text: Text, aliases: dict[str, str]) -> str | None:
     params = declarator.child_by_field_name("parameters")
     if params is None:
         return None
-    return with_aliases(text.data[params.start_byte:params.end_byte].decode(
+    return substituted(text.data[params.start_byte:params.end_byte].decode(
         "utf-8", "replace"), aliases)
 
 
@@ -420,7 +420,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
                 kind = "grid-stride"
             params = _params(declarator, text, aliases)
             if params is not None:
-                source = with_aliases(expanded or source, aliases)
+                source = substituted(expanded or source, aliases)
                 facts = kernel_facts(params, source, kind, consts)
                 if bounds is not None and bounds[0]:
                     facts = replace(facts, max_threads=bounds[0])
