@@ -89,9 +89,12 @@ def test_a_trace_of_instantiations_gets_each_ones_facts(tmp_path):
     ("void k<std::pair<int, float>, 8u>(int)", ("std::pair<int, float>", "8u")),
     ("void a<int>::k(float*)", None),
     ("k(float*)", None),
+    ("void k<float>(float*) [clone .kd]", ("float",)),  # ROCm's descriptor symbol's name
 ])
 def test_template_arguments_of_a_demangled_name(name, arguments):
     assert template_arguments(name) == arguments
+    if arguments and "<int>::" not in name:  # (a kernel is no class template's member)
+        assert base_name(name) == "k"
 
 
 def test_arguments_that_do_not_pair_with_the_parameters_read_nothing():

@@ -65,8 +65,12 @@ def _libstdcxx(library: str, libc: str) -> Callable[[str], str]:
 
 def qualified_name(demangled: str) -> str:
     """``ns::f<int>`` from ``void ns::f<int>(int*)``: drop the parameter list and a leading
-    return type (template functions); keep the name when the form is unexpected."""
+    return type (template functions) and the demangler's clone suffixes (a ROCm kernel's
+    descriptor symbol ``f.kd`` reads ``f(int*) [clone .kd]``); keep the name when the form
+    is unexpected."""
     text = demangled.strip()
+    while text.endswith("]") and " [clone ." in text:
+        text = text[:text.rindex(" [clone .")].rstrip()
     if text.endswith(")"):
         depth = 0
         for i in range(len(text) - 1, -1, -1):
