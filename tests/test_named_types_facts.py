@@ -100,6 +100,9 @@ def test_template_arguments_of_a_demangled_name(name, arguments):
 def test_arguments_that_do_not_pair_with_the_parameters_read_nothing():
     template = _templates()["poly_t"]
     assert instantiated(template.instantiable, ("float",)) is None
+    # a trace's name is untrusted: nothing but a type or a value goes into the text
+    assert instantiated(template.instantiable, ("float; } while (1) {", "16")) is None
+    assert instantiated(template.instantiable, ("float" * 100, "16")) is None
     assert instantiated(template.instantiable, ("float", "(int)16")).fma == 16
     assert instantiated(template.instantiable, ("float", "16u")).fma == 16
 

@@ -686,14 +686,20 @@ def instantiated(template: TemplateText, arguments: tuple[str, ...]) -> Facts | 
     """The facts of a template kernel's instantiation for ``arguments`` (a demangled name's:
     occlint.model.demangle.template_arguments): each parameter's name in its text read as
     its argument (a type's name, an integer's value); None where they do not pair up."""
-    if len(arguments) != len(template.parameters):
-        return None
+    if len(arguments) != len(template.parameters) or not all(
+            len(a) <= MAX_ARGUMENT_CHARS and _ARGUMENT.fullmatch(a) for a in arguments):
+        return None  # (a trace's name is untrusted text: only a type's or a value's)
     values = dict(zip(template.parameters, map(_argument, arguments), strict=True))
     facts = kernel_facts(substituted(template.params, values),
                          substituted(template.body, values), template.shape,
                          dict(template.defines))
     return replace(facts, max_threads=template.max_threads) if template.max_threads \
         else facts
+
+
+# a template argument a name may give the kernel's text: a type or a value, short
+MAX_ARGUMENT_CHARS = 256
+_ARGUMENT = re.compile(r"[\w:<>,*&()\[\]\s.+-]+")
 
 
 def _argument(text: str) -> str:
