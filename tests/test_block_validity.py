@@ -250,8 +250,9 @@ def test_an_index_stepping_by_its_own_width_pins_the_block(index, pinned):
 def test_a_kernel_written_for_its_block_gets_no_other(tmp_path):
     """A template's ``axpy_b<32u, float>`` (fixtures/sources/templates.cu: its index steps
     by BLOCK) in 32-thread blocks: no fix, no warning (before: 'use 256 threads', which
-    would have summed elements over again); the same body stepping by blockDim.x is
-    advised a wider block."""
+    would have summed elements over again), and the occupancy rule's advice says the width
+    must change with the block; the same body stepping by blockDim.x is advised a wider
+    block."""
     trace = _trace(tmp_path / "t.pt.trace.json",
                    "void axpy_b<32u, float>(float const*, float*, float, long)", 32,
                    (1 << 24) // 32, 290.0)
@@ -259,6 +260,8 @@ def test_a_kernel_written_for_its_block_gets_no_other(tmp_path):
                             isolated=True)).doc["launches"][0]
     assert group["model"]["fix"] is None
     assert not [f for f in group["findings"] if f["severity"] == "warning"]
+    advice = next(f["advice"] for f in group["findings"] if f["rule"] == "LCH003")
+    assert "with the width the kernel's element index steps by" in advice
     source = tmp_path / "axpy.cu"
     source.write_text("__global__ void axpy" + AXPY.replace("STEP", "blockDim.x") + "\n")
     trace = _trace(tmp_path / "u.pt.trace.json", "axpy", 32, (1 << 24) // 32, 290.0)

@@ -26,11 +26,14 @@ def threads_are_work(block_indexed: bool | None, body: str | None,
     """A kernel whose source reads no block index (``block_indexed`` False), checks no bound
     (``body`` "other") and loops over nothing: its threads are its work (SGEMM_CUDA's
     simplest_kernel: 16 threads fill a 4 x 4 array), and another block size computes
-    something else; so does one whose element index steps by a width of its own
-    (BLOCK_PINNED: ``blockIdx.x * TILE_DIM + threadIdx.x``)."""
-    if facts is not None and facts.block_limit == BLOCK_PINNED:
-        return True
+    something else."""
     return block_indexed is False and body == "other" and not (facts and facts.loops)
+
+
+def width_pinned(facts: Facts | None) -> bool:
+    """Whether the kernel's element index steps by a width of its own (BLOCK_PINNED): a
+    block of another width needs that width changed in the code too."""
+    return facts is not None and facts.block_limit == BLOCK_PINNED
 
 
 # Facts.block_limit where a shared array of an extent not known from the source (a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from occlint.judgement.advice import balanced_block
+from occlint.model.facts import width_pinned
 from occlint.model.kernel import AmdResources
 from occlint.occupancy import amd, nvidia
 from occlint.rules.registry import kernel_finding, plural, rule
@@ -22,6 +23,22 @@ def _device(report) -> str:
 
 def _us(seconds: float) -> str:
     return f"{seconds * 1e6:,.1f} us"
+
+
+def block_advice(report, ctx, advice: str) -> str:
+    """A block rule's advice: :func:`planned`, or for a kernel whose element index steps by
+    a width of its own (``blockIdx.x * TILE + threadIdx.x``) ``advice`` with that width
+    changed too (the launch alone cannot change the block; the model prices no other)."""
+    if not width_pinned(report.launch.facts):
+        return planned(ctx, advice)
+    return with_its_width(advice)
+
+
+def with_its_width(advice: str) -> str:
+    """``advice`` of another block for a kernel whose element index steps by its own width."""
+    return (f"{advice}, with the width the kernel's element index steps by (blockIdx.x times "
+            "its own width, not blockDim.x) changed to match: another block alone would skip "
+            "or repeat elements")
 
 
 def planned(ctx, advice: str) -> str:
@@ -80,7 +97,7 @@ def block_not_wave_multiple(report, ctx):
         f"block of {block} {plural(block, 'thread')} is not a multiple of the {wave}-lane "
         f"{word}: its last {word} runs {block % wave} {plural(block % wave, 'lane')}, {idle} "
         f"idle ({_pct(idle / lanes)} of the block's lanes)",
-        advice=planned(ctx, f"use {options} threads per block"),
+        advice=block_advice(report, ctx, f"use {options} threads per block"),
         block=block, wave_size=wave, idle_lanes=idle, nearest=[x for x in (down, up) if x],
         suggestions=[ctx.plan.best.threads] if ctx.plan is not None and ctx.plan.changes
         else [] if ctx.plan is not None else [x for x in (down, up) if x])
@@ -189,7 +206,7 @@ def block_below_best(report, ctx):
         "LCH003", report,
         f"block {report.block_size} reaches {_pct(current)} occupancy; {shown} reach "
         f"{_pct(best)}, the best for this kernel on {_device(report)}",
-        advice=planned(ctx, f"use {adv['recommended_block']} threads per block"),
+        advice=block_advice(report, ctx, f"use {adv['recommended_block']} threads per block"),
         occupancy=round(current, 6), best=best, block_sizes_at_best=sizes)
 
 

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from occlint.judgement.advice import balanced_block, grid_stride, site_oversubscription, tail
-from occlint.rules import launch as _launch  # noqa: F401  (registers the LCH rules first)
+from occlint.model.facts import width_pinned
+from occlint.rules import launch as _launch  # (registers the LCH rules first)
 from occlint.rules.registry import RULES, Context, Finding, plural, rule, site_rule
 
 if TYPE_CHECKING:  # a run without sources never loads their model
@@ -68,7 +69,8 @@ def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Findin
             f"{t.word} of {t.name}: its last {t.word} runs {block % wave} "
             f"{plural(block % wave, 'lane')}, {idle} idle "
             f"({_pct(idle / lanes)} of the block's lanes)",
-            advice=f"use {' or '.join(map(str, options))} threads per block", target=t,
+            advice=_block_advice(s, f"use {' or '.join(map(str, options))} threads per block"),
+            target=t,
             block=block, wave_size=wave, idle_lanes=idle, suggestions=options)
 
 
@@ -127,9 +129,16 @@ def site_block_below_best(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             "LCH003", s, s.site.block,
             f"block {block} reaches {_pct(b['occupancy'])} occupancy for the kernel in "
             f"{b['file']}; {shown} reach {_pct(b['best_occupancy'])}, the best on "
-            f"{b['device']}", advice=f"use {b['recommended_block']} threads per block",
+            f"{b['device']}",
+            advice=_block_advice(s, f"use {b['recommended_block']} threads per block"),
             target=None, occupancy=b["occupancy"], best=b["best_occupancy"],
             block_sizes_at_best=sizes, binary=b["file"], device_name=b["device"])
+
+
+def _block_advice(s: SiteReport, advice: str) -> str:
+    """Another block's advice, with the kernel's own width where its index steps by it."""
+    return _launch.with_its_width(advice) if s.kernel is not None \
+        and width_pinned(s.kernel.facts) else advice
 
 
 def _threads_are_the_work(s: SiteReport) -> bool:
