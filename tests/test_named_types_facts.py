@@ -217,3 +217,28 @@ def test_the_template_read_alone_misses_what_its_instantiations_save(monkeypatch
                   if best >= 0.10 and not warned) == [
         "copy_t<float4>", "copy_t<float>", "copy_t<short>", "poly_t<double, 16>",
         "poly_t<float, 32>"]
+
+
+def test_a_binary_of_instantiations_gets_each_ones_facts(monkeypatch):
+    """The templates' cubin (NVRTC's SASS for sm_90, fixtures/ptx/templates.sm_90.cubin)
+    with their source and a launch to judge: each instantiation's kernel gets the launch-time
+    model's plan from its own facts (the unrolled counts, the element sizes); read as the
+    template alone its facts are not known and the rules' own estimates stand."""
+    import occlint.pipeline.setup as setup
+
+    def models() -> dict[str, dict]:
+        doc = execute(Options(paths=[str(FIXTURES / "ptx" / "templates.sm_90.cubin"),
+                                     str(SOURCE)], isolated=True, devices=["h100"],
+                              grid=65536, block=32)).doc
+        return {r["demangled"].split("(")[0].removeprefix("void "): r.get("model")
+                for r in doc["kernels"]}
+
+    got = models()
+    assert len(got) == 9
+    assert got["poly_t<float, 32>"]["facts"]["fma"] == 32
+    assert got["poly_t<double, 16>"]["facts"]["fp64"] == 1.0
+    assert got["copy_t<float4>"]["facts"]["load_bytes"] == 16
+    assert got["poly_n<64>"]["fix"]["block"][0] > 32
+    monkeypatch.setattr(setup, "instantiation", lambda entry, kernel: entry)
+    alone = models()
+    assert alone["poly_t<float, 32>"] is None and alone["copy_t<float4>"] is None

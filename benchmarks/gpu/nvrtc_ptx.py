@@ -44,6 +44,16 @@ def library() -> str:
 
 def ptx_by_library(source: str, name: str, path: str, arch: str = "compute_90") -> str:
     """What :func:`ptx` makes, from libnvrtc at ``path`` itself (ctypes), for ``arch``."""
+    return _compiled(source, name, path, arch, "PTX").decode()
+
+
+def cubin_by_library(source: str, name: str, path: str, arch: str = "sm_90") -> bytes:
+    """The cubin libnvrtc at ``path`` makes of ``source`` for ``arch`` (a real SASS target)."""
+    return _compiled(source, name, path, arch, "CUBIN")
+
+
+def _compiled(source: str, name: str, path: str, arch: str, what: str) -> bytes:
+    """NVRTC's ``what`` (PTX or CUBIN) of ``source``, through libnvrtc itself (ctypes)."""
     import ctypes
 
     lib = ctypes.CDLL(path)
@@ -59,10 +69,10 @@ def ptx_by_library(source: str, name: str, path: str, arch: str = "compute_90") 
         lib.nvrtcGetProgramLog(prog, log)
         raise SystemExit(log.value.decode())
     size = ctypes.c_size_t()
-    lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+    getattr(lib, f"nvrtcGet{what}Size")(prog, ctypes.byref(size))
     buf = ctypes.create_string_buffer(size.value)
-    lib.nvrtcGetPTX(prog, buf)
-    return buf.value.decode()
+    getattr(lib, f"nvrtcGet{what}")(prog, buf)
+    return buf.value if what == "PTX" else buf.raw
 
 
 def main(argv: list[str]) -> int:
