@@ -232,6 +232,8 @@ AXPY = """(const float* __restrict__ x, float* __restrict__ y, float alpha, long
     ("(long)blockIdx.x * blockDim.x + threadIdx.x", False),
     ("threadIdx.x + blockDim.x * blockIdx.x", False),
     ("blockIdx.x * blockDim.x * 4 + threadIdx.x", False),
+    ("hipBlockIdx_x * TILE_DIM + hipThreadIdx_x", True),  # HIP's spellings
+    ("hipBlockIdx_x * hipBlockDim_x + hipThreadIdx_x", False),
 ])
 def test_an_index_stepping_by_its_own_width_pins_the_block(index, pinned):
     """``blockIdx.x * 32 + threadIdx.x``: a launch of another width skips elements (fewer

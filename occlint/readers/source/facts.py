@@ -91,14 +91,15 @@ _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
 _DOUBLE = re.compile(r"\bdouble\b")
 # an element index stepping by a block's width that is not blockDim.x (_pinned_width): the
 # step before or after blockIdx.x, a cast allowed around either
+# (HIP's hipBlockIdx_x spellings too)
 _CAST = r"(?:\(\s*[A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)?\s*\)\s*)?"
-_STEP = r"(?!blockDim\b|gridDim\b)(?:[A-Za-z_]\w*|\d+)(?![\w.(\[])"
+_STEP = r"(?!blockDim\b|gridDim\b|hipBlockDim_x\b|hipGridDim_x\b)(?:[A-Za-z_]\w*|\d+)(?![\w.(\[])"
+_BIDX, _TIDX = r"(?:blockIdx\.x|hipBlockIdx_x)", r"(?:threadIdx\.x|hipThreadIdx_x)\b"
 _PINNED = re.compile(
-    _CAST + r"blockIdx\.x\s*\*\s*" + _CAST + "(?P<a>" + _STEP + r")\s*\+\s*" + _CAST
-    + r"threadIdx\.x\b"
-    + r"|threadIdx\.x\s*\+\s*" + _CAST + r"blockIdx\.x\s*\*\s*" + _CAST + "(?P<b>" + _STEP + ")"
-    + r"|(?<![\w.])(?P<c>" + _STEP + r")\s*\*\s*" + _CAST + r"blockIdx\.x\s*\+\s*" + _CAST
-    + r"threadIdx\.x\b")
+    _CAST + _BIDX + r"\s*\*\s*" + _CAST + "(?P<a>" + _STEP + r")\s*\+\s*" + _CAST + _TIDX
+    + "|" + _TIDX + r"\s*\+\s*" + _CAST + _BIDX + r"\s*\*\s*" + _CAST + "(?P<b>" + _STEP + ")"
+    + r"|(?<![\w.])(?P<c>" + _STEP + r")\s*\*\s*" + _CAST + _BIDX + r"\s*\+\s*" + _CAST
+    + _TIDX)
 # ... or an unsuffixed floating literal in it (``0.5``, ``2.``, ``1e-5``; not ``0.5f``)
 _DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
                              r"(?![\w.])")
@@ -942,7 +943,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                             if bases.get(n, n) in loop_loads), default=0), unroll)
     static_arrays = _shared_arrays(body, consts)
     bounds = _block_bounds(body, static_arrays, consts, region, thread_index)
-    if loop != "block-stride" and "blockIdx" in body and _pinned_width(body):
+    if loop != "block-stride" and "lockIdx" in body and _pinned_width(body):
         # (a block-stride loop steps by the launch's width from there: any width covers)
         bounds = (BLOCK_PINNED, *bounds[1:])
     return Facts(loop=loop, load_bytes=None if unknown else load,
