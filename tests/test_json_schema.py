@@ -36,6 +36,11 @@ CASES = {
     "traces": ["fixtures/traces"],
     "trace-joined": ["fixtures/traces/kineto/raw_odd.pt.trace.json.gz",
                      "fixtures/traces/kineto/odd_launches.sm_90.cubin"],
+    # template instantiations with their source: each one's facts, a pinned width (-2)
+    "templates-traced": ["fixtures/traces/templates/h200/templates.pt.trace.json.gz",
+                         "fixtures/sources/templates.cu"],
+    "templates-binary": ["fixtures/ptx/templates.sm_90.cubin", "fixtures/sources/templates.cu",
+                         "--device", "h100", "--block", "32", "--grid", "65536"],
 }
 
 
