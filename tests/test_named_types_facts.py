@@ -208,9 +208,9 @@ def test_the_template_read_alone_misses_what_its_instantiations_save(monkeypatch
     """Without the arguments (the template's own text: no element sizes, no counts) the
     grid-stride loops get no fix (19 and 30 % left) and the copies' claims span 0 to 87 %,
     too wide to warn on savings of 59 to 84 %."""
-    import occlint.pipeline.traces as traces
+    import occlint.pipeline.facts_index as facts_index
 
-    monkeypatch.setattr(traces, "instantiation", lambda entry, kernel: entry)
+    monkeypatch.setattr(facts_index, "instantiation", lambda entry, kernel: entry)
     result = _advised_on_the_h200()
     assert result["poly_t<float, 32>"][0] == result["poly_t<double, 16>"][0] == 0.0
     assert sorted(n for n, (_, best, _, warned) in result.items()
@@ -224,7 +224,7 @@ def test_a_binary_of_instantiations_gets_each_ones_facts(monkeypatch):
     with their source and a launch to judge: each instantiation's kernel gets the launch-time
     model's plan from its own facts (the unrolled counts, the element sizes); read as the
     template alone its facts are not known and the rules' own estimates stand."""
-    import occlint.pipeline.setup as setup
+    import occlint.pipeline.facts_index as facts_index
 
     def models() -> dict[str, dict]:
         doc = execute(Options(paths=[str(FIXTURES / "ptx" / "templates.sm_90.cubin"),
@@ -239,6 +239,6 @@ def test_a_binary_of_instantiations_gets_each_ones_facts(monkeypatch):
     assert got["poly_t<double, 16>"]["facts"]["fp64"] == 1.0
     assert got["copy_t<float4>"]["facts"]["load_bytes"] == 16
     assert got["poly_n<64>"]["fix"]["block"][0] > 32
-    monkeypatch.setattr(setup, "instantiation", lambda entry, kernel: entry)
+    monkeypatch.setattr(facts_index, "instantiation", lambda entry, kernel: entry)
     alone = models()
     assert alone["poly_t<float, 32>"] is None and alone["copy_t<float4>"] is None

@@ -45,7 +45,7 @@ from occlint.judgement.timing import (
     elements_for,
     predict,
 )
-from occlint.model.facts import BLOCK_AS_IS, BLOCK_PINNED, Facts
+from occlint.model.facts import Facts, width_pinned
 from occlint.model.launch import NvLaunchResources
 from occlint.occupancy import amd, nvidia
 
@@ -286,10 +286,10 @@ class _Space:
         steps by the launch's width where it is written for it (BLOCK_PINNED), and a tree
         over the block sums them all (a power of two) where it halves the block."""
         x = cand.block[0]
-        if self.facts.block_limit == BLOCK_PINNED and x != self.block[0]:
+        if width_pinned(self.facts) and x != self.block[0]:
             return False
-        limit_x, limit_y = (self.block[axis] if limit in (BLOCK_AS_IS, BLOCK_PINNED)
-                            else limit
+        # (BLOCK_AS_IS and BLOCK_PINNED, the negative limits: the launch's own)
+        limit_x, limit_y = (self.block[axis] if limit < 0 else limit
                             for axis, limit in enumerate((self.facts.block_limit,
                                                           self.facts.block_limit_y)))
         if (limit_x and x > limit_x) or (limit_y and cand.block[1] > limit_y):

@@ -62,6 +62,14 @@ def indexed_facts(entry: dict[str, Any]) -> Any:
     return next(iter(told)) if len(told) == 1 else None
 
 
+def resolved(entry: dict[str, Any], kernel: str) -> dict[str, Any]:
+    """A kernel's index entry with the facts ``kernel`` (a demangled name) gets: its PTX's,
+    read now, and a template's instantiation's (:func:`instantiation`)."""
+    if "ptx" in entry and "facts" not in entry:
+        entry = {**entry, "facts": indexed_facts(entry)}
+    return instantiation(entry, kernel) if "template" in entry else entry
+
+
 def instantiation(entry: dict[str, Any], kernel: str) -> dict[str, Any]:
     """The index entry of a template kernel as the instantiation ``kernel`` (a demangled
     name) sees it: the facts of its text with the name's template arguments, where they

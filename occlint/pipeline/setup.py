@@ -18,7 +18,7 @@ from occlint.devices.models import Device
 from occlint.judgement.advice import AdviceSettings
 from occlint.model.demangle import base_name
 from occlint.model.records import Sink
-from occlint.pipeline.facts_index import indexed_facts, instantiation
+from occlint.pipeline.facts_index import resolved
 from occlint.readers.formats import ReadOptions
 from occlint.rules.engine import RuleSettings
 
@@ -77,9 +77,8 @@ def launch_resolver(cfg: Config, opts: Options):
         hint = kernel.launch_hint or {}
         from_source: dict[str, Any] = {}
         if opts.source_index:
-            from_source = opts.source_index.get(base_name(kernel.demangled), {})
-            if "template" in from_source:  # a template's: the binary's instantiation's own
-                from_source = instantiation(from_source, kernel.demangled)
+            from_source = resolved(opts.source_index.get(base_name(kernel.demangled), {}),
+                                   kernel.demangled)
         # the block of the kernel's source launches, when nothing more direct gives one
         uses_source = ("block" in from_source and opts.block is None and "block" not in base
                        and "block" not in hint)
@@ -96,7 +95,7 @@ def launch_resolver(cfg: Config, opts: Options):
             body=from_source.get("body"),
             block_from_source=uses_source,
             work=from_source.get("work"),
-            facts=indexed_facts(from_source),
+            facts=from_source.get("facts"),
             block_indexed=from_source.get("block_indexed"),
         )
         cache[key] = launch

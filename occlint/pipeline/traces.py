@@ -39,7 +39,7 @@ from occlint.model.finding import OVERHEAD_RULES, find_under
 from occlint.model.kernel import InputError
 from occlint.model.launch import LaunchCollector, StreamTimeline, TraceDevice, in_start_order
 from occlint.pipeline.document import occupancy_record, overhead_savings
-from occlint.pipeline.facts_index import embedded_facts, indexed_facts, instantiation
+from occlint.pipeline.facts_index import embedded_facts, resolved
 from occlint.pipeline.ranks import rank_summary, trace_rank
 from occlint.readers.traces import TraceError
 from occlint.rules.engine import checks, finish_findings, judge
@@ -115,10 +115,8 @@ def analyse_traces(candidates: list, setup, records, settings, jobs: int = 1) ->
             device, source = devices[key]
             facts = setup.source_index.get(base_name(group.key.kernel)) \
                 if setup.source_index else None
-            if facts and "ptx" in facts:  # its facts from the run's PTX, read now
-                facts = {**facts, "facts": indexed_facts(facts)}
-            if facts and "template" in facts:  # a template's: the instantiation's own
-                facts = instantiation(facts, group.key.kernel)
+            if facts:  # a template's instantiation's, or its PTX's, read now
+                facts = resolved(facts, group.key.kernel)
             reports.append(analyse_group(group, collector, device, source, index, setup.db,
                                          facts, embedded))
         if any(lr.report is not None for lr in reports):

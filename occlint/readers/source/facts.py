@@ -89,8 +89,8 @@ _FMA = re.compile(r"\b(?:__)?fmaf?(?:_r[nzud])?\s*\(|\b__fmaf_rn\s*\(")
 # parameter, a cast) computes in double precision: its multiply-adds are the FP64 pipe's
 # (Facts.fp64, the share of the element's multiply-adds in such statements)
 _DOUBLE = re.compile(r"\bdouble\b")
-# an element index stepping by a block's width that is not blockDim.x (_pinned_width): the
-# step before or after blockIdx.x, a cast allowed around either
+# an element index stepping by a block's width that is not blockDim.x
+# (_steps_by_own_width): the step before or after blockIdx.x, a cast allowed around either
 # (HIP's hipBlockIdx_x spellings too)
 _CAST = r"(?:\(\s*[A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)?\s*\)\s*)?"
 _STEP = r"(?!blockDim\b|gridDim\b|hipBlockDim_x\b|hipGridDim_x\b)(?:[A-Za-z_]\w*|\d+)(?![\w.(\[])"
@@ -106,7 +106,6 @@ _DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|
 _FLOAT_CAST = re.compile(r"\(\s*float\s*\)\s*\Z")
 _SUBSCRIPTS = re.compile(r"\[[^\[\]]*\]")
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_NAME = re.compile(r"[A-Za-z_]\w*")
 _STATEMENT_END = re.compile(r"[;{}]")
 # single-precision math functions whose cost the device measured (characterize.py
 # math_ops; timing's math_fma), and the C++ overloads kernels call on floats by the
@@ -943,7 +942,7 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
                             if bases.get(n, n) in loop_loads), default=0), unroll)
     static_arrays = _shared_arrays(body, consts)
     bounds = _block_bounds(body, static_arrays, consts, region, thread_index)
-    if loop != "block-stride" and "lockIdx" in body and _pinned_width(body):
+    if loop != "block-stride" and "lockIdx" in body and _steps_by_own_width(body):
         # (a block-stride loop steps by the launch's width from there: any width covers)
         bounds = (BLOCK_PINNED, *bounds[1:])
     return Facts(loop=loop, load_bytes=None if unknown else load,
@@ -974,7 +973,6 @@ def kernel_facts(params: str, body: str, shape: str, consts: dict[str, int]) -> 
 # an atomic's address: the array (or pointer) it indexes, ``&bins[k]``, ``out + k``
 _ADDRESS_BASE = re.compile(r"\s*&?\s*\(?\s*([A-Za-z_]\w*)")
 _BLOCK_WORDS = re.compile(_BLOCK.pattern + r"|\bgridDim\b|\bhipGridDim_")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 # an assignment's name and (looked ahead, so that ``a = b = c`` gives both) its value
@@ -1091,7 +1089,7 @@ def _block_bounds(body: str, shared: list[tuple[str, int | None, list[int | None
             limits[1] or (BLOCK_AS_IS if unknown[1] else 0), _halves_block(body))
 
 
-def _pinned_width(body: str) -> bool:
+def _steps_by_own_width(body: str) -> bool:
     """Whether the body's element index steps by something else than ``blockDim.x`` a block
     (``blockIdx.x * TILE_DIM + threadIdx.x``, ``threadIdx.x + blockIdx.x * 256``): its
     blocks are as wide as that, not as the launch says (a name the body sets from
@@ -1131,7 +1129,7 @@ def _double_names(params: str, body: str) -> frozenset[str]:
     """Names declared double (or a pointer to doubles): parameters, and each declarator of
     a ``double`` declaration in the body (``double v = x[i], t = 0.0;``)."""
     names: set[str] = set()
-    for param in params.strip("() ").split(","):
+    for param in access.split_top_level(params.strip("() "), _SEPARATORS):
         if _DOUBLE.search(param) and (found := _NAME.findall(param.split("=")[0])):
             names.add(found[-1])
     for m in _DOUBLE.finditer(body):
@@ -1225,7 +1223,7 @@ def _through(text: str, values: dict[str, list[str]], test: Callable[[str], bool
     names (``values``: :func:`_assigned`; ``depth`` assignments deep)."""
     if itself and test(text):
         return True
-    for name in set(_IDENTIFIER.findall(text)) if depth else ():
+    for name in set(_NAME.findall(text)) if depth else ():
         for value in values.get(name, ()):
             if _through(value, values, test, depth - 1):
                 return True
