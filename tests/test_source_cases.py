@@ -313,6 +313,59 @@ def test_kernels_that_read_no_block_index_get_no_grid_rules(occlint):
     assert rules("single_block.cu") == set()
 
 
+def test_a_block_index_that_only_picks_a_role_does_not_split_the_work(occlint):
+    """flashinfer's one- and two-block kernels compare their block index with 0 (block 0
+    scans the send counts, block 1 the receive counts; every block but 0 returns): more
+    blocks repeat a role, so no grid rule asks for 132 blocks (before: "launch at least 132
+    blocks", 74-99 % claimed). A kernel that compares its index with 0 and also steps its
+    elements by it is still judged."""
+    name = "block_roles.cu"
+    kernels = {k.name: k.block_indexed for k in read(name).kernels}
+    assert kernels == {"bump_tag_kernel": False, "offsets_preflight_kernel": False,
+                       "computeCumsumDevice": False, "first_block_also_counts": True}
+    doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
+    assert {(f["kernel"], f["rule"]) for f in doc["findings"]} == {
+        ("first_block_also_counts", "LCH102")}
+    (source,) = doc["sources"]
+    reasons = {site["kernel"]: site["advice"]["reason"] for site in source["launches"]}
+    assert "does not split its work by block" in reasons["computeCumsumDevice"]
+    assert "grid follows the problem size" in reasons["first_block_also_counts"]
+
+
+def test_a_launch_through_a_variable_holding_the_kernel(occlint):
+    """``auto func = k<1024>; if (n <= 32) func = k<32>; ... cudaLaunchKernelEx(&config,
+    func, ...)`` and ``kernelPtr<<<2, blockSize>>>`` (flashinfer's choice of a block by
+    size) launch k: the site is k's (its body read, no grid asked of a one-block scan). The
+    declaration in the branch holding the launch is the one read; a variable given two
+    kernels, or a call's result, stays as written."""
+    name = "kernel_variables.cu"
+    sites = {s.span.line: (s.kernel, s.kernel_text) for s in read(name).launches}
+    assert sites == {
+        line_of(name, "cudaLaunchKernelEx(&config, func", 0):
+            ("globalExpertPrefixSumKernel", "func"),
+        line_of(name, "cudaLaunchKernelEx(&config, func", 1):
+            ("globalExpertPrefixSumLargeKernel", "globalExpertPrefixSumLargeKernel<1024>"),
+        line_of(name, "kernelPtr<<<"): ("inplaceSendRecvRankCumSumKernel", "kernelPtr"),
+        line_of(name, "chosen<<<"): ("chosen", "chosen"),
+        line_of(name, "picked<<<"): ("picked", "picked"),
+    }
+    doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
+    assert {(f["kernel"], f["rule"]) for f in doc["findings"]} == {
+        ("chosen", "LCH102"), ("picked", "LCH102")}
+
+
+def test_a_one_block_kernel_of_its_threads_is_not_told_a_warp_of_them(occlint):
+    """rocm-examples' warp_shuffle transposes a width x width matrix in one block, indexed
+    by threadIdx alone (a bounds check, no block index): a block of 32 threads would not
+    shrink the grid (it is 1) but leave the matrix's rows out; before, LCH001 "use 32
+    threads per block", 40-58 % claimed."""
+    doc = occlint(str(CASES / "one_block_threads.cu"), "--device", "h100", "--format",
+                  "json").json()
+    assert doc["findings"] == []
+    (kernel,) = read("one_block_threads.cu").kernels
+    assert kernel.body == "per-element" and kernel.block_indexed is False
+
+
 def test_a_tile_kernel_is_not_told_another_block_or_grid(occlint):
     """A 32 x 32 tile in shared memory (CoffeeBeforeArch's tiled matmul): its grid's tail
     is stated (info), but neither a grid-stride grid (the kernel is in the run and is no

@@ -411,6 +411,12 @@ def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
     """What the JSON says about a site's grid advice, and why."""
     stride, name = grid_stride(s.kernel), s.site.kernel
     body = s.kernel.body if s.kernel else None
+    if s.kernel is not None and s.kernel.block_indexed is False:
+        return {"kernel_body": body, "grid_stride_advice": False,
+                "reason": f"{name} does not split its work by block (it reads no block "
+                          f"index, or only compares one with a constant; {_where(s)}): more "
+                          "blocks would repeat it, so no grid advice",
+                "recommended_grid": None}
     if stride is True:
         grids = {}
         for t in s.targets:

@@ -23,11 +23,12 @@ LOOP_CONTROL = 3.0
 
 def threads_are_work(block_indexed: bool | None, body: str | None,
                      facts: Facts | None) -> bool:
-    """A kernel whose source reads no block index (``block_indexed`` False), checks no bound
-    (``body`` "other") and loops over nothing: its threads are its work (SGEMM_CUDA's
-    simplest_kernel: 16 threads fill a 4 x 4 array), and another block size computes
-    something else."""
-    return block_indexed is False and body == "other" and not (facts and facts.loops)
+    """A kernel whose source reads no block index (``block_indexed`` False) and loops over
+    nothing: its threads are its work (SGEMM_CUDA's simplest_kernel: 16 threads fill a 4 x
+    4 array; flashinfer's prefix sums of ``threadIdx.x < n`` in one block), and another
+    block size computes something else, or leaves elements out."""
+    return block_indexed is False and body in ("other", "per-element") \
+        and not (facts and facts.loops)
 
 
 def width_pinned(facts: Facts | None) -> bool:

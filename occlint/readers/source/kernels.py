@@ -58,6 +58,13 @@ _BLOCK_INDEX_WORDS = (b"blockIdx", b"hipBlockIdx_", b"__builtin_amdgcn_workgroup
                       b"this_grid", b"group_index", b"block_rank", b"clusterIdx",
                       b"block_index")
 _WORD_BYTE = re.compile(rb"\w")
+# a block index compared with a constant picks a block's role, it does not split the data
+# (``if (threadIdx.x != 0 || blockIdx.x != 0) return;``, ``blockIdx.x == 0 ? send :
+# recv``: flashinfer's one- and two-block kernels): more blocks only repeat a role. Between
+# a delimiter and one (not an operand of arithmetic)
+_B = rb"(?:blockIdx\.[xyz]|hipBlockIdx_[xyz])"
+_ROLE = re.compile(rb"(?<=[(!&|?:,;={}\[])\s*(?:" + _B + rb"\s*[!=]=\s*\d+[uU]?|\d+[uU]?\s*"
+                   rb"[!=]=\s*" + _B + rb")\s*(?=[)&|?:,;\]])")
 # a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 COMPARISON = re.compile(r"(<|>)")
@@ -237,13 +244,15 @@ def _bounds_check(words: str, indexes: set[str], others: set[str]) -> bool:
 
 
 def _block_indexed(body: Any, text: Text, helpers: frozenset[bytes] | None) -> bool | None:
-    """Whether the body reads which block it is: False where it reads no block index and
-    calls none of the file's functions or macros that read one (``helpers``; None: one is
-    read where no definition holds it, so any call or macro may) (every block does the same
-    work: an empty kernel, a ``<<<1, 1>>>`` test writing ``*out``, a 4 x 4 fill by its
-    threads, llm.c's single-block sum calling only blockReduce); None where it calls one,
-    and where the body is empty (a stand-in: nothing to tell)."""
-    if BLOCK_INDEX.search(text.data, body.start_byte, body.end_byte):
+    """Whether the body reads which block it is: False where it reads no block index, or
+    only compares one with a constant (:data:`_ROLE`), and calls none of the file's
+    functions or macros that read one (``helpers``; None: one is read where no definition
+    holds it, so any call or macro may) (more blocks do not split its work: an empty
+    kernel, a ``<<<1, 1>>>`` test writing ``*out``, a 4 x 4 fill by its threads, llm.c's
+    single-block sum calling only blockReduce, flashinfer's two-block scans); None where it
+    calls one, and where the body is empty (a stand-in: nothing to tell)."""
+    first = BLOCK_INDEX.search(text.data, body.start_byte, body.end_byte)
+    if first is not None and not _roles_only(text.data, first.start(), body.end_byte):
         return True
     if not body.named_child_count:
         return None
@@ -254,6 +263,14 @@ def _block_indexed(body: Any, text: Text, helpers: frozenset[bytes] | None) -> b
                                    text.data[body.start_byte:body.end_byte]) for h in helpers):
         return None
     return False
+
+
+def _roles_only(data: bytes, start: int, end: int) -> bool:
+    """Whether every block index read in ``data[start:end]`` (the first at ``start``)
+    compares it with a constant (:data:`_ROLE`)."""
+    roles = [m.span() for m in _ROLE.finditer(data, start - 1, end)]
+    return bool(roles) and all(any(a <= m.start() < b for a, b in roles)
+                               for m in BLOCK_INDEX.finditer(data, start, end))
 
 
 _DEFINITIONS = ("function_definition", "preproc_function_def", "preproc_def")

@@ -18,7 +18,7 @@ from occlint.model.source import LaunchSite, Param
 from occlint.readers.source.evaluate import Derived, Dim3, Evaluator, Unknown, Value
 from occlint.readers.source.kernels import base_name
 from occlint.readers.source.markers import launch_nodes
-from occlint.readers.source.parse import Text, field_of, scan, unwrap
+from occlint.readers.source.parse import Text, field_of, operator, scan, unwrap
 
 API_ARGS = {  # name -> (kernel, grid, block, shared, stream) argument positions
     "hipLaunchKernelGGL": (0, 1, 2, 3, 4),
@@ -62,7 +62,7 @@ def to_param(node: Any, value: Value, text: Text) -> Param:
 
 def _kernel_of(node: Any, text: Text) -> tuple[str, str]:
     """The kernel named by a launch API argument: casts, ``&k``, ``HIP_KERNEL_NAME(k)``,
-    ``reinterpret_cast<void*>(k)``."""
+    ``reinterpret_cast<void*>(k)``, a variable holding one (:func:`_through_variable`)."""
     for _ in range(8):
         node = unwrap(node)
         if node is None:
@@ -76,7 +76,105 @@ def _kernel_of(node: Any, text: Text) -> tuple[str, str]:
             node = args.named_children[0]
         else:
             break
+    if node.type == "identifier":
+        through = _through_variable(node, text.of(node), text)
+        if through is not None:
+            return through
     return base_name(node, text), text.of(node)
+
+
+# declarators a variable's name sits in: ``*f``, ``(*f)(int)``, ``&f``
+_DECLARATORS = ("pointer_declarator", "parenthesized_declarator", "function_declarator",
+                "reference_declarator")
+# what names a kernel on the right of ``f = ...``: the name, a template's, a scoped one
+_NAMES = ("identifier", "template_function", "qualified_identifier")
+
+
+def _declared(node: Any, text: Text) -> str:
+    """The name a declarator declares (``(*f)(int*)`` -> ``f``)."""
+    for _ in range(8):
+        if node is None or node.type in _NAMES:
+            break
+        if node.type == "parenthesized_declarator":
+            node = node.named_children[0] if node.named_child_count else None
+        elif node.type in _DECLARATORS:
+            node = node.child_by_field_name("declarator")
+        else:
+            return ""
+    return text.of(node) if node is not None and node.type == "identifier" else ""
+
+
+def _named(node: Any) -> list[Any] | None:
+    """The kernel names a value of a kernel pointer spells (``&k<4>``, ``(void*)k``,
+    ``reinterpret_cast<void*>(k)``, both arms of ``c ? k<1> : k<2>``); None where it
+    spells anything else (a call's result, a table's entry)."""
+    for _ in range(8):
+        node = unwrap(node)
+        if node is None:
+            return None
+        if node.type == "pointer_expression":
+            node = node.child_by_field_name("argument")
+        elif node.type == "conditional_expression":
+            arms = [_named(node.child_by_field_name(f)) for f in ("consequence", "alternative")]
+            return None if None in arms else [n for arm in arms for n in arm]  # type: ignore[union-attr]
+        elif node.type == "call_expression" and (node.child_by_field_name("function") is not None
+                                                  and node.child_by_field_name("function").type
+                                                  == "template_function"):
+            cast = node.child_by_field_name("function")
+            args = node.child_by_field_name("arguments")
+            if not cast.text.split(b"<", 1)[0].endswith(b"_cast") or args is None \
+                    or args.named_child_count != 1:
+                return None
+            node = args.named_children[0]
+        else:
+            return [node] if node.type in _NAMES else None
+    return None
+
+
+def _holds(outer: Any, node: Any) -> bool:
+    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+
+
+def _through_variable(at: Any, name: str, text: Text) -> tuple[str, str] | None:
+    """The kernel a launch through the variable ``name`` starts (``auto f = k<32>; if (n >
+    32) f = k<64>; f<<<1, n>>>(...)``: flashinfer's choice of a block by size): the one
+    kernel every initialiser and assignment of ``name`` in the enclosing function names, as
+    (its name, its text where they all spell it alike, else ``name``); None where ``name``
+    is assigned nothing there, or more than one kernel, or what is not a kernel's name."""
+    function = at
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None or not re.search(
+            rb"\b" + re.escape(name.encode()) + rb"\s*=(?!=)",
+            text.data[function.start_byte:function.end_byte]):
+        return None
+    found = scan(function)
+    # its declaration in a scope holding the launch (the innermost: ``if (small) { auto f =
+    # k<32>; ... } else { auto f = k_large<1024>; ... }``), whose scope its assignments are in
+    scopes = [(init, init.parent.parent) for init in found.get("init_declarator", [])
+              if _declared(init.child_by_field_name("declarator"), text) == name
+              and init.parent is not None and init.parent.parent is not None
+              and init.start_byte < at.start_byte and _holds(init.parent.parent, at)]
+    values, scope = [], function
+    if scopes:
+        init, scope = scopes[-1]
+        values.append(init.child_by_field_name("value"))
+    for assign in found.get("assignment_expression", []):
+        left = unwrap(assign.child_by_field_name("left"))
+        if left is not None and left.type == "identifier" and text.of(left) == name \
+                and _holds(scope, assign):
+            if operator(assign) != "=":
+                return None
+            values.append(assign.child_by_field_name("right"))
+    kernels = [_named(v) for v in values]
+    if not kernels or None in kernels:
+        return None
+    nodes = [n for k in kernels for n in k]  # type: ignore[union-attr]
+    names = {base_name(n, text) for n in nodes}
+    if len(names) != 1 or "" in names or name in names:
+        return None
+    texts = {text.of(n) for n in nodes}
+    return names.pop(), texts.pop() if len(texts) == 1 else name
 
 
 def _broken(node: Any) -> bool:
@@ -160,8 +258,11 @@ def launches(root: Any, text: Text, evaluator: Evaluator,
         while len(params) < 3:
             params.append(None)  # type: ignore[arg-type]
         stream = text.of(args[3]) if len(args) > 3 else None
-        sites.append(LaunchSite(base_name(function, text), text.of(function), "<<<>>>",
-                                text.span(call), params[0], params[1], params[2], stream))
+        name, written = base_name(function, text), text.of(function)
+        if function is not None and function.type == "identifier":
+            name, written = _through_variable(call, name, text) or (name, written)
+        sites.append(LaunchSite(name, written, "<<<>>>", text.span(call), params[0],
+                                params[1], params[2], stream))
     for call in calls[:MAX_SITES]:
         if _broken(call):
             continue
