@@ -228,8 +228,10 @@ def grid_tail(report, ctx):
     On launches read from a profiler trace it is reported from an estimated 2% up.
     How to fix:
     Use a grid that is a multiple of the unit count (the message gives the nearest ones);
-    for grid-stride loops any such grid above the oversubscription target works. (A kernel
-    whose source in the run never reads its block index is not judged: see LCH102.)
+    for grid-stride loops any such grid above the oversubscription target works (at a
+    source's launch of one below it, the tail is info: LCH103's grid is such a multiple). (A
+    kernel whose source in the run never reads its block index, or only compares it with a
+    constant to pick a block's role, is not judged: see LCH102.)
     Example:
     `occlint gamma.hsaco --device w7800 --block 256 --grid 1000` -> grid of 1000 is not a
     multiple of the 35 WGPs: 20 WGPs run 29 blocks, 15 run 28: an estimated 1.5% longer; nearest
@@ -273,8 +275,10 @@ def grid_too_small(report, ctx):
 
     What it does:
     With a grid size and a device, checks that every unit gets at least one block. Not for
-    a kernel whose source in the run never reads its block index (one block by design:
-    every block would do the same work), here or in the other grid rules.
+    a kernel whose source in the run never reads its block index, or only compares it with
+    a constant (``if (blockIdx.x != 0) return;``, ``blockIdx.x == 0 ? send : recv``): one
+    or two blocks by design, more would repeat a block's work; here or in the other grid
+    rules.
     Why it matters:
     Units without a block sit idle for the whole kernel: 20 blocks on a 132-SM H100 leave
     112 SMs unused. Nsight Compute's "Small Grid" rule estimates the loss as

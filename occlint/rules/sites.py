@@ -195,6 +195,8 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
                          f"a block of {better[0]} threads gives {better[1]} blocks, "
                          f"{_pct(better[2])} over a balanced grid" if better else ""))
             advice = advice.rstrip("; ") or None
+        elif _below_oversubscription(s, t, ctx, grid) is not None:
+            advice = None  # LCH103 names a grid for it, a multiple of the units
         finding = site_finding(
             "LCH101", s, s.site.grid,
             f"grid of {grid} {plural(grid, 'block')} is not a multiple of the {n} {t.unit}s of "
@@ -226,19 +228,30 @@ def site_grid_too_small(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             advice=f"launch at least {n} blocks", target=t, grid=grid, units=n)
 
 
+def _below_oversubscription(s: SiteReport, t: Any, ctx: Context, grid: int
+                            ) -> dict[str, Any] | None:
+    """The oversubscription advice for a grid-stride kernel's site whose grid is below the
+    target on ``t`` (memory-bound grid-stride kernels only: known from the kernel's body);
+    None where it is not."""
+    if grid_stride(s.kernel) is not True:
+        return None
+    over = site_oversubscription(s.site, t, ctx.settings)
+    if over is None or grid * over["waves_per_block"] >= over["target_waves"]:
+        return None
+    return over
+
+
 @site_rule("LCH103")
 def site_grid_below_oversubscription(s: SiteReport, ctx: Context
                                      ) -> Iterator[Finding]:
     grid = _fixed_grid(s)
-    if grid is None or grid_stride(s.kernel) is not True:
-        return  # memory-bound grid-stride kernels only: known from the kernel's body
+    if grid is None:
+        return
     for t in s.targets:
-        over = site_oversubscription(s.site, t, ctx.settings)
+        over = _below_oversubscription(s, t, ctx, grid)
         if over is None:
             continue
         waves = grid * over["waves_per_block"]
-        if waves >= over["target_waves"]:
-            continue
         word = "warps" if t.vendor == "nvidia" else "waves"
         recommended = over["recommended_grid"]
         yield site_finding(
