@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from occlint.judgement.advice import balanced_block, grid_stride, site_oversubscription, tail
+from occlint.judgement.cost import WARN_MIN_SAVING
 from occlint.model.facts import width_pinned
 from occlint.rules import launch as _launch  # (registers the LCH rules first)
 from occlint.rules.registry import RULES, Context, Finding, plural, rule, site_rule
@@ -184,6 +185,7 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
         n, most = t.units, g["max_blocks_per_unit"]
         nearest = " or ".join(str(x) for x in g["nearest_balanced"])
         advice: str | None = f"use a grid of {nearest} blocks"
+        gain = g["cost"]  # what the advice saves, by the same estimate
         block = s.site.block.total if s.site.block else None
         if grid_stride(s.kernel) is not True:  # a grid change alone would drop elements
             wave = t.wave
@@ -195,6 +197,8 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
                          f"a block of {better[0]} threads gives {better[1]} blocks, "
                          f"{_pct(better[2])} over a balanced grid" if better else ""))
             advice = advice.rstrip("; ") or None
+            if better and s.kernel is not None:
+                gain -= better[2]
         elif _below_oversubscription(s, t, ctx, grid) is not None:
             advice = None  # LCH103 names a grid for it, a multiple of the units
         finding = site_finding(
@@ -206,8 +210,8 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"{most - 1}: an estimated {_pct(g['cost'])} longer than a balanced grid (tail "
             "effect)", advice=advice, target=t,
             grid=grid, units=n, cost=g["cost"], nearest_balanced=g["nearest_balanced"])
-        if advice is None:  # a fact: no change the site can make is known to pay
-            finding.severity = "info"
+        if advice is None or gain < WARN_MIN_SAVING:
+            finding.severity = "info"  # a fact: no change the site can make is known to pay
         yield finding
 
 
