@@ -22,15 +22,25 @@ def test_one_element_per_thread_gets_no_grid_only_advice(tmp_path):
     """1,000 blocks of 100 threads on 132 SMs (busiest SM 8 blocks against 7.58: 5.6 %):
     the tail advice changes the block, never the grid alone, which would drop elements.
     By hand: the nearest warp multiple, 96, gives ceil(100,000 / 96) = 1,042 blocks, busiest
-    SM 8 against 7.89: 8 x 132 / 1,042 - 1 = 1.3 %, under half of 5.6 %."""
+    SM 8 against 7.89: 8 x 132 / 1,042 - 1 = 1.3 %, under half of 5.6 % (the rules' own
+    estimate, with two devices: the launch-time model prices a site on one). On the H100
+    alone the model prices it: no move saves the shortest kernel's time (a 1.5 us launch),
+    so it keeps the launch, and no grid alone is advised either."""
     (tmp_path / "saxpy.cu").write_text(SAXPY)
-    run = run_occlint(str(tmp_path / "saxpy.cu"), "--device", "h100", "--format", "json")
+    run = run_occlint(str(tmp_path / "saxpy.cu"), "--device", "h100", "--device", "h200",
+                      "--format", "json")
     doc = json.loads(run.out)
     lch101 = next(f for f in doc["findings"] if f["rule"] == "LCH101")
     assert "use a grid of" not in lch101["advice"]
     assert "a block of 96 threads gives 1042 blocks, 1.3% over a balanced grid" in \
         lch101["advice"]
     assert 100_000 <= 96 * 1042
+    run = run_occlint(str(tmp_path / "saxpy.cu"), "--device", "h100", "--format", "json")
+    found = json.loads(run.out)["findings"]
+    lch101 = next(f for f in found if f["rule"] == "LCH101")
+    assert "launch-time model" in lch101["advice"] and "use a grid of" not in lch101["advice"]
+    assert all(f["fix"]["block"][0] * f["fix"]["grid"][0] >= 100_000
+               for f in found if f.get("fix"))
 
 
 def test_problem_size_gets_no_grid_stride_grid():

@@ -41,6 +41,9 @@ CASES = {
                          "fixtures/sources/templates.cu"],
     "templates-binary": ["fixtures/ptx/templates.sm_90.cubin", "fixtures/sources/templates.cu",
                          "--device", "h100", "--block", "32", "--grid", "65536"],
+    # launch sites the model prices from source alone (a site's "model"), and their fixes
+    "sites-priced": ["tests/sources/site_priced.cu", "tests/sources/cases/block_roles.cu",
+                     "--device", "h100"],
 }
 
 

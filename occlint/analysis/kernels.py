@@ -34,6 +34,10 @@ class LaunchConfig:
     # whether its source reads the block index (False: every block does the same work, so
     # more or fewer blocks do not split it; None: no source of it in the run)
     block_indexed: bool | None = None
+    # a launch site's block and grid as its source writes them, x, y, z (a 2-D block is
+    # another launch than its product along x); None: 1-D, as ``block`` and ``grid``
+    block_dims: tuple[int, int, int] | None = None
+    grid_dims: tuple[int, int, int] | None = None
 
     @property
     def blocks_split_work(self) -> bool:

@@ -92,6 +92,7 @@ class SiteReport:
     advice: dict[str, Any] = field(default_factory=dict)
     owner: Any = None  # who can change it (occlint.judgement.owner.Owner), once judged
     design: dict[str, str] | None = None
+    plan: Any = None  # the launch-time model's plan (occlint.judgement.site_plan), judged
 
     def keep(self, findings: list[Finding]) -> None:
         self.findings, self.suppressed = split_suppressed(findings, self.source.suppressions)

@@ -209,6 +209,9 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     waits = design is not None and design["kind"] == "communication"
     findings = [f for f in findings if not moot(design, f.rule)]  # the design's point
     total_ns = subject.group.total_ns if subject.kind == "launch" else None
+    # a saving the model priced on the launch's time (traced) or on its site's source: it
+    # decides the finding's severity
+    timed = total_ns is not None or (subject.kind == "site" and launch is not None)
     if launch is not None and any(f.rule in LAUNCH_RULES and f.rule not in MODEL_RULES
                                   for f in findings):
         findings = [f for f in findings if f.rule not in MODEL_RULES]  # another names it
@@ -242,11 +245,11 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
             f.advice = f"{f.advice}; {knob}" if f.advice else knob
         worth = _worth_warning(s, launch if modelled else None)
         if (f.severity == "info" and modelled and f.rule in LAUNCH_RULES and f.fix
-                and owner.kind == "user" and total_ns is not None and worth):
+                and owner.kind == "user" and timed and worth):
             f.severity = "warning"  # an info rule (LCH103) whose fix the model prices
         if f.severity != "warning":
             continue
         if (owner.kind != "user" or (guessed and f.rule in LAUNCH_RULES)
-                or (total_ns is not None and s is not None and not worth)):
+                or (timed and s is not None and not worth)):
             f.severity = "info"
     return Appraisal(owner, design), findings

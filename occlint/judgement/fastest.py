@@ -46,7 +46,6 @@ from occlint.judgement.timing import (
     predict,
 )
 from occlint.model.facts import Facts, width_pinned
-from occlint.model.launch import NvLaunchResources
 from occlint.occupancy import amd, nvidia
 
 # move only for a predicted saving of at least this share (fitted on the fit half)
@@ -195,10 +194,18 @@ def _resident(arch: Any, model: Any, block: int, dynamic: int, wgp: bool | None)
         return 0
 
 
+def resident(report: Any, cand: Candidate) -> int:
+    """``cand``'s blocks resident per unit with ``report``'s kernel (0: it cannot launch)."""
+    return _resident(report.arch, report.input_model, cand.threads, cand.dynamic_shared,
+                     getattr(report.kernel.resources, "wgp_mode", None))
+
+
 def _dims(report: Any) -> tuple[tuple[int, int, int], tuple[int, int, int] | None]:
     trace = getattr(report, "trace", None)
     if trace is not None:
         return trace.group.key.block, trace.group.key.grid
+    if report.launch.block_dims is not None:  # a launch site's, as its source writes it
+        return report.launch.block_dims, report.launch.grid_dims
     grid = report.launch.grid
     return (report.block_size, 1, 1), ((grid, 1, 1) if grid else None)
 
@@ -466,6 +473,12 @@ def _scaled(facts: Facts, m: float) -> Facts:
                    chains=max(1, round(facts.chains * m)))
 
 
+def gains(launch: Plan, cand: Candidate) -> list[float]:
+    """What moving the launch to ``cand`` saves in each of the plan's scenarios, as the
+    model predicts it (no band)."""
+    return _price(launch.device, launch.scenarios, cand)[0]
+
+
 def price(launch: Plan, cand: Candidate) -> Saving:
     """What moving the launch to ``cand`` saves, as the model predicts it (a range over the
     scenarios, widened by the model's error): for any configuration a rule names."""
@@ -638,7 +651,11 @@ def _static_in_sum(report: Any, facts: Facts | None) -> int:
     """The kernel's static shared bytes where the trace gave only static and dynamic's sum
     (Kineto's "shared memory") and no binary gave the static part; else 0."""
     res = report.trace.group.key.resources if report.trace is not None else None
-    if facts is None or not facts.static_shared or not isinstance(res, NvLaunchResources) \
+    if res is None or facts is None or not facts.static_shared:
+        return 0
+    from occlint.model.launch import NvLaunchResources  # (loaded with the trace's reader)
+
+    if not isinstance(res, NvLaunchResources) \
             or res.shared_total is None or res.static_shared is not None \
             or getattr(report.kernel.resources, "shared_bytes", 0):
         return 0

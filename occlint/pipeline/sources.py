@@ -51,6 +51,13 @@ def judge_source(source: SourceFile, setup: Setup,
     return sorted(kept, key=in_file_order), sorted(suppressed, key=in_file_order), sites
 
 
+def site_record(s: SiteReport) -> dict[str, Any]:
+    """A launch site's entry in its file's record: the site, its advice, and the
+    launch-time model's plan where the model priced it (occlint.judgement.site_plan)."""
+    return {**s.site.to_dict(), "advice": s.advice,
+            **({"model": s.plan.to_dict()} if s.plan is not None else {})}
+
+
 def source_record(source: SourceFile, sites: list[SiteReport],
                   suppressed: list[Finding]) -> dict[str, Any]:
     """The document's ``sources`` entry of one file."""
@@ -58,7 +65,7 @@ def source_record(source: SourceFile, sites: list[SiteReport],
         "path": source.path, "size": source.size, "truncated": source.truncated,
         "vendor_hint": source.vendor_hint,
         "kernels": [k.to_dict() for k in source.kernels],
-        "launches": [{**s.site.to_dict(), "advice": s.advice} for s in sites],
+        "launches": [site_record(s) for s in sites],
         "syntax_errors": [s.to_dict() for s in source.error_regions],
         "suppressions": [{"line": s.line, "codes": list(s.codes)} for s in source.suppressions],
         "suppressed": [f.to_dict() for f in suppressed],
@@ -153,7 +160,6 @@ def join(models: list[SourceFile], records: list[dict[str, Any]], setup: Setup,
         findings, suppressed, sites = judge_source(model, setup, binaries, defined)
         rejudged.add(model.path)
         out.extend(findings)
-        for entry, s in zip(record["launches"], sites, strict=True):
-            entry["advice"] = s.advice
+        record["launches"] = [site_record(s) for s in sites]
         record["suppressed"] = [f.to_dict() for f in suppressed]
     return rejudged, out

@@ -110,6 +110,17 @@ def _advise(subject: Any, settings: AdviceSettings) -> dict[str, Any]:
     return advice(subject, settings)
 
 
+def _site_plan(site: Any) -> Any:
+    """The launch-time model's plan for a launch site, and the report it was priced on
+    (occlint.judgement.site_plan; loaded with the first site whose kernel has facts)."""
+    facts = site.kernel.facts if site.kernel is not None else None
+    if facts is None or not facts.known or facts.loops:
+        return None
+    from occlint.judgement.site_plan import site_plan
+
+    return site_plan(site)
+
+
 def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
     """Judge each subject: its advice, its findings (kept by ``Subject.keep``), and their
     appraisal: owner, deliberate design, savings (occlint.judgement.appraisal). Kernels
@@ -124,15 +135,19 @@ def judge(subjects: Iterable[Subject], settings: RuleSettings) -> None:
                 continue
             checked.trace = subject
         ctx = Context(settings.advice, _advise(checked, settings.advice))
+        priced = None  # the kernel report the plan was priced on
         if subject.kind != "site":
             ctx.plan = launch_plan(subject, checked, settings.owners)
+            priced = checked
+        elif (sited := _site_plan(subject)) is not None:
+            ctx.plan, priced = sited
         found: list[Finding] = []
         kernel = getattr(checked, "kernel", None)
         for check in by_kind.get(f"{subject.kind}:{getattr(kernel, 'vendor', None)}",
                                  by_kind[subject.kind]):
             found.extend(check(checked, ctx))
-        appraisal, found = appraise(subject, None if subject.kind == "site" else checked,
-                                    ctx.advice, found, settings.owners, ctx.plan)
+        appraisal, found = appraise(subject, priced, ctx.advice, found, settings.owners,
+                                    ctx.plan)
         findings = finish_findings(found, settings, ORDER[subject.kind])
         for s in {id(subject): subject, id(checked): checked}.values():
             s.advice, s.owner, s.design = ctx.advice, appraisal.owner, appraisal.design

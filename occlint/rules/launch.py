@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from occlint.judgement.advice import balanced_block
 from occlint.model.facts import width_pinned
 from occlint.model.kernel import AmdResources
@@ -414,14 +416,48 @@ def _moved(ctx, binding: str | None) -> bool:
     return plan.now.binding == binding
 
 
-def _model_finding(code: str, report, ctx, message: str):
+def model_message(code: str, ctx, device: str) -> str | None:
+    """LCH106-LCH108's message on ``device`` where the model moves the launch and what
+    binds it now is the rule's (LCH106: a binding with no rule of its own); else None."""
     plan = ctx.plan
-    now, fast = plan.now, plan.fastest
-    return kernel_finding(
-        code, report,
-        f"{message}; {plan.best.describe()} does the same work in {_us(fast.total)}",
-        advice=planned(ctx, ""), binding=now.binding, predicted_ns=round(now.total * 1e9),
-        fastest_ns=round(fast.total * 1e9))
+    if code == "LCH106" and _moved(ctx, None):
+        now = plan.now
+        parts = [f"{_us(t)} of it {what}" for t, what in (
+            (now.atomics, "atomics queuing on their addresses"),
+            (now.reductions, "the blocks' reductions over their threads"))
+            if t >= ATOMICS_NOTED * now.total]
+        queued = f" ({'; '.join(parts)})" if parts else ""
+        message = (f"the launch-time model predicts {_us(now.total)} for "
+                   f"{plan.current.describe()} on {device}, bound by {now.binding}{queued}")
+    elif code == "LCH107" and _moved(ctx, "block starts"):
+        b = plan.current.threads
+        rate = plan.device.block_rate_1024 if b > 512 else plan.device.block_rate
+        message = (f"block starts bind: {plan.current.blocks:,} blocks of {b} threads take "
+                   f"{_us(plan.now.starts)} to start on {device} ({rate / 1e9:.2f} billion "
+                   f"a second, {plan.device.basis}) of the {_us(plan.now.total)} the "
+                   "launch-time model predicts")
+    elif code == "LCH108" and _moved(ctx, "atomics"):
+        message = (f"atomics bind: they queue on their addresses for {_us(plan.now.atomics)} "
+                   f"of the {_us(plan.now.total)} the launch-time model predicts for "
+                   f"{plan.current.describe()} on {device}")
+    else:
+        return None
+    return (f"{message}; {plan.best.describe()} does the same work in "
+            f"{_us(plan.fastest.total)}")
+
+
+def model_data(ctx) -> dict[str, Any]:
+    """A model finding's data: what binds the launch now, the predicted times."""
+    plan = ctx.plan
+    return {"binding": plan.now.binding, "predicted_ns": round(plan.now.total * 1e9),
+            "fastest_ns": round(plan.fastest.total * 1e9)}
+
+
+def _model_finding(code: str, report, ctx):
+    message = model_message(code, ctx, _device(report))
+    if message is not None:
+        yield kernel_finding(code, report, message, advice=planned(ctx, ""),
+                             **model_data(ctx))
 
 
 @rule("LCH106", "launch-slower-than-model-fastest", "warning")
@@ -452,19 +488,7 @@ def slower_than_fastest(report, ctx):
     908 us, bound by memory; 256 x 1 blocks do the same work in 310 us (timed: 574 us ->
     322 us, 44 % less; the claim 44-74 %).
     """
-    if _moved(ctx, None):
-        plan = ctx.plan
-        now = plan.now
-        parts = [f"{_us(t)} of it {what}" for t, what in (
-            (now.atomics, "atomics queuing on their addresses"),
-            (now.reductions, "the blocks' reductions over their threads"))
-            if t >= ATOMICS_NOTED * now.total]
-        queued = f" ({'; '.join(parts)})" if parts else ""
-        yield _model_finding(
-            "LCH106", report, ctx,
-            f"the launch-time model predicts {_us(now.total)} for "
-            f"{plan.current.describe()} on {_device(report)}, bound by {now.binding}"
-            + queued)
+    yield from _model_finding("LCH106", report, ctx)
 
 
 @rule("LCH107", "block-start-bound", "warning")
@@ -489,16 +513,7 @@ def block_start_bound(report, ctx):
     64-thread blocks of a float copy, 1,048,576 of them on an H100 -> the model predicts
     642 us, 635 us of it starting blocks; blocks of 256 take 293 us (timed: 62 % less).
     """
-    if _moved(ctx, "block starts"):
-        plan = ctx.plan
-        b = plan.current.threads
-        rate = plan.device.block_rate_1024 if b > 512 else plan.device.block_rate
-        yield _model_finding(
-            "LCH107", report, ctx,
-            f"block starts bind: {plan.current.blocks:,} blocks of {b} threads take "
-            f"{_us(plan.now.starts)} to start on {_device(report)} ({rate / 1e9:.2f} billion "
-            f"a second, {plan.device.basis}) of the {_us(plan.now.total)} the launch-time "
-            f"model predicts")
+    yield from _model_finding("LCH107", report, ctx)
 
 
 @rule("LCH108", "atomics-bound", "warning")
@@ -527,10 +542,4 @@ def atomics_bound(report, ctx):
     predicts; 4,224 blocks of 64 threads do the same work in 1.1 ms (timed: 76.2 ms ->
     0.56 ms).
     """
-    if _moved(ctx, "atomics"):
-        plan = ctx.plan
-        yield _model_finding(
-            "LCH108", report, ctx,
-            f"atomics bind: they queue on their addresses for {_us(plan.now.atomics)} of the "
-            f"{_us(plan.now.total)} the launch-time model predicts for "
-            f"{plan.current.describe()} on {_device(report)}")
+    yield from _model_finding("LCH108", report, ctx)

@@ -19,6 +19,7 @@ from occlint.judgement.advice import balanced_block, grid_stride, site_oversubsc
 from occlint.judgement.cost import WARN_MIN_SAVING
 from occlint.model.facts import width_pinned
 from occlint.rules import launch as _launch  # (registers the LCH rules first)
+from occlint.rules.launch import model_data, model_message, planned
 from occlint.rules.registry import RULES, Context, Finding, plural, rule, site_rule
 
 if TYPE_CHECKING:  # a run without sources never loads their model
@@ -70,7 +71,8 @@ def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Findin
             f"{t.word} of {t.name}: its last {t.word} runs {block % wave} "
             f"{plural(block % wave, 'lane')}, {idle} idle "
             f"({_pct(idle / lanes)} of the block's lanes)",
-            advice=_block_advice(s, f"use {' or '.join(map(str, options))} threads per block"),
+            advice=planned(ctx, _block_advice(
+                s, f"use {' or '.join(map(str, options))} threads per block")),
             target=t,
             block=block, wave_size=wave, idle_lanes=idle, suggestions=options)
 
@@ -208,7 +210,7 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"{'runs' if g['busy_units'] == 1 else 'run'} {most} {plural(most, 'block')} while "
             f"{n - g['busy_units']} {'runs' if n - g['busy_units'] == 1 else 'run'} "
             f"{most - 1}: an estimated {_pct(g['cost'])} longer than a balanced grid (tail "
-            "effect)", advice=advice, target=t,
+            "effect)", advice=planned(ctx, advice or "") if ctx.plan else advice, target=t,
             grid=grid, units=n, cost=g["cost"], nearest_balanced=g["nearest_balanced"])
         if advice is None or gain < WARN_MIN_SAVING:
             finding.severity = "info"  # a fact: no change the site can make is known to pay
@@ -229,7 +231,7 @@ def site_grid_too_small(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"grid of {grid} {plural(grid, 'block')} leaves {n - grid} of {n} {t.unit}s of "
             f"{t.name} idle "
             f"(up to {_pct((n - grid) / n)} of the device unused)",
-            advice=f"launch at least {n} blocks", target=t, grid=grid, units=n)
+            advice=planned(ctx, f"launch at least {n} blocks"), target=t, grid=grid, units=n)
 
 
 def _below_oversubscription(s: SiteReport, t: Any, ctx: Context, grid: int
@@ -268,6 +270,24 @@ def site_grid_below_oversubscription(s: SiteReport, ctx: Context
             advice=f"use a grid of {recommended} blocks ({recommended // t.units} per "  # type: ignore[operator]
                    f"{t.unit})", target=t, grid=grid, waves=waves,
             target_waves=over["target_waves"], recommended_grid=recommended)
+
+
+def _site_model_check(code: str):
+    """A model finding (LCH106-LCH108) at a launch site the model priced from its source
+    (occlint.judgement.site_plan: its one device)."""
+    def check(s: SiteReport, ctx: Context) -> Iterator[Finding]:
+        if ctx.plan is None:
+            return
+        t = next(t for t in s.targets if t.device is not None)
+        message = model_message(code, ctx, t.name)
+        if message is not None:
+            yield site_finding(code, s, s.site.block, message, advice=planned(ctx, ""),
+                               target=t, **model_data(ctx))
+    return check
+
+
+for _code in ("LCH106", "LCH107", "LCH108"):
+    site_rule(_code)(_site_model_check(_code))
 
 
 @rule("SRC101", "source-too-large", "info", scope="source")

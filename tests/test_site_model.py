@@ -1,0 +1,119 @@
+"""The launch-time model at launch sites read from source alone (issue 28;
+occlint.judgement.site_plan; docs/validation.md, "Launch sites from source alone").
+
+The measured half: every swept held-out and zoo run's defects written as launch sites
+(benchmarks/gpu/heldout/sites.py) and scored against the sweeps' times, per split, as a
+trace's claims are (benchmarks/gpu/heldout/score.py). The site path's one choice of its
+own, WIDE_GAIN, was made on the held-out fit halves; the score halves and the zoo are
+scored with it. The other half: what is priced and what is not, and why."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from benchmarks.gpu.heldout import score, sites
+from tests.conftest import REPO
+
+LOOPS = ("grid-stride", "grid-stride-int", "block-per-row", "block-reduce")
+
+
+@cache
+def _rows(kind: str) -> tuple[dict, ...]:
+    out = []
+    for run in sites.runs():
+        if f"/{kind}" in str(run):
+            out.extend(r for r in score.rows(run, "source", doc=sites.doc(run))
+                       if r["family"] not in LOOPS)
+    return tuple(out)
+
+
+@pytest.mark.parametrize(("kind", "split"), [("heldout", "score"), ("zoo", None)])
+def test_sites_priced_from_source_reach_the_best(kind, split):
+    """One element per thread, its registers unknown (read at 32 and 64), no time: the
+    advised launches reach 0.97 of the best measured (geometric mean; the habit of 256
+    threads 0.94-0.95), the claims hold for 90 % or more, and no more than 1 launch in 200
+    is advised over 3 % slower (held-out score halves: 4 of 986, tiles and one elementwise
+    kernel of 56-60 registers; the zoo: none)."""
+    rows = [r for r in _rows(kind) if split is None or r["split"] == split]
+    t = score.targets(rows)
+    assert len(rows) > 200 and t["claims"] > 150
+    assert t["advised_vs_best"] >= 0.97, t["advised_vs_best"]
+    assert t["advised_vs_best"] > t["habit_vs_best"]
+    assert t["inside"] >= 0.90, t["inside"]
+    assert len(t["slower"]) <= len(rows) / 200, t["slower"]
+    assert len(t["false_warnings"]) <= 1, t["false_warnings"]
+
+
+SCALE = """__global__ void scale(float *x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+void run(float *x, int n) {
+    scale<<<LAUNCH>>>(x, 2.0f, n);
+}
+"""
+
+
+def _doc(occlint, tmp_path, launch: str, *devices: str, kernel: str = SCALE) -> dict:
+    (tmp_path / "k.cu").write_text(kernel.replace("LAUNCH", launch))
+    args = [a for d in devices for a in ("--device", d)]
+    return occlint("k.cu", *args, "--format", "json", "--exit-zero", cwd=tmp_path).json()
+
+
+def test_a_block_of_100_is_priced_at_an_assumed_size(occlint, tmp_path):
+    """``scale<<<(n + 99) / 100, 100>>>``: LCH001's fix is the model's, a block of whole
+    warps whose grid covers the assumed problem (its size unknown, said so), a range from
+    a low end to a high one; the site's JSON holds the plan, its registers named unknown."""
+    doc = _doc(occlint, tmp_path, "(n + 99) / 100, 100", "h100")
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH001"]
+    assert f["fix"]["block"][0] % 32 == 0 and f["fix"]["block"][1:] == [1, 1]
+    assert f["fix"]["block"][0] * f["fix"]["grid"][0] >= 1 << 26
+    assert 0 <= f["saving"]["low"] < f["saving"]["high"] <= 1
+    assert "launch-time model" in f["advice"]
+    (site,) = doc["sources"][0]["launches"]
+    unknown = " ".join(site["model"]["unknown"])
+    assert "registers" in unknown and "67,108,864 elements" in unknown
+
+
+@pytest.mark.parametrize(("launch", "devices", "kernel", "why"), [
+    ("(n + 99) / 100, 100", ("h100", "h200"), SCALE, "two devices: the rules' estimates"),
+    ("(n + 99) / 100, 100", ("w7800",), SCALE, "an AMD device: VGPRs, not read"),
+    ("132, 256", ("h100",), SCALE.replace("if (i < n) x[i] *= a;",
+                                          "for (; i < n; i += blockDim.x * gridDim.x) "
+                                          "x[i] *= a;"), "a grid-stride loop: its work"),
+    ("(n + 99) / 100, 100", ("h100",), SCALE.replace("if (i < n) x[i] *= a;", ""),
+     "a body moving no data"),
+    ("(n + 99) / 100, 100", ("h100",), SCALE.replace(
+        "if (i < n) x[i] *= a;", "if (i < n) atomicAdd(&x[(int)x[i]], a);"),
+     "atomics to addresses the data picks"),
+])
+def test_what_the_model_does_not_price_at_a_site(occlint, tmp_path, launch, devices,
+                                                 kernel, why):
+    doc = _doc(occlint, tmp_path, launch, *devices, kernel=kernel)
+    assert all("model" not in site for s in doc["sources"] for site in s["launches"]), why
+    assert not any(f.get("fix") for f in doc["findings"]), why
+
+
+def test_a_saving_under_the_shortest_kernel_is_not_advised(occlint, tmp_path):
+    """HPCTrainingExamples' saxpy: 256 elements in 2 blocks of 128. The model prices a
+    move at a fifth of a microsecond, under the shortest kernel's 0.86 us: the launch is
+    kept (before, LCH102 claimed 74-99 % for 132 blocks)."""
+    doc = _doc(occlint, tmp_path, "2, 128", "h100")
+    (site,) = doc["sources"][0]["launches"]
+    assert site["model"]["fix"] is None
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH102"]
+    assert f["severity"] == "info" and not f.get("fix") and "keep it" in f["advice"]
+
+
+def test_the_site_benchmark_writes_what_it_launches():
+    """sites.py's launches are the sweep's defects, as the trace recorded them."""
+    run = REPO / "fixtures/traces/heldout/h100"
+    text = sites.site_file(run)
+    first = score.load(run / "heldout.json")["kernels"][0]
+    c = first["configs"][0]
+    assert (f"{first['name']}<<<dim3({c['grid'][0]}, {c['grid'][1]}, {c['grid'][2]}), "
+            f"dim3({c['block'][0]}, {c['block'][1]}, {c['block'][2]}), "
+            f"{c.get('smem', 0)}>>>") in text
+    assert text.count("<<<") == len(score.load(run / "heldout.json")["kernels"])
