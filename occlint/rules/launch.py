@@ -474,7 +474,10 @@ def slower_than_fastest(report, ctx):
     one element per thread, blocks x grids for a grid-stride loop, blocks for a loop over
     the block. Raised when the fastest is predicted to save at least 8% and no other
     launch finding (LCH001-LCH105) already names it; where block starts or atomics bind
-    the launch as it is, LCH107 and LCH108 say so instead. The finding's
+    the launch as it is, LCH107 and LCH108 say so instead. A launch site read from source
+    alone is priced too (one element per thread on one NVIDIA device, its registers read
+    at 32 and 64 a thread, a grid following the problem's size at an assumed 2^26
+    elements: occlint.judgement.site_plan). The finding's
     `fix` is that configuration as data; `occlint validate` times it against the launch
     as it is.
     Why it matters:
