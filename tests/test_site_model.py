@@ -16,8 +16,6 @@ import pytest
 from benchmarks.gpu.heldout import score, sites
 from tests.conftest import REPO
 
-LOOPS = ("grid-stride", "grid-stride-int", "block-per-row", "block-reduce")
-
 
 @cache
 def _rows(kind: str) -> tuple[dict, ...]:
@@ -25,7 +23,7 @@ def _rows(kind: str) -> tuple[dict, ...]:
     for run in sites.runs():
         if f"/{kind}" in str(run):
             out.extend(r for r in score.rows(run, "source", doc=sites.doc(run))
-                       if r["family"] not in LOOPS)
+                       if r["family"] not in sites.LOOPS)
     return tuple(out)
 
 
