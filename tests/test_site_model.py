@@ -94,11 +94,16 @@ def test_what_the_model_does_not_price_at_a_site(occlint, tmp_path, launch, devi
     assert not any(f.get("fix") for f in doc["findings"]), why
 
 
-def test_a_saving_under_the_shortest_kernel_is_not_advised(occlint, tmp_path):
-    """HPCTrainingExamples' saxpy: 256 elements in 2 blocks of 128. The model prices a
-    move at a fifth of a microsecond, under the shortest kernel's 0.86 us: the launch is
-    kept (before, LCH102 claimed 74-99 % for 132 blocks)."""
-    doc = _doc(occlint, tmp_path, "2, 128", "h100")
+@pytest.mark.parametrize(("launch", "kernel"), [
+    ("2, 128", SCALE),
+    ("1, 1", SCALE.replace("if (i < n) x[i] *= a;", "if (i == 0) x[0] = a / x[1];")),
+])
+def test_a_saving_under_the_shortest_kernel_is_not_advised(occlint, tmp_path, launch, kernel):
+    """HPCTrainingExamples' saxpy: 256 elements in 2 blocks of 128; cuda-samples'
+    r1_div_x: one thread. The model prices a move at a fraction of a microsecond, under the
+    shortest kernel's 0.86 us: the launch is kept (before, LCH102 claimed 74-99 % for 132
+    blocks; and the first version of this pricing told r1_div_x a block of 32)."""
+    doc = _doc(occlint, tmp_path, launch, "h100", kernel=kernel)
     (site,) = doc["sources"][0]["launches"]
     assert site["model"]["fix"] is None
     (f,) = [f for f in doc["findings"] if f["rule"] == "LCH102"]
