@@ -73,6 +73,7 @@ def site_plan(s: Any, db: Any = None) -> tuple[fastest.Plan, KernelReport] | Non
                        f"{fastest.ASSUMED_ELEMENTS:,.0f} elements")
     else:
         return None
+
     def report(registers: int) -> KernelReport:
         return _report(s, device, registers, block.dims, grid_dims, problem, dynamic, db)
 

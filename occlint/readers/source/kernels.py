@@ -62,9 +62,9 @@ _WORD_BYTE = re.compile(rb"\w")
 # (``if (threadIdx.x != 0 || blockIdx.x != 0) return;``, ``blockIdx.x == 0 ? send :
 # recv``: flashinfer's one- and two-block kernels): more blocks only repeat a role. Between
 # a delimiter and one (not an operand of arithmetic)
-_B = rb"(?:blockIdx\.[xyz]|hipBlockIdx_[xyz])"
-_ROLE = re.compile(rb"(?<=[(!&|?:,;={}\[])\s*(?:" + _B + rb"\s*[!=]=\s*\d+[uU]?|\d+[uU]?\s*"
-                   rb"[!=]=\s*" + _B + rb")\s*(?=[)&|?:,;\]])")
+_BLOCK_AXIS = rb"(?:blockIdx\.[xyz]|hipBlockIdx_[xyz])"
+_ROLE = re.compile(rb"(?<=[(!&|?:,;={}\[])\s*(?:" + _BLOCK_AXIS + rb"\s*[!=]=\s*\d+[uU]?|"
+                   rb"\d+[uU]?\s*[!=]=\s*" + _BLOCK_AXIS + rb")\s*(?=[)&|?:,;\]])")
 # a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 COMPARISON = re.compile(r"(<|>)")

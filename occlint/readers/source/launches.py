@@ -104,7 +104,7 @@ def _declared(node: Any, text: Text) -> str:
     return text.of(node) if node is not None and node.type == "identifier" else ""
 
 
-def _named(node: Any) -> list[Any] | None:
+def _named(node: Any, text: Text) -> list[Any] | None:
     """The kernel names a value of a kernel pointer spells (``&k<4>``, ``(void*)k``,
     ``reinterpret_cast<void*>(k)``, both arms of ``c ? k<1> : k<2>``); None where it
     spells anything else (a call's result, a table's entry)."""
@@ -115,15 +115,14 @@ def _named(node: Any) -> list[Any] | None:
         if node.type == "pointer_expression":
             node = node.child_by_field_name("argument")
         elif node.type == "conditional_expression":
-            arms = [_named(node.child_by_field_name(f)) for f in ("consequence", "alternative")]
+            arms = [_named(node.child_by_field_name(f), text)
+                    for f in ("consequence", "alternative")]
             return None if None in arms else [n for arm in arms for n in arm]  # type: ignore[union-attr]
-        elif node.type == "call_expression" and (node.child_by_field_name("function") is not None
-                                                  and node.child_by_field_name("function").type
-                                                  == "template_function"):
-            cast = node.child_by_field_name("function")
-            args = node.child_by_field_name("arguments")
-            if not cast.text.split(b"<", 1)[0].endswith(b"_cast") or args is None \
-                    or args.named_child_count != 1:
+        elif node.type == "call_expression":
+            cast, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            if (cast is None or cast.type != "template_function" or args is None
+                    or args.named_child_count != 1
+                    or not text.of(cast).split("<", 1)[0].endswith("_cast")):
                 return None
             node = args.named_children[0]
         else:
@@ -166,7 +165,7 @@ def _through_variable(at: Any, name: str, text: Text) -> tuple[str, str] | None:
             if operator(assign) != "=":
                 return None
             values.append(assign.child_by_field_name("right"))
-    kernels = [_named(v) for v in values]
+    kernels = [_named(v, text) for v in values]
     if not kernels or None in kernels:
         return None
     nodes = [n for k in kernels for n in k]  # type: ignore[union-attr]
