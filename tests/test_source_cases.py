@@ -332,6 +332,26 @@ def test_a_block_index_that_only_picks_a_role_does_not_split_the_work(occlint):
     assert "grid follows the problem size" in reasons["first_block_also_counts"]
 
 
+@pytest.mark.parametrize(("body", "indexed"), [
+    ("if (threadIdx.x == 0 && blockIdx.x == 0) { *x = 1.0f; }", False),
+    ("if (threadIdx.x != 0 || blockIdx.x != 0) return; *x = 1.0f;", False),
+    ("float* p = blockIdx.x == 0 ? x : x + 1; *p = 1.0f;", False),
+    ("if (0 == blockIdx.y) *x = 1.0f;", False),
+    ("if (hipBlockIdx_x == 0u) *x = 1.0f;", False),
+    ("int i = blockIdx.x * blockDim.x + threadIdx.x; if (blockIdx.x == 0) x[i] = 1.0f;", True),
+    ("if (0 == blockIdx.x * 4) *x = 1.0f;", True),  # arithmetic on it: not a role's test
+    ("if (n + blockIdx.x == 0) *x = 1.0f;", True),
+    ("if (blockIdx.x == gridDim.x - 1) *x = 1.0f;", True),  # the last block: not a constant
+])
+def test_which_block_index_reads_pick_a_role(tmp_path, body, indexed):
+    from occlint.readers.source import read_source
+
+    path = tmp_path / "k.cu"
+    path.write_text(f"__global__ void k(float *x, int n) {{ {body} }}\n")
+    (kernel,) = read_source(path, "k.cu").kernels
+    assert kernel.block_indexed is indexed
+
+
 def test_a_launch_through_a_variable_holding_the_kernel(occlint):
     """``auto func = k<1024>; if (n <= 32) func = k<32>; ... cudaLaunchKernelEx(&config,
     func, ...)`` and ``kernelPtr<<<2, blockSize>>>`` (flashinfer's choice of a block by

@@ -18,7 +18,7 @@ from typing import Any
 
 from occlint.devices.models import AmdArch, Device, NvArch, WaveRegisters
 from occlint.errors import DeviceDbError, UnknownDeviceError
-from occlint.tomlfile import read_toml
+from occlint.tomlfile import read_shipped_toml, read_toml
 
 
 def _db_root() -> Path:
@@ -308,10 +308,11 @@ def _load_shipped() -> DeviceDb:
     db = DeviceDb()
     for vendor in ("amd", "nvidia"):
         arch_path = root / vendor / "architectures.toml"
-        db.add_architectures(vendor, read_toml(arch_path, DeviceDbError), str(arch_path))
+        db.add_architectures(vendor, read_shipped_toml(arch_path, DeviceDbError),
+                             str(arch_path))
     for vendor in ("amd", "nvidia"):
         path = root / vendor / "products.toml"
-        data = read_toml(path, DeviceDbError)
+        data = read_shipped_toml(path, DeviceDbError)
         unknown = set(data) - {"device"}
         if unknown:
             raise DeviceDbError(f"{path}: unknown top-level key {sorted(unknown)[0]!r}")

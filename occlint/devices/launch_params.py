@@ -23,7 +23,7 @@ from functools import cache
 
 from occlint.devices.db import _db_root
 from occlint.devices.models import AmdArch, Device
-from occlint.tomlfile import read_toml
+from occlint.tomlfile import read_shipped_toml
 
 REFERENCE = "NVIDIA H100 80GB HBM3 (SXM5)"
 DERIVED_SPREAD = 0.5
@@ -139,7 +139,7 @@ class DeviceModel:
 @cache
 def _table() -> tuple[dict[str, DeviceModel], dict[str, int], dict[str, float]]:
     path = _db_root() / "launch_model.toml"
-    data = read_toml(path, LaunchParamsError)
+    data = read_shipped_toml(path, LaunchParamsError)
     out = {}
     for entry in data.get("device", []):
         e = dict(entry)

@@ -473,6 +473,16 @@ def _scaled(facts: Facts, m: float) -> Facts:
                    chains=max(1, round(facts.chains * m)))
 
 
+def launched_as(launch: Plan, current: Candidate) -> Plan:
+    """``launch``'s plan with the launch as it is read as ``current`` (the same block and
+    grid with other resident blocks: another reading of the kernel's registers), each
+    scenario's time predicted again; what it prices is then against that reading."""
+    scenarios = tuple(replace(sc, now=predict(launch.device, sc.facts, current.config(sc.wave),
+                                              sc.elements, sc.k))
+                      for sc in launch.scenarios)
+    return replace(launch, current=current, now=scenarios[0].now, scenarios=scenarios)
+
+
 def gains(launch: Plan, cand: Candidate) -> list[float]:
     """What moving the launch to ``cand`` saves in each of the plan's scenarios, as the
     model predicts it (no band)."""

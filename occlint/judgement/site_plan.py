@@ -89,11 +89,11 @@ def site_plan(s: Any, db: Any = None) -> tuple[fastest.Plan, KernelReport] | Non
         # elements): not worth a change
         return _kept(advised), priced
     widened = report(WIDE_REGISTERS)
-    wide = fastest.plan(widened) if widened.occupancy is not None else None
-    resident = fastest.resident(widened, advised.best) if wide is not None else 0
-    if wide is None or resident <= 0:  # the advice may not launch at all at that reading
-        return _kept(advised), priced
-    there = replace(advised.best, resident=resident)
+    now, there = (replace(c, resident=fastest.resident(widened, c)) if widened.occupancy
+                  else None for c in (advised.current, advised.best))
+    if not (now and now.resident and there and there.resident):
+        return _kept(advised), priced  # the launch or the advice may not run at that reading
+    wide = fastest.launched_as(advised, now)
     if min(fastest.gains(wide, there)) < WIDE_GAIN:  # the advice may not pay: keep the launch
         return _kept(advised), priced
     moved = fastest.price(wide, there)

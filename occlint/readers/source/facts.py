@@ -1095,7 +1095,7 @@ def _steps_by_own_width(body: str) -> bool:
     blocks are as wide as that, not as the launch says (a name the body sets from
     ``blockDim.x`` is the block's width)."""
     values = None
-    for m in _PINNED.finditer(body):
+    for m in _pinned(body):
         step = m["a"] or m["b"] or m["c"]
         if step.isdigit():
             return True
@@ -1104,6 +1104,21 @@ def _steps_by_own_width(body: str) -> bool:
         if not any("blockDim" in v for v in values.get(step, ())):
             return True
     return False
+
+
+# how far a _PINNED match reaches before and after its blockIdx.x (casts, a step's name)
+_PINNED_REACH = 160
+
+
+def _pinned(body: str):
+    """_PINNED's matches, searched only about each ``blockIdx.x`` of the body (the pattern
+    tried at every name of a long body cost 0.1 ms a kernel)."""
+    at, seen = body.find("lockIdx"), 0  # blockIdx, hipBlockIdx_x
+    while at >= 0:
+        for m in _PINNED.finditer(body, max(seen, at - _PINNED_REACH), at + _PINNED_REACH):
+            seen = m.end()
+            yield m
+        at = body.find("lockIdx", at + 7)
 
 
 def _static_shared(shared: list[tuple[str, int | None, list[int | None]]]) -> int | None:

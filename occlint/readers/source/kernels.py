@@ -60,11 +60,13 @@ _BLOCK_INDEX_WORDS = (b"blockIdx", b"hipBlockIdx_", b"__builtin_amdgcn_workgroup
 _WORD_BYTE = re.compile(rb"\w")
 # a block index compared with a constant picks a block's role, it does not split the data
 # (``if (threadIdx.x != 0 || blockIdx.x != 0) return;``, ``blockIdx.x == 0 ? send :
-# recv``: flashinfer's one- and two-block kernels): more blocks only repeat a role. Between
+# recv``: flashinfer's one- and two-block kernels): more blocks only repeat a role. Read
+# where a BLOCK_INDEX word stands: the comparison after it (or before it, reversed), between
 # a delimiter and one (not an operand of arithmetic)
-_BLOCK_AXIS = rb"(?:blockIdx\.[xyz]|hipBlockIdx_[xyz])"
-_ROLE = re.compile(rb"(?<=[(!&|?:,;={}\[])\s*(?:" + _BLOCK_AXIS + rb"\s*[!=]=\s*\d+[uU]?|"
-                   rb"\d+[uU]?\s*[!=]=\s*" + _BLOCK_AXIS + rb")\s*(?=[)&|?:,;\]])")
+_ROLE_AFTER = re.compile(rb"(?:\.[xyz])?\s*[!=]=\s*\d+[uU]?\s*[)&|?:,;\]]")
+_ROLE_BEFORE = re.compile(rb"[(!&|?:,;={}\[]\s*\d+[uU]?\s*[!=]=\s*\Z")
+_DELIMITED = re.compile(rb"[(!&|?:,;={}\[]\s*\Z")
+_ENDS = re.compile(rb"(?:\.[xyz])?\s*[)&|?:,;\]]")
 # a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 COMPARISON = re.compile(r"(<|>)")
@@ -245,7 +247,7 @@ def _bounds_check(words: str, indexes: set[str], others: set[str]) -> bool:
 
 def _block_indexed(body: Any, text: Text, helpers: frozenset[bytes] | None) -> bool | None:
     """Whether the body reads which block it is: False where it reads no block index, or
-    only compares one with a constant (:data:`_ROLE`), and calls none of the file's
+    only compares one with a constant (:func:`_roles_only`), and calls none of the file's
     functions or macros that read one (``helpers``; None: one is read where no definition
     holds it, so any call or macro may) (more blocks do not split its work: an empty
     kernel, a ``<<<1, 1>>>`` test writing ``*out``, a 4 x 4 fill by its threads, llm.c's
@@ -267,10 +269,15 @@ def _block_indexed(body: Any, text: Text, helpers: frozenset[bytes] | None) -> b
 
 def _roles_only(data: bytes, start: int, end: int) -> bool:
     """Whether every block index read in ``data[start:end]`` (the first at ``start``)
-    compares it with a constant (:data:`_ROLE`)."""
-    roles = [m.span() for m in _ROLE.finditer(data, start - 1, end)]
-    return bool(roles) and all(any(a <= m.start() < b for a, b in roles)
-                               for m in BLOCK_INDEX.finditer(data, start, end))
+    compares it with a constant (``blockIdx.x == 0``, ``0 != blockIdx.y``)."""
+    for m in BLOCK_INDEX.finditer(data, start, end):
+        if not m[1].startswith((b"blockIdx", b"hipBlockIdx_")):
+            return False  # a grid group's rank, a cluster's index: not a role's test
+        before = data[max(0, m.start() - 24):m.start()]
+        if not ((_ROLE_AFTER.match(data, m.end()) and _DELIMITED.search(before))
+                or (_ROLE_BEFORE.search(before) and _ENDS.match(data, m.end()))):
+            return False
+    return True
 
 
 _DEFINITIONS = ("function_definition", "preproc_function_def", "preproc_def")
