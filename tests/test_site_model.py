@@ -9,6 +9,7 @@ scored with it. The other half: what is priced and what is not, and why."""
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import pytest
@@ -141,3 +142,38 @@ def test_sites_timed_on_the_h200():
     small = {name: k[str(1 << 20)] for name, k in result.items()}
     assert [name for name, r in small.items() if r["saved"] < -0.03] == ["poly"]
     assert all(r["ratio"] >= 0.85 for r in small.values())  # (0.88-1.00)
+
+
+LOOP_ATOMIC = """__global__ void loop_atomic_copy(const float* a, float* c, float* sum, float s,
+                                 long n) {
+    float acc = 0.0f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)blockDim.x * gridDim.x) {
+        float t = a[i];
+        c[i] = t;
+        acc += t;
+    }
+    atomicAdd(sum, acc);
+}
+void run(const float* a, float* c, float* sum, long n) {
+    loop_atomic_copy<<<48, 128>>>(a, c, sum, 1.0f, n);
+}
+"""
+
+
+def test_a_loop_ending_in_an_atomic_gets_no_oversubscription_grid(occlint, tmp_path):
+    """The issue's case at a source's launch: a grid-stride loop whose every thread ends in
+    atomicAdd on one address, in 48 blocks. Timed on the H200 (characterize.py's
+    loop_atomic_copy, fixtures/traces/loop-atomic/h200: 2^24 floats in blocks of 128), 8,448
+    blocks run over ten times slower than 264: no oversubscription grid (LCH103's 10x habit
+    was "use a grid of 10560"); LCH102's one block an SM stays."""
+    rows = json.loads((REPO / "fixtures/traces/loop-atomic/h200/loop-atomic.characterization"
+                       ".json").read_text())["loop_atomic"]
+    ms = {r["grid"]: r["ms"] for r in rows if r["kernel"] == "loop_atomic_copy"
+          and r["block"] == 128 and r["repeat"] == 0 and r["n"] == 1 << 24}
+    assert ms[8448] > 10 * ms[264]
+    doc = _doc(occlint, tmp_path, "", "h100", kernel=LOOP_ATOMIC)
+    assert {f["rule"] for f in doc["findings"]} == {"LCH102"}
+    (site,) = doc["sources"][0]["launches"]
+    assert site["advice"]["recommended_grid"] is None
+    assert "atomics on one address" in site["advice"]["reason"]

@@ -136,6 +136,13 @@ class Facts:
         return self.loop in ("grid-stride", "block-stride")
 
     @property
+    def queued_on_one_address(self) -> bool:
+        """Atomics on one address whose queue grows with the launch's elements, threads,
+        warps or blocks: more of them is slower, not faster."""
+        return bool(self.atomics_one or self.atomics_one_thread or self.atomics_one_warp
+                    or self.atomics_one_block)
+
+    @property
     def atomics(self) -> bool:
         return bool(self.atomics_one or self.atomics_one_thread or self.atomics_block
                     or self.atomics_one_block or self.atomics_one_warp or self.atomics_set)
