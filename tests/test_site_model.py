@@ -177,3 +177,22 @@ def test_a_loop_ending_in_an_atomic_gets_no_oversubscription_grid(occlint, tmp_p
     (site,) = doc["sources"][0]["launches"]
     assert site["advice"]["recommended_grid"] is None
     assert "atomics on one address" in site["advice"]["reason"]
+
+
+def test_idle_units_claim_no_saving_where_more_blocks_would_not_fill_them(occlint, tmp_path):
+    """LCH102 at a site the model does not price: its idle units' share (64 % for 48 blocks
+    on 132 SMs) is what more blocks of the same work could save only in a grid-stride loop
+    without a queue on one address; the issue's atomicAdd loop in 48 blocks saved 31 % at
+    132, and a kernel not in the run may be a one-block tile whose blocks are its tiles:
+    from no saving up there, the share as before for a plain grid-stride loop."""
+    doc = _doc(occlint, tmp_path, "", "h100", kernel=LOOP_ATOMIC)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH102"]
+    assert f["saving"]["low"] == 0.0 and "queue longer" in f["saving"]["basis"]
+    plain = LOOP_ATOMIC.replace("    atomicAdd(sum, acc);\n", "")
+    doc = _doc(occlint, tmp_path, "", "h100", kernel=plain)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH102"]
+    assert f["saving"]["low"] > 0.3  # 0.75 x 84 / 132
+    elsewhere = "void run(float* out) { tile<<<1, 64>>>(out); }\n"  # its kernel not in the run
+    doc = _doc(occlint, tmp_path, "", "h100", kernel=elsewhere)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH102"]
+    assert f["saving"]["low"] == 0.0 and "grid is its work" in f["saving"]["basis"]

@@ -125,6 +125,12 @@ def _plan(report: Any, seconds: float | None = None) -> Plan | None:
 # shapes follow the caller's, which no rule prices yet)
 NOT_THE_CALLERS = ("library", "framework")
 
+GRID_IS_WORK = ("the site's grid is its work (its kernel is no grid-stride loop, or not "
+                "in the run): more blocks need smaller ones or each block's work split, which "
+                "the rule cannot price: from no saving up")
+QUEUED = ("its threads' atomics on one address queue longer with more threads (a loop ending "
+          "in atomicAdd in 48 blocks saved 31 % at 132, not its idle units' 64 %): from no "
+          "saving up")
 UNKNOWN_FACTS = ("what each thread loads and computes is not in the run (its source, PTX or "
                  "cache would tell): from no saving up")
 
@@ -182,6 +188,18 @@ def _priced(f: Finding, launch: Plan, total_ns: float | None, report: Any,
             f.severity = "info"
 
 
+def _unfilled(subject: Any) -> str | None:
+    """Why more blocks may not fill a launch site's idle units (None: they would, its
+    kernel a grid-stride loop): its grid is its work (:data:`GRID_IS_WORK`), or its
+    atomics on one address queue longer with more threads (:data:`QUEUED`)."""
+    if subject.kind != "site":
+        return None
+    k = subject.kernel
+    if k is None or k.body != "grid-stride":
+        return GRID_IS_WORK
+    return QUEUED if k.facts is not None and k.facts.queued_on_one_address else None
+
+
 def _worth_warning(s: Saving | None, launch: Plan | None) -> bool:
     """Whether a fix saving ``s`` is worth a warning: the low end of its range at
     WARN_MIN_SAVING or more, or the launch-time model, given the kernel's own facts,
@@ -232,6 +250,8 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
             if s is not None and guessed and (f.rule in LAUNCH_RULES
                                               or f.rule.startswith("OCC")):
                 s = Saving(0.0, s.high, f"{s.basis}; {UNKNOWN_FACTS}")
+            elif s is not None and f.rule == "LCH102" and (why := _unfilled(subject)):
+                s = Saving(0.0, s.high, f"{s.basis}; {why}")
             if s is not None:
                 f.saving = s.to_dict(total_ns)
         if s is not None and f.saving is not None and s.high > most:
