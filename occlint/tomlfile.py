@@ -23,12 +23,20 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 def read_toml(path: Path, error: type[Exception]) -> dict[str, Any]:
     """The table in ``path``; a missing, unreadable or invalid file raises ``error``."""
+    return _parsed(_read(path, error), path, error)
+
+
+def _read(path: Path, error: type[Exception]) -> bytes:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
+
+
+def _parsed(raw: bytes, path: Path, error: type[Exception]) -> dict[str, Any]:
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise error(f"{path}: invalid TOML: {exc}") from None
 
 
@@ -42,20 +50,14 @@ def mirror_of(path: Path) -> Path:
 def read_shipped_toml(path: Path, error: type[Exception]) -> dict[str, Any]:
     """The table in a shipped ``path``: its mirror's where the mirror was made from these
     bytes (their CRC-32), else the TOML's, as :func:`read_toml` reads it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise error(f"{path}: {exc.strerror or exc}") from None
+    raw = _read(path, error)
     try:
         doc = json.loads(mirror_of(path).read_bytes())
         if isinstance(doc, dict) and doc.get("crc32") == zlib.crc32(raw):
             return doc["table"]
     except (OSError, ValueError, KeyError):
         pass  # no mirror, or not one of this TOML: parse it
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise error(f"{path}: invalid TOML: {exc}") from None
+    return _parsed(raw, path, error)
 
 
 def write_mirror(path: Path) -> Path:

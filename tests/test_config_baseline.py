@@ -75,6 +75,16 @@ def test_bad_configuration_is_one_line_exit_2(occlint, project, text, needle):
     assert needle in run.err and "pyproject.toml" in run.err
 
 
+def test_a_configuration_not_utf8_is_one_line_exit_2(occlint, project):
+    """A byte no UTF-8 text holds (TOML files are UTF-8): one line naming the file, exit 2
+    (before: "internal error: UnicodeDecodeError")."""
+    (project / "pyproject.toml").write_bytes(b'[tool.occlint]\ndevices = ["\xff"]\n')
+    run = occlint("build/gamma.hsaco", cwd=project)
+    assert run.code == 2
+    assert run.err.count("\n") == 1 and run.err.startswith("occlint: error: "), run.err
+    assert "invalid TOML" in run.err and "pyproject.toml" in run.err
+
+
 def test_unknown_device_in_config(occlint, project):
     (project / "occlint.toml").write_text('devices = ["w7880"]\n')
     run = occlint("build/gamma.hsaco", cwd=project)
