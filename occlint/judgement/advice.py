@@ -417,7 +417,7 @@ def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
                           f"index, or only compares one with a constant; {_where(s)}): more "
                           "blocks would repeat it, so no grid advice",
                 "recommended_grid": None}
-    if stride is True and s.kernel.facts is not None and s.kernel.facts.queued_on_one_address:
+    if stride is True and s.kernel.queued_on_one_address:
         return {"kernel_body": body, "grid_stride_advice": False,
                 "reason": f"{name} is a grid-stride loop whose atomics on one address queue "
                           f"longer with every thread or block ({_where(s)}): no "

@@ -197,7 +197,7 @@ def _unfilled(subject: Any) -> str | None:
     k = subject.kernel
     if k is None or k.body != "grid-stride":
         return GRID_IS_WORK
-    return QUEUED if k.facts is not None and k.facts.queued_on_one_address else None
+    return QUEUED if k.queued_on_one_address else None
 
 
 def _worth_warning(s: Saving | None, launch: Plan | None) -> bool:

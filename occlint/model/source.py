@@ -112,6 +112,12 @@ class SourceKernel:
     def threads_are_work(self) -> bool:
         return threads_are_work(self.block_indexed, self.body, self.facts)
 
+    @property
+    def queued_on_one_address(self) -> bool:
+        """Its atomics on one address queue longer with more threads or blocks
+        (:attr:`occlint.model.facts.Facts.queued_on_one_address`)."""
+        return self.facts is not None and self.facts.queued_on_one_address
+
     def to_dict(self) -> dict[str, Any]:
         bounds = None
         if self.launch_bounds is not None:

@@ -234,20 +234,14 @@ def site_grid_too_small(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             advice=planned(ctx, f"launch at least {n} blocks"), target=t, grid=grid, units=n)
 
 
-def _queues(s: SiteReport) -> bool:
-    """Whether the site's kernel queues atomics on one address that more threads or blocks
-    lengthen (a loop ending each thread in ``atomicAdd(out, acc)``: 10,560 blocks of it run
-    about ten times slower than 132, issue 28): no oversubscription grid for it."""
-    facts = s.kernel.facts if s.kernel is not None else None
-    return facts is not None and facts.queued_on_one_address
-
-
 def _below_oversubscription(s: SiteReport, t: Any, ctx: Context, grid: int
                             ) -> dict[str, Any] | None:
     """The oversubscription advice for a grid-stride kernel's site whose grid is below the
-    target on ``t`` (memory-bound grid-stride kernels only: known from the kernel's body);
-    None where it is not."""
-    if grid_stride(s.kernel) is not True or _queues(s):
+    target on ``t`` (memory-bound grid-stride kernels only: known from the kernel's body;
+    not one whose atomics on one address queue longer with more threads: a loop ending each
+    thread in ``atomicAdd(out, acc)`` runs about ten times slower in 10,560 blocks than in
+    132, issue 28); None where it is not."""
+    if grid_stride(s.kernel) is not True or s.kernel.queued_on_one_address:
         return None
     over = site_oversubscription(s.site, t, ctx.settings)
     if over is None or grid * over["waves_per_block"] >= over["target_waves"]:
