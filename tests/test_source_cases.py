@@ -123,7 +123,7 @@ def test_dim3_of_names():
 
 def test_a_sixteen_thread_dim3_of_a_constexpr_gets_lch001(occlint):
     run = occlint(str(CASES / "dim3_names.cu"), "--device", "h100", "--select", "LCH001")
-    line = line_of("dim3_names.cu", "stencil<<<1, tiny>>>")
+    line = line_of("dim3_names.cu", "stencil<<<64, tiny>>>")
     column = (CASES / "dim3_names.cu").read_text().splitlines()[line - 1].index("tiny") + 1
     assert run.code == 1, run.err
     hits = [x for x in run.out.splitlines() if " LCH001 " in x]
@@ -446,3 +446,71 @@ __global__ void clip(const float* a, float* c, long n) {
     assert kernels["argmax_row"].body == "other"
     assert kernels["argmax_row"].facts.loop == "block-stride"
     assert kernels["clip"].body == "per-element"  # its i < n is still the bounds check
+
+
+def test_kernels_whose_global_a_macro_spells():
+    """raft's ``RAFT_KERNEL`` (``static __global__ void``), cudf's ``CUDF_KERNEL void``,
+    CCCL's ``CCCL_DETAIL_KERNEL_ATTRIBUTES`` (defined in headers not in the run) and a
+    file's own ``#define GPU_KERNEL __global__``: read as the kernels they are (raft's 205
+    kernels were none before; their launches "not defined in this file"). A name holding
+    KERNEL that the file defines as a constant is not one."""
+    name = "kernel_macros.cu"
+    source = read(name)
+    assert source.error_regions == []
+    kernels = {k.name: (k.span.line, k.body, k.launch_bounds, k.template)
+               for k in source.kernels}
+    assert kernels == {
+        "scale_local": (line_of(name, "void scale_local("), "per-element", None, False),
+        "fill_local": (line_of(name, "DEF_KERNEL fill_local("), "per-element", None, False),
+        "clamp_down": (line_of(name, "RAFT_KERNEL clamp_down("), "other", None, True),
+        # launch bounds after the macro (the template's Threads: unknown), a pack of pointers
+        "tail_kernel": (line_of(name, "tail_kernel(T* out"), "per-element", (None, 2), True),
+        "offset_kernel": (line_of(name, "CUDF_KERNEL void offset_kernel("), "per-element",
+                          None, False),
+        "copy_kernel": (line_of(name, "copy_kernel(const float*"), "grid-stride",
+                        (128, None), False),
+    }
+
+
+def test_kernel_macros_in_a_file_without_global(tmp_path):
+    """A header holding only macro-spelled kernels (no ``__global__``, no launch) is read:
+    its kernels' launches in another file are judged with their bodies."""
+    from occlint.readers.source import read_source
+
+    header = tmp_path / "k.cuh"
+    header.write_text("template <typename T>\nRAFT_KERNEL clamp(T* v, T t)\n"
+                      "{\n  *v = (fabs(*v) < t) ? 0 : *v;\n}\n")
+    assert [k.name for k in read_source(header, "k.cuh").kernels] == ["clamp"]
+    plain = tmp_path / "plain.h"
+    plain.write_text("#define KERNEL_RADIUS 4\nint taps = KERNEL_RADIUS * 2 + 1;\n")
+    assert read_source(plain, "plain.h").kernels == []
+
+
+def test_serial_launches_get_no_block_or_grid_advice(occlint):
+    """Launches whose threads or blocks would repeat the work, not split it: a block per
+    column in one thread whose body reads no thread index (raft's naiveSignFlipKernel:
+    "use 32 threads per block" would have each thread redo the column), ``<<<1, 1>>>`` of a
+    kernel not in the run (raft's lanczos clamp), one block of fewer threads than a warp
+    (raft's span tests: one warp runs it whatever the block; no smaller block gives more
+    blocks either). A body calling a helper that may read a thread index keeps LCH001; a
+    grid-stride loop whose threads each end in an atomic on one address is told only the
+    balanced grid below its own (more threads queue more atomics)."""
+    name = "serial_launches.cu"
+    threads = {k.name: k.thread_indexed for k in read(name).kernels}
+    assert threads == {"sign_flip": False, "sign_flip_helper": None, "span_check": True,
+                       "naive_dot": True}
+    doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
+    found = {(f["kernel"], f["line"], f["rule"], f["severity"]): f for f in doc["findings"]}
+    assert set(found) == {
+        ("sign_flip_helper", line_of(name, "sign_flip_helper<<<"), "LCH001", "warning"),
+        ("span_check", line_of(name, "span_check<<<1, 256"), "LCH102", "info"),
+        ("wait_elsewhere", line_of(name, "wait_elsewhere<<<"), "LCH102", "warning"),
+        ("naive_dot", line_of(name, "naive_dot<<<"), "LCH101", "warning")}
+    dot = found[("naive_dot", line_of(name, "naive_dot<<<"), "LCH101", "warning")]
+    assert dot["advice"] == "use a grid of 132 blocks"  # 256 blocks on 132 SMs: 132 or 264
+    (source,) = doc["sources"]
+    reasons = {(site["kernel"], site["line"]): site["advice"]["reason"]
+               for site in source["launches"]}
+    assert "reads no thread index" in reasons[("sign_flip", line_of(name, "sign_flip<<<"))]
+    assert "serial work by design" in reasons[
+        ("clamp_elsewhere", line_of(name, "clamp_elsewhere<<<"))]

@@ -34,6 +34,9 @@ class LaunchConfig:
     # whether its source reads the block index (False: every block does the same work, so
     # more or fewer blocks do not split it; None: no source of it in the run)
     block_indexed: bool | None = None
+    # whether its source reads the thread index (False: a block's threads would each repeat
+    # its work; None: not known)
+    thread_indexed: bool | None = None
     # a launch site's block and grid as its source writes them, x, y, z (a 2-D block is
     # another launch than its product along x); None: 1-D, as ``block`` and ``grid``
     block_dims: tuple[int, int, int] | None = None
@@ -46,7 +49,8 @@ class LaunchConfig:
 
     @property
     def threads_are_work(self) -> bool:
-        return threads_are_work(self.block_indexed, self.body, self.facts)
+        return threads_are_work(self.block_indexed, self.body, self.facts,
+                                self.thread_indexed)
 
     @property
     def known_facts(self) -> Facts | None:

@@ -97,6 +97,15 @@ class SiteReport:
     def keep(self, findings: list[Finding]) -> None:
         self.findings, self.suppressed = split_suppressed(findings, self.source.suppressions)
 
+    @property
+    def serial(self) -> bool:
+        """One block of one thread, both constants, of a kernel not in the run:
+        ``<<<1, 1>>>`` is written for serial work (raft's ``kernel_clamp_down``, a test's
+        ``gpu_wait``), which more threads or blocks would repeat, not split."""
+        block, grid = self.site.block, self.site.grid
+        return self.kernel is None and block is not None and block.total == 1 and \
+            grid is not None and grid.fixed and grid.total == 1
+
 
 def split_suppressed(findings: list[Finding], suppressions: list[Suppression]
                      ) -> tuple[list[Finding], list[Finding]]:
@@ -140,12 +149,13 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
     differ), "body": its definition's body kind, "work": memory- or compute-bound,
     "facts": the launch-time model's facts, "template": a template's text (each
     instantiation's facts: occlint.readers.source.facts.instantiated), "block_indexed":
-    whether it reads its block index, when every definition agrees} over the run's
-    sources."""
+    whether it reads its block index, "thread_indexed": its thread index, when every
+    definition agrees} over the run's sources."""
     blocks: dict[str, set[int | None]] = {}
     defined: dict[str, set[tuple[str, str | None]]] = {}
     facts: dict[str, set[Any]] = {}
     indexed: dict[str, set[bool | None]] = {}
+    threads: dict[str, set[bool | None]] = {}
     templates: dict[str, set[Any]] = {}
     for s in sources:
         for site in s.launches:
@@ -154,6 +164,7 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
             defined.setdefault(k.name, set()).add((k.body, k.work))
             facts.setdefault(k.name, set()).add(k.facts)
             indexed.setdefault(k.name, set()).add(k.block_indexed)
+            threads.setdefault(k.name, set()).add(k.thread_indexed)
             templates.setdefault(k.name, set()).add(k.instantiable)
     out: dict[str, dict[str, Any]] = {}
     for name in set(blocks) | set(defined):
@@ -175,6 +186,9 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
         reads = indexed.get(name, set())
         if len(reads) == 1 and None not in reads:
             entry["block_indexed"] = next(iter(reads))
+        reads = threads.get(name, set())
+        if len(reads) == 1 and None not in reads:
+            entry["thread_indexed"] = next(iter(reads))
         if entry:
             out[name] = entry
     return out

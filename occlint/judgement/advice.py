@@ -432,10 +432,17 @@ def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
         return {"kernel_body": body, "grid_stride_advice": True,
                 "reason": f"{name} is a grid-stride loop ({_where(s)})",
                 "recommended_grid": grids or None}
-    if stride is False:
+    if stride is False and s.kernel.thread_indexed is False:
+        reason = (f"{name} reads no thread index ({_where(s)}): each of a block's threads "
+                  "would repeat the block's work, so no block or grid advice")
+    elif stride is False:
         reason = (f"{name} processes one element per thread (a bounds check, no "
                   f"grid-stride loop, {_where(s)}): its grid follows the problem size, so "
                   "only the block size is advised")
+    elif s.serial:
+        reason = (f"{name} is launched as one thread and is not defined in this file or "
+                  "another source of the run: serial work by design, so no block or grid "
+                  "advice")
     elif s.kernel is None:
         reason = (f"{name} is not defined in this file or another source of the run: "
                   "its body is unknown, so no grid-stride advice")

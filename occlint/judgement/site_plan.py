@@ -53,7 +53,8 @@ def site_plan(s: Any, db: Any = None) -> tuple[fastest.Plan, KernelReport] | Non
     device, facts = devices[0], k.facts
     if (facts is None or not facts.known or facts.loops or facts.static_shared is None
             or not (facts.load_bytes or facts.store_bytes) or facts.atomics_data
-            or k.block_indexed is False or launch_model(device) is None):
+            or k.block_indexed is False or k.thread_indexed is False
+            or launch_model(device) is None):
         # (a body that moves no data: an empty stand-in, or one not read; atomics to
         # addresses the data picks: how they queue is the data's, which a trace's time
         # tells and a source does not)
@@ -125,8 +126,8 @@ def _report(s: Any, device: Any, registers: int, block: tuple, grid: tuple | Non
     total = block[0] * block[1] * block[2]
     launch = LaunchConfig(block=total, grid=(grid[0] * grid[1] * grid[2]) if grid else None,
                           problem_size=problem, dynamic_lds=dynamic, body=k.body, work=k.work,
-                          facts=facts, block_indexed=k.block_indexed, block_dims=block,
-                          grid_dims=grid)
+                          facts=facts, block_indexed=k.block_indexed,
+                          thread_indexed=k.thread_indexed, block_dims=block, grid_dims=grid)
     report = analyse_kernel(kernel, device, launch, db)
     report.block_source = "source"
     return report

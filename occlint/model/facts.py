@@ -22,13 +22,16 @@ LOOP_CONTROL = 3.0
 
 
 def threads_are_work(block_indexed: bool | None, body: str | None,
-                     facts: Facts | None) -> bool:
+                     facts: Facts | None, thread_indexed: bool | None = None) -> bool:
     """A kernel whose source reads no block index (``block_indexed`` False) and loops over
     nothing: its threads are its work (SGEMM_CUDA's simplest_kernel: 16 threads fill a 4 x
     4 array; flashinfer's prefix sums of ``threadIdx.x < n`` in one block), and another
-    block size computes something else, or leaves elements out."""
-    return block_indexed is False and body in ("other", "per-element") \
-        and not (facts and facts.loops)
+    block size computes something else, or leaves elements out. So is one whose source
+    reads no thread index (``thread_indexed`` False): each of a block's threads does the
+    block's whole work, and more of them would repeat it."""
+    return thread_indexed is False or (block_indexed is False and
+                                       body in ("other", "per-element")
+                                       and not (facts and facts.loops))
 
 
 def width_pinned(facts: Facts | None) -> bool:

@@ -107,10 +107,15 @@ class SourceKernel:
     # a template's text, whose facts each instantiation gets (None: not a template, or one
     # whose parameters are not read: a pack, a template template parameter)
     instantiable: TemplateText | None = None
+    # its body reads which thread it is (threadIdx, a lane, a group's rank): False for one
+    # that reads none and calls nothing that might (a block's one thread does its work);
+    # None: not known
+    thread_indexed: bool | None = None
 
     @property
     def threads_are_work(self) -> bool:
-        return threads_are_work(self.block_indexed, self.body, self.facts)
+        return threads_are_work(self.block_indexed, self.body, self.facts,
+                                self.thread_indexed)
 
     @property
     def queued_on_one_address(self) -> bool:

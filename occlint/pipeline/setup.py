@@ -97,6 +97,7 @@ def launch_resolver(cfg: Config, opts: Options):
             work=from_source.get("work"),
             facts=from_source.get("facts"),
             block_indexed=from_source.get("block_indexed"),
+            thread_indexed=from_source.get("thread_indexed"),
         )
         cache[key] = launch
         return launch

@@ -58,7 +58,7 @@ def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Findin
             built = {b["wave"] for b in s.binaries if b["device"] == t.device.name}
             if len(built) == 1 and None not in built:
                 wave = built.pop()
-        if block % wave == 0 or wave in seen:
+        if block % wave == 0 or wave in seen or _one_partial_warp(s, wave):
             continue
         seen.add(wave)
         lanes = -(-block // wave) * wave
@@ -146,8 +146,26 @@ def _block_advice(s: SiteReport, advice: str) -> str:
 
 def _threads_are_the_work(s: SiteReport) -> bool:
     """The site's kernel is in the run and its threads are its work
-    (:func:`occlint.model.facts.threads_are_work`)."""
-    return s.kernel is not None and s.kernel.threads_are_work
+    (:func:`occlint.model.facts.threads_are_work`), or the site is serial
+    (:attr:`SiteReport.serial`)."""
+    return s.kernel.threads_are_work if s.kernel is not None else s.serial
+
+
+def _one_partial_warp(s: SiteReport, wave: int) -> bool:
+    """The site launches one block of fewer threads than a warp (raft's tests'
+    ``<<<1, 16>>>`` over 16 elements): one warp runs it whatever the block, so no block
+    size is faster."""
+    grid = s.site.grid
+    return grid is not None and grid.fixed and grid.total == 1 and \
+        s.site.block is not None and (s.site.block.total or wave) < wave
+
+
+def _grid_is_its_elements(s: SiteReport, wave: int) -> bool:
+    """A kernel of one element per thread launched on a constant grid of blocks no larger
+    than a warp: its grid x block threads are its elements, and no smaller block gives
+    more blocks, so no launch of the same work fills more units."""
+    block = s.site.block.total if s.site.block else None
+    return grid_stride(s.kernel) is False and block is not None and 0 < block <= wave
 
 
 def _block_is_free(s: SiteReport) -> bool:
@@ -164,11 +182,12 @@ def _block_is_free(s: SiteReport) -> bool:
 
 def _fixed_grid(s: SiteReport) -> int | None:
     """The site's grid when it is a constant the grid rules can judge; None where it is not,
-    where it is 0 (no launch: LCH002), or where the kernel's body never reads which block it
-    is (every block does the same work: more or fewer blocks do not split it)."""
+    where it is 0 (no launch: LCH002), where the kernel's body never reads which block it
+    is (every block does the same work: more or fewer blocks do not split it) or where the
+    site is serial."""
     grid = s.site.grid
     if (s.kernel is not None and s.kernel.block_indexed is False) or (
-            s.site.block is not None and s.site.block.total == 0):
+            s.site.block is not None and s.site.block.total == 0) or s.serial:
         return None
     return grid.total if grid is not None and grid.fixed and grid.total else None
 
@@ -185,7 +204,11 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
         if g["cost"] == 0:
             continue
         n, most = t.units, g["max_blocks_per_unit"]
-        nearest = " or ".join(str(x) for x in g["nearest_balanced"])
+        balanced = g["nearest_balanced"]
+        if s.kernel is not None and s.kernel.queued_on_one_address:
+            # more threads queue more atomics on the one address: only fewer blocks pay
+            balanced = [x for x in balanced if x < grid] or balanced
+        nearest = " or ".join(str(x) for x in balanced)
         advice: str | None = f"use a grid of {nearest} blocks"
         gain = g["cost"]  # what the advice saves, by the same estimate
         block = s.site.block.total if s.site.block else None
@@ -223,7 +246,7 @@ def site_grid_too_small(s: SiteReport, ctx: Context) -> Iterator[Finding]:
     if grid is None:
         return
     for t in s.targets:
-        if not t.units or grid >= t.units:
+        if not t.units or grid >= t.units or _grid_is_its_elements(s, t.wave):
             continue
         n = t.units
         yield site_finding(

@@ -26,6 +26,7 @@ from occlint.readers.source.lexical import (
     Layout,
     blank_ranges,
     end_statement_macros,
+    overwrite,
 )
 from occlint.readers.source.parse import Text, parser
 from occlint.readers.source.vendor import includes_hip, vendor_hint
@@ -35,15 +36,15 @@ MAX_SOURCE_BYTES = 4 << 20
 MAX_ERROR_REGIONS = 100
 # only files with one of these can hold a kernel or a launch: others are not parsed (nor
 # those that have them only in comments and strings: Layout.has_markers)
-_MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)")
+_MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)|KERNEL\w*[ \t]+[A-Za-z_]")
 _SUPPRESS = re.compile(r"occlint:\s*ignore(?:\[([^\]]*)\])?")
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
 
 
 def may_launch(data: bytes) -> bool:
     """Whether the file can hold a kernel or a launch (else it is not parsed)."""
-    return (b"__global__" in data or b"<<<" in data or b"Launch" in data) and \
-        _MARKERS.search(data) is not None
+    return (b"__global__" in data or b"<<<" in data or b"Launch" in data or
+            b"KERNEL" in data) and _MARKERS.search(data) is not None
 
 
 def suppressions(text: Text, layout: Layout) -> list[Suppression]:
@@ -82,7 +83,8 @@ def _read(parse: bytes, text: Text, layout: Layout, display: str) -> _Read:
     errors = [(node.start_byte, node.end_byte, text.span(node))
               for node in markers.error_regions(root)]
     kernels = kernels_mod.kernels(root, text, evaluator, display,
-                                  markers.kernel_definitions(root, layout.code))
+                                  markers.kernel_definitions(root, layout.code,
+                                                             layout.kernel_macros()))
     sites, cut = launches_mod.launches(root, text, evaluator,
                                        markers.launch_nodes(root, layout.code))
     if errors:  # nothing from a line a syntax error touches
@@ -213,7 +215,8 @@ def parse_source(data: bytes, display: str) -> SourceFile:
                                       + layout.attributes() + layout.declaring_macros()
                                       + layout.attribute_macros()),
                          layout.reducible_bodies(), comments=True)
-    parse = end_statement_macros(parse, layout.statement_macros())
+    parse = end_statement_macros(overwrite(parse, layout.kernel_macros()),
+                                 layout.statement_macros())
     read = _read(parse, text, layout, display)
     if read.errors and any(layout.has_conditionals(s, e) for s, e, _ in read.errors):
         read = _with_configurations(read, parse, text, layout, display)

@@ -69,6 +69,18 @@ _DELIMITED = re.compile(rb"[(!&|?:,;={}\[]\s*\Z")
 _ENDS = re.compile(rb"(?:\.[xyz])?\s*[)&|?:,;\]]")
 # a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
+# what a body reads to tell its thread from the block's others (a lane, a group's rank, a
+# shuffle between lanes)
+_THREAD_INDEX = re.compile(rb"\b(?:threadIdx|hipThreadIdx_[xyz]|__builtin_amdgcn_workitem_id_|"
+                           rb"__lane_id|laneid|thread_rank|thread_index|this_thread_block|"
+                           rb"tiled_partition|coalesced_threads|__shfl|%tid|%laneid)")
+# ... or a call or a macro that may read one for it (not a statement's keyword)
+# (a statement's keyword, a barrier, an atomic, a math function, printf and assert read none)
+_CALLS = re.compile(rb"\b(?!(?:if|for|while|switch|return|sizeof|static_cast|"
+                    rb"reinterpret_cast|const_cast|decltype|alignof|__syncthreads|"
+                    rb"__threadfence\w*|atomic\w+|printf|assert|f?abs|f?min|f?max|sqrt|rsqrt|"
+                    rb"exp|exp2|log|log2|pow|sin|cos|tanh|floor|ceil|round)f?\s*\()"
+                    rb"[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b|\basm\b")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
@@ -267,6 +279,18 @@ def _block_indexed(body: Any, text: Text, helpers: frozenset[bytes] | None) -> b
     return False
 
 
+def _thread_indexed(body: Any, text: Text) -> bool | None:
+    """Whether the body reads which thread it is: False where it reads no thread index and
+    calls no function or macro that might (raft's ``naiveSignFlipKernel<<<cols, 1>>>``, a
+    block per column in one thread: more threads would each repeat the block's work); None
+    where it calls one, or the body is empty."""
+    if _THREAD_INDEX.search(text.data, body.start_byte, body.end_byte):
+        return True
+    if not body.named_child_count or _CALLS.search(text.data, body.start_byte, body.end_byte):
+        return None
+    return False
+
+
 def _roles_only(data: bytes, start: int, end: int) -> bool:
     """Whether every block index read in ``data[start:end]`` (the first at ``start``)
     compares it with a constant (``blockIdx.x == 0``, ``0 != blockIdx.y``)."""
@@ -452,8 +476,9 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
                     instantiable = _template_text(node.parent, params, source, kind, text,
                                                   consts, bounds)
         indexed = _block_indexed(body, text, helpers) if body is not None else None
+        threads = _thread_indexed(body, text) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
-                                what, facts, indexed, instantiable))
+                                what, facts, indexed, instantiable, threads))
     return out
 
 

@@ -43,6 +43,9 @@ _RESTRICT_MACRO = re.compile(rb"\*[ \t]*([A-Z][A-Z0-9_]*RESTRICT[A-Z0-9_]*)\b")
 _ATTRIBUTES = (
     (b"align__", re.compile(rb"__(?:builtin_)?align__\s*\(\s*\w+\s*\)")),
     (b"CUDART_CB", re.compile(rb"CUDART_CB\b")),
+    # a pack of pointers (raft's ``const Vecs*... vecs``), which the grammar does not take:
+    # its dots (each element is read as the pointer it is)
+    (b"...", re.compile(rb"(?<=\*)[ \t]*\.\.\.(?=[ \t]*[A-Za-z_])")),
     (b"vector_", re.compile(rb"__attribute__\s*\(\(\s*(?:__vector_size__|vector_size|"
                             rb"ext_vector_type)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*\)\)")))
 # an execution space, and what follows one on a lambda (its parameters, ``mutable``,
@@ -57,6 +60,15 @@ _DIRECTIVE = re.compile(rb"#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)")
 LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
                             rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?)\b")
 KERNEL_MARKER = re.compile(rb"__global__\b")
+# a macro of another header standing for ``__global__``: capitals with KERNEL as one of their
+# words (raft's RAFT_KERNEL, cudf's CUDF_KERNEL, CCCL's CCCL_DETAIL_KERNEL_ATTRIBUTES)
+KERNEL_MACRO_NAME = re.compile(rb"(?:[A-Z0-9]+_)*KERNEL(?:_[A-Z0-9]+)*")
+# what may open a kernel's definition on its line before such a macro
+_BEFORE_KERNEL_MACRO = re.compile(
+    rb'[ \t]*(?:(?:template[ \t]*<[^\n]*>|static|inline|extern[ \t]*"[ \t]*")[ \t]*)*')
+# after the macro: a word, and whether a parenthesis follows it (the kernel's name or
+# ``__launch_bounds__``: the macro is the return type too)
+_AFTER_KERNEL_MACRO = re.compile(rb"[ \t\r\n]+([A-Za-z_]\w*)([ \t\r\n]*\()?")
 _QUALIFIERS = ([b"const"], [b"noexcept"], [b"override"], [b"final"], [b"mutable"])
 _TRAILING_RETURN = re.compile(rb"\)\s*(?:const\s*)?->\s*[\w:<>,\s*&]+$")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -69,6 +81,19 @@ MAX_CONFIGURATIONS_GROUPS = 4096
 def blank(data: bytes) -> bytes:
     """Every byte but newlines as a space: lines and columns stay where they are."""
     return data.translate(_BLANK)
+
+
+def overwrite(data: bytes, pieces: list[tuple[int, int, bytes]]) -> bytes:
+    """``data`` with each ``(start, end, text)`` written in place (``text`` as long as
+    ``end - start``, the pieces in order and apart): every offset stays where it is."""
+    if not pieces:
+        return data
+    out, last = [], 0
+    for start, end, text in pieces:
+        out += [data[last:start], text]
+        last = end
+    out.append(data[last:])
+    return b"".join(out)
 
 
 def blank_ranges(data: bytes, ranges: list[tuple[int, int]], comments: bool = False
@@ -181,7 +206,52 @@ class Layout:
     def has_markers(self) -> bool:
         """Whether a kernel or launch marker is in the code (not only in comments or string
         literals, where nothing can be read from it)."""
-        return KERNEL_MARKER.search(self.code) is not None or bool(launch_markers(self.code))
+        return KERNEL_MARKER.search(self.code) is not None or \
+            bool(launch_markers(self.code)) or bool(self.kernel_macros())
+
+    def kernel_macros(self) -> list[tuple[int, int, bytes]]:
+        """Where a macro stands for ``__global__`` at the head of a definition: (its start,
+        its end, what the parse reads there, as long as the name). The macro is the file's
+        own (its ``#define`` holds ``__global__`` in some branch: ``#define GPU_KERNEL
+        __global__``) or, defined in a header, named as :data:`KERNEL_MACRO_NAME` names it
+        and not defined in the file otherwise. Followed by the kernel's name or by
+        ``__launch_bounds__`` (``RAFT_KERNEL foo(...)``: its expansion ends in ``void``) the
+        parse reads ``void`` in its place (a name shorter than that stays, read as the
+        type); followed by a return type or a specifier (``CUDF_KERNEL void foo(...)``) it
+        is blanked. Only at a line's start (after ``template <...>``, ``static``, ``inline``
+        or ``extern "C"``), outside directives."""
+        cached = getattr(self, "_kernel_macros", None)
+        if cached is not None:
+            return cached
+        code = self.code
+        names = {n.encode() for n, found in self.defines.items()
+                 if any(d.params is None and KERNEL_MARKER.search(d.value) for d in found)}
+        if b"KERNEL" in code:
+            for at in _found(code, b"KERNEL", 6):
+                start, end = _word_around(code, at, at + 6)
+                word = code[start:end]
+                if word not in names and word.decode() not in self.defines and \
+                        KERNEL_MACRO_NAME.fullmatch(word):
+                    names.add(word)
+        out: list[tuple[int, int, bytes]] = []
+        for name in sorted(names):
+            for at in _found(code, name, len(name)):
+                end = at + len(name)
+                if (at and (code[at - 1:at].isalnum() or code[at - 1:at] == b"_")) or \
+                        code[end:end + 1].isalnum() or code[end:end + 1] == b"_":
+                    continue
+                after = _AFTER_KERNEL_MACRO.match(code, end)
+                line = code.rfind(b"\n", 0, at) + 1
+                if after is None or not _BEFORE_KERNEL_MACRO.fullmatch(code, line, at) or \
+                        self.directive_at(at) is not None:
+                    continue
+                if after[2] is None and after[1] != b"__launch_bounds__":
+                    out.append((at, end, b" " * len(name)))  # a type or specifier follows
+                else:
+                    out.append((at, end, b"void".ljust(len(name)) if len(name) >= 4 else name))
+        out.sort()
+        self._kernel_macros = out
+        return out
 
     # -- directives ---------------------------------------------------------------------------
     def _read_directives(self) -> None:
@@ -397,7 +467,8 @@ class Layout:
         GGML_CUDA_RESTRICT x = p;``: the macro taken for the declared name), a struct's
         ``__align__(16)`` / ``__builtin_align__(32)`` (cuda-samples' alignedTypes, ggml's
         float8), ``CUDART_CB`` before a callback's name, and a vector type's
-        ``__attribute__((__vector_size__(16)))`` (AMD's MFMA examples). Blanked, the
+        ``__attribute__((__vector_size__(16)))`` (AMD's MFMA examples), the dots of a pack of
+        pointers. Blanked, the
         declarations parse."""
         code = self.code
         out = []
@@ -477,6 +548,8 @@ class Layout:
             (d.start, d.end) for d in self.directives])
         keep = launch_markers(self.code)
         keep += kernel_markers(self.code)
+        macros = [at for at, _, _ in self.kernel_macros()]
+        keep += macros
         keep.sort()
         out: list[tuple[int, int]] = []
         stack: list[int] = []
@@ -494,7 +567,8 @@ class Layout:
             outermost = not stack or not enclosing[stack[-1]]
             if outermost and _is_body(view, start, boundary) and \
                     not _holds(keep, start, at) and self._closed(start, at) and \
-                    b"__global__" not in view[max(boundary, start - 2048):start]:
+                    b"__global__" not in view[max(boundary, start - 2048):start] and \
+                    not _holds(macros, max(boundary, start - 2048), start):
                 out.append((start + 1, at))
             if not stack:
                 boundary = at + 1
@@ -568,6 +642,15 @@ def kernel_markers(code: bytes) -> list[int]:
     ``__global__global__`` the one at 8)."""
     return [at for at in _found(code, b"__global__")
             if not ((after := code[at + 10:at + 11]).isalnum() or after == b"_")]
+
+
+def _word_around(code: bytes, start: int, end: int) -> tuple[int, int]:
+    """The bounds of the identifier holding ``code[start:end]``."""
+    while start and (code[start - 1:start].isalnum() or code[start - 1:start] == b"_"):
+        start -= 1
+    while end < len(code) and (code[end:end + 1].isalnum() or code[end:end + 1] == b"_"):
+        end += 1
+    return start, end
 
 
 def _braces(code: bytes) -> list[int]:

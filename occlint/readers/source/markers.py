@@ -22,10 +22,13 @@ from occlint.readers.source.lexical import LAUNCH_MARKERS, kernel_markers, launc
 API_NAMES = re.compile(rb"hipLaunchKernelGGL|(cuda|hip)Launch(Kernel|CooperativeKernel|"
                        rb"KernelExC?)(<.*>)?$")
 FUNCTION_TYPES = ("identifier", "qualified_identifier", "template_function")
+_SPACES = re.compile(rb"\s*")
 
 
-def kernel_definitions(root: Any, code: bytes) -> list[Any]:
-    """The function definitions with a ``__global__`` of their own, in file order."""
+def kernel_definitions(root: Any, code: bytes,
+                       macros: list[tuple[int, int, bytes]] = ()) -> list[Any]:
+    """The function definitions with a ``__global__`` of their own, or a macro standing for
+    it at their head (``macros``: Layout.kernel_macros), in file order."""
     out: list[Any] = []
     seen: set[int] = set()
     for at in kernel_markers(code):
@@ -37,7 +40,34 @@ def kernel_definitions(root: Any, code: bytes) -> list[Any]:
                 parent.id not in seen:
             seen.add(parent.id)
             out.append(parent)
+    for start, end, written in macros:
+        definition = _headed(root, code, start, end, not written.strip())
+        if definition is not None and definition.id not in seen:
+            seen.add(definition.id)
+            out.append(definition)
+    if macros:
+        out.sort(key=lambda n: n.start_byte)
     return out
+
+
+def _headed(root: Any, code: bytes, start: int, end: int, blanked: bool) -> Any:
+    """The function definition a kernel macro at ``start:end`` heads: read as its return
+    type (``void`` or the name) or, blanked, the definition starts at the next word; None
+    where the macro heads no definition."""
+    at = _SPACES.match(code, end).end() if blanked else start
+    node = root.descendant_for_byte_range(at, at + 1)
+    for _ in range(3):
+        if node is None:
+            return None
+        parent = node.parent
+        if parent is not None and parent.type == "function_definition":
+            declarator = parent.child_by_field_name("declarator")
+            if parent.start_byte <= at and declarator is not None and \
+                    declarator.start_byte > at:
+                return parent
+            return None
+        node = parent
+    return None
 
 
 def launch_nodes(root: Any, code: bytes) -> dict[str, list[Any]]:

@@ -15,9 +15,9 @@ void run(float *x, int unknown) {
     dim3 b(once);
     dim3 tiny(block_size);
     dim3 open(unknown, ROWS_Y);
-    stencil<<<1, threads>>>(x);
-    stencil<<<1, block_dim>>>(x);
-    stencil<<<1, b>>>(x);
-    stencil<<<1, tiny>>>(x);
-    stencil<<<1, open>>>(x);
+    stencil<<<64, threads>>>(x);
+    stencil<<<64, block_dim>>>(x);
+    stencil<<<64, b>>>(x);
+    stencil<<<64, tiny>>>(x);
+    stencil<<<64, open>>>(x);
 }

@@ -1,0 +1,51 @@
+// Launches whose threads or blocks do not split the work (each written for this test after
+// the public tree named beside it).
+
+// rapidsai/raft cpp/tests/matrix/math.cu: a block per column, its one thread walks the rows;
+// the body reads no thread index and calls nothing that might
+__global__ void sign_flip(const float* in, float* out, int rows, int cols)
+{
+  int first = blockIdx.x * rows;
+  if (blockIdx.x < cols) {
+    float best = 0.0f;
+    for (int i = first; i < first + rows; i++) best = fmaxf(best, fabsf(in[i]));
+    for (int i = first; i < first + rows; i++) out[i] = in[i] / best;
+  }
+  __syncthreads();
+}
+
+// the same, asking a helper of another file: it may read a thread index
+__global__ void sign_flip_helper(const float* in, float* out, int rows, int cols)
+{
+  int first = blockIdx.x * rows;
+  if (blockIdx.x < cols) out[first] = helper(in, first, rows);
+}
+
+// raft's tests/core/span.cu: one element per thread over a 16-element span
+__global__ void span_check(const float* v, int n, int* bad)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (v[i] != i) atomicAdd(bad, 1);
+}
+
+// raft's tests/linalg/dot.cu: a grid-stride dot product, one atomicAdd per thread
+__global__ void naive_dot(int n, const float* x, const float* y, float* out)
+{
+  float sum = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    sum += x[i] * y[i];
+  atomicAdd(out, sum);
+}
+
+void run(const float* in, float* out, float* dot, int* bad, int rows, int cols, int n,
+         cudaStream_t s)
+{
+  sign_flip<<<cols, 1, 0, s>>>(in, out, rows, cols);
+  sign_flip_helper<<<cols, 1, 0, s>>>(in, out, rows, cols);
+  span_check<<<1, 16, 0, s>>>(in, 16, bad);
+  span_check<<<1, 256, 0, s>>>(in, 256, bad);
+  clamp_elsewhere<<<1, 1, 0, s>>>(out, 1e-9f);  // raft's lanczos: defined in no file here
+  wait_elsewhere<<<1, 16, 0, s>>>(100);
+  naive_dot<<<256, 256, 0, s>>>(n, in, in, dot);
+}
