@@ -8,6 +8,7 @@ the text (``line_of``), never taken from occlint.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -508,9 +509,32 @@ def test_serial_launches_get_no_block_or_grid_advice(occlint):
         ("naive_dot", line_of(name, "naive_dot<<<"), "LCH101", "warning")}
     dot = found[("naive_dot", line_of(name, "naive_dot<<<"), "LCH101", "warning")]
     assert dot["advice"] == "use a grid of 132 blocks"  # 256 blocks on 132 SMs: 132 or 264
+    # each advice as data: the block as written, the balanced grid below
+    assert dot["fix"] == {"block": [256, 1, 1], "grid": [132, 1, 1], "dynamic_shared": 0}
+    # a warp's worth of threads; the grid is the site's cols, which the block leaves alone
+    helper = found[("sign_flip_helper", line_of(name, "sign_flip_helper<<<"), "LCH001",
+                    "warning")]
+    assert helper["fix"] == {"block": [32, 1, 1], "grid": None, "dynamic_shared": 0}
     (source,) = doc["sources"]
     reasons = {(site["kernel"], site["line"]): site["advice"]["reason"]
                for site in source["launches"]}
     assert "reads no thread index" in reasons[("sign_flip", line_of(name, "sign_flip<<<"))]
     assert "serial work by design" in reasons[
         ("clamp_elsewhere", line_of(name, "clamp_elsewhere<<<"))]
+
+
+def test_a_site_rules_advice_carries_its_fix(occlint):
+    """The oversubscription grid of a grid-stride site the model does not price (its
+    loop's work is unknown) is in the finding as data: 10 x the H100's 132 x 64 warp slots,
+    in blocks of 128 threads (4 warps), the block and shared memory as the site passes them;
+    the document validates against the schema (a site's grid may be null)."""
+    import jsonschema
+
+    name = "kernel_macros.cu"
+    doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH103"]
+    assert f["kernel"] == "copy_kernel"
+    assert f["fix"] == {"block": [128, 1, 1], "grid": [10 * 132 * 64 // 4, 1, 1],
+                        "dynamic_shared": 0}
+    schema = json.loads((REPO / "docs/schema/occlint-report.schema.json").read_text())
+    jsonschema.validate(doc, schema)

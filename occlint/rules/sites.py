@@ -33,7 +33,7 @@ def _pct(x: float) -> str:
 
 def site_finding(code: str, s: SiteReport, param: Param | Any, message: str,
                  advice: str | None = None, target: Target | None = None,
-                 **data: Any) -> Finding:
+                 fix: dict[str, Any] | None = None, **data: Any) -> Finding:
     r, site = RULES[code], s.site
     from occlint.model.source import Param
 
@@ -43,7 +43,32 @@ def site_finding(code: str, s: SiteReport, param: Param | Any, message: str,
                    arch=target.device.arch_name if target and target.device else None,
                    device=target.device.name if target and target.device else None,
                    advice=advice, data=data, line=span.line, column=span.column,
-                   end_line=span.end_line, end_column=span.end_column)
+                   end_line=span.end_line, end_column=span.end_column, fix=fix)
+
+
+def site_fix(s: SiteReport, block: int | None = None, grid: int | None = None
+             ) -> dict[str, Any] | None:
+    """The configuration a site rule's advice names, as data: ``block`` threads or ``grid``
+    blocks along x where it changes them, else the site's own; null where the site computes
+    it (a grid that follows the problem size, which a new block changes too; a shared size
+    it computes). None where the site's block or grid is not one-dimensional."""
+    site = s.site
+    if (block is not None and site.block is not None and site.block.dims[1:] != (1, 1)) or \
+            (grid is not None and site.grid is not None and site.grid.dims[1:] != (1, 1)):
+        return None
+    if block is None:
+        block_dims = list(site.block.dims) if site.block and site.block.known else None
+    else:
+        block_dims = [block, 1, 1]
+    if grid is not None:
+        grid_dims: list[int] | None = [grid, 1, 1]
+    elif site.grid is not None and site.grid.fixed and site.grid.known and (
+            block is None or grid_stride(s.kernel) is True):
+        grid_dims = list(site.grid.dims)
+    else:
+        grid_dims = None
+    shared = site.shared.total if site.shared is not None else 0
+    return {"block": block_dims, "grid": grid_dims, "dynamic_shared": shared}
 
 
 @site_rule("LCH001")
@@ -73,7 +98,8 @@ def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Findin
             f"({_pct(idle / lanes)} of the block's lanes)",
             advice=planned(ctx, _block_advice(
                 s, f"use {' or '.join(map(str, options))} threads per block")),
-            target=t,
+            target=t, fix=None if width_pinned(s.kernel.facts if s.kernel else None)
+            else site_fix(s, block=up if up <= t.max_block else down),
             block=block, wave_size=wave, idle_lanes=idle, suggestions=options)
 
 
@@ -134,7 +160,9 @@ def site_block_below_best(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"{b['file']}; {shown} reach {_pct(b['best_occupancy'])}, the best on "
             f"{b['device']}",
             advice=_block_advice(s, f"use {b['recommended_block']} threads per block"),
-            target=None, occupancy=b["occupancy"], best=b["best_occupancy"],
+            target=None, fix=None if width_pinned(s.kernel.facts if s.kernel else None)
+            else site_fix(s, block=b["recommended_block"]),
+            occupancy=b["occupancy"], best=b["best_occupancy"],
             block_sizes_at_best=sizes, binary=b["file"], device_name=b["device"])
 
 
@@ -210,6 +238,7 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             balanced = [x for x in balanced if x < grid] or balanced
         nearest = " or ".join(str(x) for x in balanced)
         advice: str | None = f"use a grid of {nearest} blocks"
+        fix = site_fix(s, grid=balanced[-1]) if grid_stride(s.kernel) is True else None
         gain = g["cost"]  # what the advice saves, by the same estimate
         block = s.site.block.total if s.site.block else None
         if grid_stride(s.kernel) is not True:  # a grid change alone would drop elements
@@ -224,8 +253,9 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             advice = advice.rstrip("; ") or None
             if better and s.kernel is not None:
                 gain -= better[2]
+                fix = site_fix(s, block=better[0])
         elif _below_oversubscription(s, t, ctx, grid) is not None:
-            advice = None  # LCH103 names a grid for it, a multiple of the units
+            advice = fix = None  # LCH103 names a grid for it, a multiple of the units
         finding = site_finding(
             "LCH101", s, s.site.grid,
             f"grid of {grid} {plural(grid, 'block')} is not a multiple of the {n} {t.unit}s of "
@@ -234,7 +264,7 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"{n - g['busy_units']} {'runs' if n - g['busy_units'] == 1 else 'run'} "
             f"{most - 1}: an estimated {_pct(g['cost'])} longer than a balanced grid (tail "
             "effect)", advice=planned(ctx, advice or "") if ctx.plan else advice, target=t,
-            grid=grid, units=n, cost=g["cost"], nearest_balanced=g["nearest_balanced"])
+            fix=fix, grid=grid, units=n, cost=g["cost"], nearest_balanced=g["nearest_balanced"])
         if advice is None or gain < WARN_MIN_SAVING:
             finding.severity = "info"  # a fact: no change the site can make is known to pay
         yield finding
@@ -254,7 +284,9 @@ def site_grid_too_small(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             f"grid of {grid} {plural(grid, 'block')} leaves {n - grid} of {n} {t.unit}s of "
             f"{t.name} idle "
             f"(up to {_pct((n - grid) / n)} of the device unused)",
-            advice=planned(ctx, f"launch at least {n} blocks"), target=t, grid=grid, units=n)
+            advice=planned(ctx, f"launch at least {n} blocks"), target=t,
+            fix=site_fix(s, grid=n) if grid_stride(s.kernel) is True
+            and not s.kernel.queued_on_one_address else None, grid=grid, units=n)
 
 
 def _below_oversubscription(s: SiteReport, t: Any, ctx: Context, grid: int
@@ -293,7 +325,8 @@ def site_grid_below_oversubscription(s: SiteReport, ctx: Context
             f"of {t.name} ({over['target_waves']:,} {word}) that the memory-bound "
             f"grid-stride kernel {s.site.kernel} needs",
             advice=f"use a grid of {recommended} blocks ({recommended // t.units} per "  # type: ignore[operator]
-                   f"{t.unit})", target=t, grid=grid, waves=waves,
+                   f"{t.unit})", target=t, fix=site_fix(s, grid=recommended), grid=grid,
+            waves=waves,
             target_waves=over["target_waves"], recommended_grid=recommended)
 
 
