@@ -112,3 +112,22 @@ def test_grid_rules_use_sm_count():
     doc = run(CUBIN / "gamma.sm_90.cubin", devices=["h100"], block=256, grid=265)
     tail = [f for k in doc["kernels"] for f in k["findings"] if f["rule"] == "LCH101"]
     assert tail and tail[0]["data"]["nearest_balanced"] == [264, 396]
+
+
+def test_a_given_launchs_advice_carries_its_fix():
+    """``--block 100 --grid 1000`` on a cubin (no source: its loop unknown): LCH001's fix is
+    the whole-warp block above 100 (4 warps: 128), the grid left to the caller (one element
+    per thread would shrink it); LCH103's is its grid, 10x the H100's 132 x 64 warp slots in
+    blocks of 4 warps, the block as given. With --problem-size the grid follows the new
+    block: ceil(1,000,000 / 128). LCH101's advice is conditional (a grid-stride loop, or a
+    block of one element per thread): no fix."""
+    doc = run(CUBIN / "gamma.sm_90.cubin", devices=["h100"], block=100, grid=1000)
+    kernel = "_Z28gamma_correction_per_elementPhmf"
+    assert finding(doc, "LCH001", kernel)["fix"] == {
+        "block": [128, 1, 1], "grid": None, "dynamic_shared": 0}
+    assert finding(doc, "LCH103", kernel)["fix"] == {
+        "block": [100, 1, 1], "grid": [10 * 132 * 64 // 4, 1, 1], "dynamic_shared": 0}
+    assert "fix" not in finding(doc, "LCH101", kernel)
+    doc = run(CUBIN / "gamma.sm_90.cubin", devices=["h100"], block=100,
+              problem_size=1_000_000)
+    assert finding(doc, "LCH001", kernel)["fix"]["grid"] == [-(-1_000_000 // 128), 1, 1]

@@ -27,6 +27,33 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:,.1f} us"
 
 
+def launch_fix(report, block: int | None = None, grid: int | None = None
+               ) -> dict[str, Any] | None:
+    """The configuration a rule's advice names for a launch given on the command line or in
+    a configuration (--block, --grid / --problem-size), as data: ``block`` threads or
+    ``grid`` blocks where it changes them, else the launch's own; a grid that a new block
+    changes is the problem size's at that block, the launch's for a grid-stride loop,
+    else null (one element per thread or not known: the caller's grid follows its
+    elements). None for a traced launch (the launch-time model names its fix, or none) and
+    for a 2-D block a rule would change along x."""
+    launch = report.launch
+    if report.block_source == "trace" or report.block_size is None:
+        return None
+    dims = launch.block_dims or (report.block_size, 1, 1)
+    if block is not None and dims[1:] != (1, 1):
+        return None
+    new_block = [block, 1, 1] if block is not None else list(dims)
+    if grid is not None:
+        new_grid: list[int] | None = [grid, 1, 1]
+    elif block is None or launch.body == "grid-stride":
+        new_grid = list(launch.grid_dims or (launch.grid, 1, 1)) if launch.grid else None
+    elif launch.problem_size:
+        new_grid = [-(-launch.problem_size // block), 1, 1]
+    else:
+        new_grid = None
+    return {"block": new_block, "grid": new_grid, "dynamic_shared": launch.dynamic_lds}
+
+
 def block_advice(report, ctx, advice: str) -> str:
     """A block rule's advice: :func:`planned`, or for a kernel whose element index steps by
     a width of its own (``blockIdx.x * TILE + threadIdx.x``) ``advice`` with that width
@@ -100,6 +127,7 @@ def block_not_wave_multiple(report, ctx):
         f"{word}: its last {word} runs {block % wave} {plural(block % wave, 'lane')}, {idle} "
         f"idle ({_pct(idle / lanes)} of the block's lanes)",
         advice=block_advice(report, ctx, f"use {options} threads per block"),
+        fix=None if width_pinned(report.launch.facts) else launch_fix(report, block=up),
         block=block, wave_size=wave, idle_lanes=idle, nearest=[x for x in (down, up) if x],
         suggestions=[ctx.plan.best.threads] if ctx.plan is not None and ctx.plan.changes
         else [] if ctx.plan is not None else [x for x in (down, up) if x])
@@ -209,6 +237,8 @@ def block_below_best(report, ctx):
         f"block {report.block_size} reaches {_pct(current)} occupancy; {shown} reach "
         f"{_pct(best)}, the best for this kernel on {_device(report)}",
         advice=block_advice(report, ctx, f"use {adv['recommended_block']} threads per block"),
+        fix=None if width_pinned(report.launch.facts)
+        else launch_fix(report, block=adv["recommended_block"]),
         occupancy=round(current, 6), best=best, block_sizes_at_best=sizes)
 
 
@@ -249,10 +279,13 @@ def grid_tail(report, ctx):
     most, busy = grid["max_blocks_per_unit"], grid["busy_units"]
     nearest = " or ".join(str(g) for g in grid["nearest_balanced"])
     advice = f"use a grid of {nearest} blocks"
+    fix = launch_fix(report, grid=grid["nearest_balanced"][-1])
     if report.launch.body != "grid-stride":  # a grid change alone would drop elements
         block = report.block_size
         better = balanced_block(report.launch.grid * block, n,
                                 ctx.advice.get("block_sizes_at_best") or [], block)
+        fix = launch_fix(report, block=better[0], grid=better[1]) if better and \
+            report.launch.body == "per-element" else None
         advice = (f"if it loops over its data (grid-stride), use a grid of {nearest} blocks; "
                   "with one element per thread the grid follows the problem size: "
                   + (f"a block of {better[0]} threads gives {better[1]} blocks, "
@@ -266,7 +299,7 @@ def grid_tail(report, ctx):
         f"{_device(report)}: {busy} {plural(busy, unit)} {'runs' if busy == 1 else 'run'} "
         f"{most} {plural(most, 'block')} while {n - busy} "
         f"{'runs' if n - busy == 1 else 'run'} {most - 1}: an estimated {_pct(grid['cost'])} "
-        "longer than a balanced grid (tail effect)", advice=planned(ctx, advice),
+        "longer than a balanced grid (tail effect)", advice=planned(ctx, advice), fix=fix,
         grid=report.launch.grid, units=n, cost=grid["cost"],
         nearest_balanced=grid["nearest_balanced"])
 
@@ -306,7 +339,8 @@ def grid_too_small(report, ctx):
         f"(up to {_pct((n - grid) / n)} of the device unused)",
         advice=planned(ctx, f"launch at least {n} blocks" + (
             f"; a grid-stride kernel: {recommended}" if recommended else "")),
-        grid=grid, units=n)
+        fix=launch_fix(report, grid=recommended or n)
+        if report.launch.body == "grid-stride" else None, grid=grid, units=n)
 
 
 @rule("LCH103", "grid-below-oversubscription-target", "warning")
@@ -363,7 +397,7 @@ def grid_below_oversubscription(report, ctx):
         advice=planned(ctx, ("if this kernel is a grid-stride loop, " if traced else "")
                        + f"use a grid of {recommended} blocks "
                          f"({recommended // ctx.advice['capacity']['units']} per {unit})"),
-        severity="info" if traced else None,
+        severity="info" if traced else None, fix=launch_fix(report, grid=recommended),
         grid=grid, waves=waves, target_waves=over["target_waves"],
         recommended_grid=recommended)
 

@@ -151,13 +151,14 @@ def selector_error(selector: str) -> str | None:
 
 
 def kernel_finding(rule_code: str, report, message: str, advice: str | None = None,
-                   severity: Severity | None = None, **data: Any) -> Finding:
+                   severity: Severity | None = None, fix: dict[str, Any] | None = None,
+                   **data: Any) -> Finding:
     r = RULES[rule_code]
     k = report.kernel
     return Finding(rule=r.code, name=r.name, severity=severity or r.severity, message=message,
                    file=k.file, kernel=k.name, demangled=k.demangled, arch=k.arch,
                    device=report.device.name if report.device else None, entry=k.entry,
-                   advice=advice, data=data, source=source_location(k.source))
+                   advice=advice, data=data, source=source_location(k.source), fix=fix)
 
 
 def select_rules(codes: Iterable[str], select: Iterable[str], ignore: Iterable[str]) -> set[str]:
