@@ -538,3 +538,28 @@ def test_a_site_rules_advice_carries_its_fix(occlint):
                         "dynamic_shared": 0}
     schema = json.loads((REPO / "docs/schema/occlint-report.schema.json").read_text())
     jsonschema.validate(doc, schema)
+
+
+def test_kernels_that_talk_to_other_gpus_get_no_launch_advice(occlint):
+    """A kernel using NCCL's device API (one CTA per LSA barrier: 16 of them) or NVSHMEM's
+    puts waits on the other ranks and the links, and its grid is its communicator's: no
+    grid or block rule judges it (nccl's own device-API examples were told "use a grid of
+    5280 blocks"). The same loop copying locally in 16 blocks is still judged; a traced
+    launch of such a kernel is a communication design (no saving estimated)."""
+    from occlint.analysis.sites import launch_index
+    from occlint.judgement.design import communication
+
+    name = "communicating.cu"
+    source = read(name)
+    assert {k.name: k.communicates for k in source.kernels} == {
+        "lsa_allreduce": "NCCL", "put_tokens": "NVSHMEM", "copy_tokens": None}
+    doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
+    assert {f["kernel"] for f in doc["findings"]} == {"copy_tokens"}
+    reasons = {site["kernel"]: site["advice"]["reason"] for site in doc["sources"][0]["launches"]}
+    assert "talks to other GPUs through NCCL" in reasons["lsa_allreduce"]
+    assert "talks to other GPUs through NVSHMEM" in reasons["put_tokens"]
+    index = launch_index([source])
+    assert index["put_tokens"]["communicates"] == "NVSHMEM"
+    assert "communicates" not in index["copy_tokens"]
+    assert communication(None, "NVSHMEM")["kind"] == "communication"
+    assert communication(None, None) is None

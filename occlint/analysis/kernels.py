@@ -37,6 +37,9 @@ class LaunchConfig:
     # whether its source reads the thread index (False: a block's threads would each repeat
     # its work; None: not known)
     thread_indexed: bool | None = None
+    # the library through which its source talks to other GPUs (NCCL's device API,
+    # NVSHMEM, rocSHMEM): its time waits on them, its grid is its communicator's
+    communicates: str | None = None
     # a launch site's block and grid as its source writes them, x, y, z (a 2-D block is
     # another launch than its product along x); None: 1-D, as ``block`` and ``grid``
     block_dims: tuple[int, int, int] | None = None

@@ -429,7 +429,8 @@ def _launch_config(key, dynamic: int, facts: dict[str, Any] | None) -> LaunchCon
     return LaunchConfig(block=_product(key.block), grid=_product(key.grid),
                         dynamic_lds=dynamic, body=facts.get("body"), work=facts.get("work"),
                         facts=facts.get("facts"), block_indexed=facts.get("block_indexed"),
-                        thread_indexed=facts.get("thread_indexed"))
+                        thread_indexed=facts.get("thread_indexed"),
+                        communicates=facts.get("communicates"))
 
 
 def _grid_only(out: LaunchReport, kernel: Kernel, dynamic: int,

@@ -150,12 +150,14 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
     "facts": the launch-time model's facts, "template": a template's text (each
     instantiation's facts: occlint.readers.source.facts.instantiated), "block_indexed":
     whether it reads its block index, "thread_indexed": its thread index, when every
-    definition agrees} over the run's sources."""
+    definition agrees, "communicates": the library through which a definition talks to
+    other GPUs} over the run's sources."""
     blocks: dict[str, set[int | None]] = {}
     defined: dict[str, set[tuple[str, str | None]]] = {}
     facts: dict[str, set[Any]] = {}
     indexed: dict[str, set[bool | None]] = {}
     threads: dict[str, set[bool | None]] = {}
+    talks: dict[str, set[str | None]] = {}
     templates: dict[str, set[Any]] = {}
     for s in sources:
         for site in s.launches:
@@ -165,6 +167,7 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
             facts.setdefault(k.name, set()).add(k.facts)
             indexed.setdefault(k.name, set()).add(k.block_indexed)
             threads.setdefault(k.name, set()).add(k.thread_indexed)
+            talks.setdefault(k.name, set()).add(k.communicates)
             templates.setdefault(k.name, set()).add(k.instantiable)
     out: dict[str, dict[str, Any]] = {}
     for name in set(blocks) | set(defined):
@@ -189,6 +192,9 @@ def launch_index(sources: list[SourceFile]) -> dict[str, dict[str, Any]]:
         reads = threads.get(name, set())
         if len(reads) == 1 and None not in reads:
             entry["thread_indexed"] = next(iter(reads))
+        libraries = talks.get(name, set()) - {None}
+        if len(libraries) == 1:
+            entry["communicates"] = next(iter(libraries))
         if entry:
             out[name] = entry
     return out

@@ -417,6 +417,13 @@ def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
                           f"index, or only compares one with a constant; {_where(s)}): more "
                           "blocks would repeat it, so no grid advice",
                 "recommended_grid": None}
+    if s.kernel is not None and s.kernel.communicates:
+        return {"kernel_body": body, "grid_stride_advice": False,
+                "reason": f"{name} talks to other GPUs through {s.kernel.communicates} "
+                          f"({_where(s)}): its grid is its communicator's (a CTA per barrier "
+                          "or channel) and its time waits on the other ranks and the links, "
+                          "so no block or grid advice",
+                "recommended_grid": None}
     if stride is True and s.kernel.queued_on_one_address:
         return {"kernel_body": body, "grid_stride_advice": False,
                 "reason": f"{name} is a grid-stride loop whose atomics on one address queue "

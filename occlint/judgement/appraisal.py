@@ -221,7 +221,8 @@ def appraise(subject: Any, report: Any, advice: dict[str, Any], findings: list[F
     owner = subject_owner(subject, owners)
     cooperative = subject.kind == "launch" and bool(
         (subject.group.launched_by or {}).get("cooperative"))
-    design = communication(owner) or (
+    talks = report.launch.communicates if report is not None else None
+    design = communication(owner, talks) or (
         deliberate(report, advice, owner, cooperative) if report is not None and
         (report.occupancy is not None or cooperative) else None)
     waits = design is not None and design["kind"] == "communication"

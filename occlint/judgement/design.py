@@ -54,14 +54,22 @@ def _shared_per_block(report: KernelReport) -> int:
 COMMUNICATION = ("NCCL", "RCCL")
 
 
-def communication(owner: Owner | None) -> dict[str, str] | None:
-    """A collective's kernel (NCCL, RCCL): its time is spent waiting on the other ranks and
-    the links, which no grid, block or occupancy change shortens: no saving is estimated."""
-    if owner is None or owner.library not in COMMUNICATION:
-        return None
-    return {"kind": "communication",
-            "reason": f"a {owner.library} collective: its time waits on the other ranks and "
-                      "the links, not on its launch shape or occupancy"}
+def communication(owner: Owner | None, talks: str | None = None
+                  ) -> dict[str, str] | None:
+    """A collective's kernel (NCCL, RCCL), or one whose source talks to other GPUs
+    through ``talks`` (NCCL's device API, NVSHMEM, rocSHMEM): its time is spent waiting on
+    the other ranks and the links, which no grid, block or occupancy change shortens: no
+    saving is estimated."""
+    if owner is not None and owner.library in COMMUNICATION:
+        return {"kind": "communication",
+                "reason": f"a {owner.library} collective: its time waits on the other ranks "
+                          "and the links, not on its launch shape or occupancy"}
+    if talks is not None:
+        return {"kind": "communication",
+                "reason": f"it talks to other GPUs through {talks} (its source): its time "
+                          "waits on the other ranks and the links, not on its launch shape "
+                          "or occupancy"}
+    return None
 
 
 def deliberate(report: KernelReport, advice: dict[str, Any], owner: Owner | None = None,

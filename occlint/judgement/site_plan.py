@@ -53,7 +53,7 @@ def site_plan(s: Any, db: Any = None) -> tuple[fastest.Plan, KernelReport] | Non
     device, facts = devices[0], k.facts
     if (facts is None or not facts.known or facts.loops or facts.static_shared is None
             or not (facts.load_bytes or facts.store_bytes) or facts.atomics_data
-            or k.block_indexed is False or k.thread_indexed is False
+            or k.block_indexed is False or k.thread_indexed is False or k.communicates
             or launch_model(device) is None):
         # (a body that moves no data: an empty stand-in, or one not read; atomics to
         # addresses the data picks: how they queue is the data's, which a trace's time

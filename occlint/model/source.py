@@ -111,6 +111,9 @@ class SourceKernel:
     # that reads none and calls nothing that might (a block's one thread does its work);
     # None: not known
     thread_indexed: bool | None = None
+    # the library through which it talks to other GPUs from its own code ("NCCL": its device
+    # API, "NVSHMEM", "rocSHMEM"): its grid is the communicator's; None: none
+    communicates: str | None = None
 
     @property
     def threads_are_work(self) -> bool:

@@ -98,6 +98,7 @@ def launch_resolver(cfg: Config, opts: Options):
             facts=from_source.get("facts"),
             block_indexed=from_source.get("block_indexed"),
             thread_indexed=from_source.get("thread_indexed"),
+            communicates=from_source.get("communicates"),
         )
         cache[key] = launch
         return launch

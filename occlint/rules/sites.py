@@ -174,9 +174,12 @@ def _block_advice(s: SiteReport, advice: str) -> str:
 
 def _threads_are_the_work(s: SiteReport) -> bool:
     """The site's kernel is in the run and its threads are its work
-    (:func:`occlint.model.facts.threads_are_work`), or the site is serial
+    (:func:`occlint.model.facts.threads_are_work`) or its time waits on other GPUs (it
+    talks to them: no block shortens that), or the site is serial
     (:attr:`SiteReport.serial`)."""
-    return s.kernel.threads_are_work if s.kernel is not None else s.serial
+    if s.kernel is None:
+        return s.serial
+    return s.kernel.threads_are_work or s.kernel.communicates is not None
 
 
 def _one_partial_warp(s: SiteReport, wave: int) -> bool:
@@ -211,11 +214,12 @@ def _block_is_free(s: SiteReport) -> bool:
 def _fixed_grid(s: SiteReport) -> int | None:
     """The site's grid when it is a constant the grid rules can judge; None where it is not,
     where it is 0 (no launch: LCH002), where the kernel's body never reads which block it
-    is (every block does the same work: more or fewer blocks do not split it) or where the
-    site is serial."""
+    is (every block does the same work: more or fewer blocks do not split it), where the
+    kernel talks to other GPUs (its grid is its communicator's: one CTA per barrier or
+    channel) or where the site is serial."""
     grid = s.site.grid
-    if (s.kernel is not None and s.kernel.block_indexed is False) or (
-            s.site.block is not None and s.site.block.total == 0) or s.serial:
+    if (s.kernel is not None and (s.kernel.block_indexed is False or s.kernel.communicates)
+            ) or (s.site.block is not None and s.site.block.total == 0) or s.serial:
         return None
     return grid.total if grid is not None and grid.fixed and grid.total else None
 

@@ -74,6 +74,12 @@ _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 _THREAD_INDEX = re.compile(rb"\b(?:threadIdx|hipThreadIdx_[xyz]|__builtin_amdgcn_workitem_id_|"
                            rb"__lane_id|laneid|thread_rank|thread_index|this_thread_block|"
                            rb"tiled_partition|coalesced_threads|__shfl|%tid|%laneid)")
+# a kernel that talks to other GPUs from its own code: NCCL's device API (a ncclDevComm, an
+# LSA barrier, a GIN context), NVSHMEM's or rocSHMEM's calls; its grid is the communicator's
+# (one CTA per barrier or channel), not its data's
+_COMMUNICATES = re.compile(rb"\b(?:(ncclDevComm|ncclLsa\w+|ncclGin\w*|ncclTeam\w*)|"
+                           rb"(nvshmemx?_\w+)|(rocshmemx?_\w+))\b")
+_COMMUNICATION_LIBRARIES = ("NCCL", "NVSHMEM", "rocSHMEM")
 # ... or a call or a macro that may read one for it (not a statement's keyword)
 # (a statement's keyword, a barrier, an atomic, a math function, printf and assert read none)
 _CALLS = re.compile(rb"\b(?!(?:if|for|while|switch|return|sizeof|static_cast|"
@@ -291,6 +297,17 @@ def _thread_indexed(body: Any, text: Text) -> bool | None:
     return False
 
 
+def _communicates(node: Any, text: Text) -> str | None:
+    """The library through which the kernel (its parameters and body) talks to other GPUs:
+    NCCL's device API, NVSHMEM, rocSHMEM (None: none of them)."""
+    if b"nccl" not in text.data and b"shmem" not in text.data:
+        return None
+    m = _COMMUNICATES.search(text.data, node.start_byte, node.end_byte)
+    if m is None:
+        return None
+    return _COMMUNICATION_LIBRARIES[next(i for i in range(3) if m[i + 1] is not None)]
+
+
 def _roles_only(data: bytes, start: int, end: int) -> bool:
     """Whether every block index read in ``data[start:end]`` (the first at ``start``)
     compares it with a constant (``blockIdx.x == 0``, ``0 != blockIdx.y``)."""
@@ -478,7 +495,8 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         indexed = _block_indexed(body, text, helpers) if body is not None else None
         threads = _thread_indexed(body, text) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
-                                what, facts, indexed, instantiable, threads))
+                                what, facts, indexed, instantiable, threads,
+                                _communicates(node, text)))
     return out
 
 
