@@ -490,31 +490,34 @@ def test_kernel_macros_in_a_file_without_global(tmp_path):
 def test_serial_launches_get_no_block_or_grid_advice(occlint):
     """Launches whose threads or blocks would repeat the work, not split it: a block per
     column in one thread whose body reads no thread index (raft's naiveSignFlipKernel:
-    "use 32 threads per block" would have each thread redo the column), ``<<<1, 1>>>`` of a
-    kernel not in the run (raft's lanczos clamp), one block of fewer threads than a warp
-    (raft's span tests: one warp runs it whatever the block; no smaller block gives more
-    blocks either). A body calling a helper that may read a thread index keeps LCH001; a
-    grid-stride loop whose threads each end in an atomic on one address is told only the
-    balanced grid below its own (more threads queue more atomics)."""
+    "use 32 threads per block" would have each thread redo the column), a block whose
+    thread 0 alone works (TransformerEngine's update_tma_descriptors<<<num_tensors, 1>>>),
+    ``<<<1, 1>>>`` of a kernel not in the run (raft's lanczos clamp), one block of fewer
+    threads than a warp (raft's span tests: one warp runs it whatever the block; no smaller
+    block gives more blocks either), any block of one thread unless its kernel splits by
+    thread. A block of 48 of a kernel not in the run keeps LCH001, its fix a whole-warp
+    block (the grid follows the problem size); a grid-stride loop whose threads each end in
+    an atomic on one address is told only the balanced grid below its own (more threads
+    queue more atomics)."""
     name = "serial_launches.cu"
     threads = {k.name: k.thread_indexed for k in read(name).kernels}
     assert threads == {"sign_flip": False, "sign_flip_helper": None, "span_check": True,
-                       "naive_dot": True}
+                       "naive_dot": True, "setup_entries": False}
     doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
     found = {(f["kernel"], f["line"], f["rule"], f["severity"]): f for f in doc["findings"]}
     assert set(found) == {
-        ("sign_flip_helper", line_of(name, "sign_flip_helper<<<"), "LCH001", "warning"),
         ("span_check", line_of(name, "span_check<<<1, 256"), "LCH102", "info"),
         ("wait_elsewhere", line_of(name, "wait_elsewhere<<<"), "LCH102", "warning"),
-        ("naive_dot", line_of(name, "naive_dot<<<"), "LCH101", "warning")}
+        ("naive_dot", line_of(name, "naive_dot<<<"), "LCH101", "warning"),
+        ("scale_elsewhere", line_of(name, "scale_elsewhere<<<"), "LCH001", "warning")}
     dot = found[("naive_dot", line_of(name, "naive_dot<<<"), "LCH101", "warning")]
     assert dot["advice"] == "use a grid of 132 blocks"  # 256 blocks on 132 SMs: 132 or 264
     # each advice as data: the block as written, the balanced grid below
     assert dot["fix"] == {"block": [256, 1, 1], "grid": [132, 1, 1], "dynamic_shared": 0}
-    # a warp's worth of threads; the grid is the site's cols, which the block leaves alone
-    helper = found[("sign_flip_helper", line_of(name, "sign_flip_helper<<<"), "LCH001",
-                    "warning")]
-    assert helper["fix"] == {"block": [32, 1, 1], "grid": None, "dynamic_shared": 0}
+    # the whole-warp block above 48; the site's grid follows the problem size at it
+    scale = found[("scale_elsewhere", line_of(name, "scale_elsewhere<<<"), "LCH001",
+                   "warning")]
+    assert scale["fix"] == {"block": [64, 1, 1], "grid": None, "dynamic_shared": 0}
     (source,) = doc["sources"]
     reasons = {(site["kernel"], site["line"]): site["advice"]["reason"]
                for site in source["launches"]}

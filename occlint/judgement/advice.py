@@ -440,8 +440,9 @@ def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
                 "reason": f"{name} is a grid-stride loop ({_where(s)})",
                 "recommended_grid": grids or None}
     if stride is False and s.kernel.thread_indexed is False:
-        reason = (f"{name} reads no thread index ({_where(s)}): each of a block's threads "
-                  "would repeat the block's work, so no block or grid advice")
+        reason = (f"{name} reads no thread index, or only compares one with a constant "
+                  f"({_where(s)}): each of a block's threads would repeat the block's work, "
+                  "so no block or grid advice")
     elif stride is False:
         reason = (f"{name} processes one element per thread (a bounds check, no "
                   f"grid-stride loop, {_where(s)}): its grid follows the problem size, so "

@@ -74,8 +74,9 @@ def site_fix(s: SiteReport, block: int | None = None, grid: int | None = None
 @site_rule("LCH001")
 def site_block_not_wave_multiple(s: SiteReport, ctx: Context) -> Iterator[Finding]:
     block = s.site.block.total if s.site.block else None
-    if block is None or _threads_are_the_work(s):
-        return
+    if block is None or _threads_are_the_work(s) or (
+            block == 1 and (s.kernel is None or s.kernel.thread_indexed is not True)):
+        return  # (a block of one thread is deliberate unless its kernel splits by thread)
     seen: set[int] = set()
     for t in s.targets:
         wave = t.wave

@@ -80,6 +80,7 @@ _THREAD_INDEX = re.compile(rb"\b(?:threadIdx|hipThreadIdx_[xyz]|__builtin_amdgcn
 _COMMUNICATES = re.compile(rb"\b(?:(ncclDevComm|ncclLsa\w+|ncclGin\w*|ncclTeam\w*)|"
                            rb"(nvshmemx?_\w+)|(rocshmemx?_\w+))\b")
 _COMMUNICATION_LIBRARIES = ("NCCL", "NVSHMEM", "rocSHMEM")
+_THREAD_ROLE_WORDS = (b"threadIdx", b"hipThreadIdx_")
 # ... or a call or a macro that may read one for it (not a statement's keyword)
 # (a statement's keyword, a barrier, an atomic, a math function, printf and assert read none)
 _CALLS = re.compile(rb"\b(?!(?:if|for|while|switch|return|sizeof|static_cast|"
@@ -286,13 +287,18 @@ def _block_indexed(body: Any, text: Text, helpers: frozenset[bytes] | None) -> b
 
 
 def _thread_indexed(body: Any, text: Text) -> bool | None:
-    """Whether the body reads which thread it is: False where it reads no thread index and
-    calls no function or macro that might (raft's ``naiveSignFlipKernel<<<cols, 1>>>``, a
-    block per column in one thread: more threads would each repeat the block's work); None
-    where it calls one, or the body is empty."""
-    if _THREAD_INDEX.search(text.data, body.start_byte, body.end_byte):
+    """Whether the body splits its work by thread: True where it reads a thread index other
+    than in a comparison with a constant (``threadIdx.x == 0`` picks a thread's role, as
+    :func:`_roles_only` reads a block's); False where it reads none that way and calls no
+    function or macro that might (raft's ``naiveSignFlipKernel<<<cols, 1>>>``, a block per
+    column in one thread: more threads would each repeat the block's work); None where it
+    calls one, or the body is empty."""
+    data, end = text.data, body.end_byte
+    first = _THREAD_INDEX.search(data, body.start_byte, end)
+    if first is not None and not _roles_only(data, first.start(), end, _THREAD_INDEX,
+                                             _THREAD_ROLE_WORDS):
         return True
-    if not body.named_child_count or _CALLS.search(text.data, body.start_byte, body.end_byte):
+    if not body.named_child_count or _CALLS.search(data, body.start_byte, end):
         return None
     return False
 
@@ -308,11 +314,12 @@ def _communicates(node: Any, text: Text) -> str | None:
     return _COMMUNICATION_LIBRARIES[next(i for i in range(3) if m[i + 1] is not None)]
 
 
-def _roles_only(data: bytes, start: int, end: int) -> bool:
-    """Whether every block index read in ``data[start:end]`` (the first at ``start``)
-    compares it with a constant (``blockIdx.x == 0``, ``0 != blockIdx.y``)."""
-    for m in BLOCK_INDEX.finditer(data, start, end):
-        if not m[1].startswith((b"blockIdx", b"hipBlockIdx_")):
+def _roles_only(data: bytes, start: int, end: int, pattern: re.Pattern[bytes] = BLOCK_INDEX,
+                words: tuple[bytes, ...] = (b"blockIdx", b"hipBlockIdx_")) -> bool:
+    """Whether every block index (``pattern``'s match) read in ``data[start:end]`` (the first
+    at ``start``) compares it with a constant (``blockIdx.x == 0``, ``0 != blockIdx.y``)."""
+    for m in pattern.finditer(data, start, end):
+        if not m[0].startswith(words):
             return False  # a grid group's rank, a cluster's index: not a role's test
         before = data[max(0, m.start() - 24):m.start()]
         if not ((_ROLE_AFTER.match(data, m.end()) and _DELIMITED.search(before))
