@@ -459,7 +459,7 @@ def test_src101_huge_source_is_not_parsed(tmp_path):
 def test_src102_nothing_from_broken_regions(tmp_path):
     src = tmp_path / "broken.cu"
     src.write_bytes(
-        b"__global__ void k(float *x) { }\n"
+        b"__global__ void k(float *x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f; }\n"
         b"void good(float *x) { k<<<8, 100>>>(x); }\n"  # line 2: LCH001 (100 % 32)
         b"void bad(float *x) { k<<<8, 100>>>(x) +* ) ]; }\n"  # line 3: broken
         b"// \xff\xfe not UTF-8 \x80\n")

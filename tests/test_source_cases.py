@@ -124,7 +124,7 @@ def test_dim3_of_names():
 
 def test_a_sixteen_thread_dim3_of_a_constexpr_gets_lch001(occlint):
     run = occlint(str(CASES / "dim3_names.cu"), "--device", "h100", "--select", "LCH001")
-    line = line_of("dim3_names.cu", "stencil<<<64, tiny>>>")
+    line = line_of("dim3_names.cu", "stencil<<<65536, tiny>>>")
     column = (CASES / "dim3_names.cu").read_text().splitlines()[line - 1].index("tiny") + 1
     assert run.code == 1, run.err
     hits = [x for x in run.out.splitlines() if " LCH001 " in x]
@@ -495,14 +495,18 @@ def test_serial_launches_get_no_block_or_grid_advice(occlint):
     ``<<<1, 1>>>`` of a kernel not in the run (raft's lanczos clamp), one block of fewer
     threads than a warp (raft's span tests: one warp runs it whatever the block; no smaller
     block gives more blocks either), any block of one thread unless its kernel splits by
-    thread. A block of 48 of a kernel not in the run keeps LCH001, its fix a whole-warp
+    thread, a kernel whose body is empty (cccl's ``reserved::dummy<<<1, 1>>>``). A block of
+    48 of a kernel not in the run keeps LCH001, its fix a whole-warp
     block (the grid follows the problem size); a grid-stride loop whose threads each end in
     an atomic on one address is told only the balanced grid below its own (more threads
     queue more atomics)."""
     name = "serial_launches.cu"
-    threads = {k.name: k.thread_indexed for k in read(name).kernels}
+    kernels = read(name).kernels
+    threads = {k.name: k.thread_indexed for k in kernels if k.name != "sorted"}
     assert threads == {"sign_flip": False, "sign_flip_helper": None, "span_check": True,
-                       "naive_dot": True, "setup_entries": False}
+                       "naive_dot": True, "setup_entries": False, "dummy": None}
+    assert [(k.name, k.empty) for k in kernels if k.empty or k.name == "sorted"] == [
+        ("dummy", True), ("sorted", False), ("sorted", False)]
     doc = occlint(str(CASES / name), "--device", "h100", "--format", "json").json()
     found = {(f["kernel"], f["line"], f["rule"], f["severity"]): f for f in doc["findings"]}
     assert set(found) == {
@@ -524,6 +528,8 @@ def test_serial_launches_get_no_block_or_grid_advice(occlint):
     assert "reads no thread index" in reasons[("sign_flip", line_of(name, "sign_flip<<<"))]
     assert "serial work by design" in reasons[
         ("clamp_elsewhere", line_of(name, "clamp_elsewhere<<<"))]
+    # an empty body: no block (48) or grid (4 blocks on 132 SMs) is judged
+    assert "is empty" in reasons[("dummy", line_of(name, "dummy<<<4, 48"))]
 
 
 def test_a_site_rules_advice_carries_its_fix(occlint):

@@ -373,7 +373,8 @@ def test_launch_bounds_and_limits(occlint, tmp_path):
 
 
 def test_without_devices_the_strictest_wave_size(occlint, tmp_path):
-    body = "__global__ void k(float *x) { }\nvoid f(float *x) { k<<<8, 96>>>(x); }\n"
+    body = ("__global__ void k(float *x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f; }\n"
+            "void f(float *x) { k<<<8, 96>>>(x); }\n")
     (tmp_path / "a.hip").write_text(body)
     (tmp_path / "a.cu").write_text(body)
     doc = occlint("a.hip", "a.cu", "--format", "json", cwd=tmp_path).json()

@@ -98,6 +98,12 @@ class SiteReport:
         self.findings, self.suppressed = split_suppressed(findings, self.source.suppressions)
 
     @property
+    def idle(self) -> bool:
+        """Its kernel's body is empty (cccl's ``reserved::dummy<<<1, 1>>>``, a benchmark's
+        ``empty_kernel``): no block or grid makes nothing faster."""
+        return self.kernel is not None and self.kernel.empty
+
+    @property
     def serial(self) -> bool:
         """One block of one thread, both constants, of a kernel not in the run:
         ``<<<1, 1>>>`` is written for serial work (raft's ``kernel_clamp_down``, a test's

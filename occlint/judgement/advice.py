@@ -417,6 +417,10 @@ def site_advice(s: SiteReport, settings: AdviceSettings) -> dict[str, Any]:
                           f"index, or only compares one with a constant; {_where(s)}): more "
                           "blocks would repeat it, so no grid advice",
                 "recommended_grid": None}
+    if s.idle:
+        return {"kernel_body": body, "grid_stride_advice": False,
+                "reason": f"the body of {name} is empty ({_where(s)}): it does no work, so "
+                          "no block or grid advice", "recommended_grid": None}
     if s.kernel is not None and s.kernel.communicates:
         return {"kernel_body": body, "grid_stride_advice": False,
                 "reason": f"{name} talks to other GPUs through {s.kernel.communicates} "

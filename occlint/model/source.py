@@ -114,6 +114,9 @@ class SourceKernel:
     # the library through which it talks to other GPUs from its own code ("NCCL": its device
     # API, "NVSHMEM", "rocSHMEM"): its grid is the communicator's; None: none
     communicates: str | None = None
+    # its body is empty (``dummy() {}``: a launch-overhead benchmark, a synchronisation
+    # point): it does no work that any block or grid could split
+    empty: bool = False
 
     @property
     def threads_are_work(self) -> bool:

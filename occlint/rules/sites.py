@@ -175,12 +175,12 @@ def _block_advice(s: SiteReport, advice: str) -> str:
 
 def _threads_are_the_work(s: SiteReport) -> bool:
     """The site's kernel is in the run and its threads are its work
-    (:func:`occlint.model.facts.threads_are_work`) or its time waits on other GPUs (it
-    talks to them: no block shortens that), or the site is serial
+    (:func:`occlint.model.facts.threads_are_work`), its time waits on other GPUs (it
+    talks to them: no block shortens that) or its body is empty, or the site is serial
     (:attr:`SiteReport.serial`)."""
     if s.kernel is None:
         return s.serial
-    return s.kernel.threads_are_work or s.kernel.communicates is not None
+    return s.kernel.threads_are_work or s.kernel.communicates is not None or s.idle
 
 
 def _one_partial_warp(s: SiteReport, wave: int) -> bool:
@@ -217,10 +217,10 @@ def _fixed_grid(s: SiteReport) -> int | None:
     where it is 0 (no launch: LCH002), where the kernel's body never reads which block it
     is (every block does the same work: more or fewer blocks do not split it), where the
     kernel talks to other GPUs (its grid is its communicator's: one CTA per barrier or
-    channel) or where the site is serial."""
+    channel), where its body is empty or where the site is serial."""
     grid = s.site.grid
     if (s.kernel is not None and (s.kernel.block_indexed is False or s.kernel.communicates)
-            ) or (s.site.block is not None and s.site.block.total == 0) or s.serial:
+            ) or (s.site.block is not None and s.site.block.total == 0) or s.serial or s.idle:
         return None
     return grid.total if grid is not None and grid.fixed and grid.total else None
 

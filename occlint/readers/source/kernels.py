@@ -32,6 +32,7 @@ from occlint.model.source import Body, SourceKernel, TemplateText, Work
 from occlint.readers.source import device_functions, groups, loop_macros
 from occlint.readers.source.evaluate import Evaluator, Unknown, _scalar
 from occlint.readers.source.facts import defines, kernel_facts, substituted, type_aliases
+from occlint.readers.source.lexical import KERNEL_MARKER
 from occlint.readers.source.markers import kernel_definitions
 from occlint.readers.source.parse import (
     LOOPS,
@@ -303,6 +304,21 @@ def _thread_indexed(body: Any, text: Text) -> bool | None:
     return False
 
 
+def _overloaded(data: bytes, name: str, node: Any) -> bool:
+    """Whether the file defines another ``__global__`` of this name than ``node`` (rocPRIM's
+    empty ``sort_pairs_kernel`` stub for configurations that cannot build, beside the real
+    ones, which a launch may name as well): found in the text, since the parse may have
+    lost the others."""
+    for m in re.finditer(rb"\b" + re.escape(name.encode()) + rb"\s*\(", data):
+        if node.start_byte <= m.start() < node.end_byte:
+            continue
+        head = data[max(0, m.start() - 512):m.start()]
+        head = head[max(head.rfind(b";"), head.rfind(b"}")) + 1:]
+        if KERNEL_MARKER.search(head):
+            return True
+    return False
+
+
 def _communicates(node: Any, text: Text) -> str | None:
     """The library through which the kernel (its parameters and body) talks to other GPUs:
     NCCL's device API, NVSHMEM, rocSHMEM (None: none of them)."""
@@ -503,7 +519,9 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         threads = _thread_indexed(body, text) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed, instantiable, threads,
-                                _communicates(node, text)))
+                                _communicates(node, text),
+                                body is not None and not body.named_child_count
+                                and not _overloaded(text.data, name, node)))
     return out
 
 
