@@ -36,7 +36,7 @@ MAX_SOURCE_BYTES = 4 << 20
 MAX_ERROR_REGIONS = 100
 # only files with one of these can hold a kernel or a launch: others are not parsed (nor
 # those that have them only in comments and strings: Layout.has_markers)
-_MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)|KERNEL\w*[ \t]+[A-Za-z_]")
+_MARKERS = re.compile(rb"__global__|<<<|Launch(?:Kernel|Cooperative)|KERNEL[ \t]+[A-Za-z_]")
 _SUPPRESS = re.compile(r"occlint:\s*ignore(?:\[([^\]]*)\])?")
 _CODE = re.compile(r"^[A-Z]+[0-9]*$")
 

@@ -60,9 +60,11 @@ _DIRECTIVE = re.compile(rb"#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)")
 LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
                             rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?)\b")
 KERNEL_MARKER = re.compile(rb"__global__\b")
-# a macro of another header standing for ``__global__``: capitals with KERNEL as one of their
-# words (raft's RAFT_KERNEL, cudf's CUDF_KERNEL, CCCL's CCCL_DETAIL_KERNEL_ATTRIBUTES)
-KERNEL_MACRO_NAME = re.compile(rb"(?:[A-Z0-9]+_)*KERNEL(?:_[A-Z0-9]+)*")
+# a macro of another header standing for ``__global__``: capitals ending in the word KERNEL
+# (raft's RAFT_KERNEL, cudf's CUDF_KERNEL, GPU_KERNEL). Not CUB's and Thrust's
+# ..._KERNEL_ATTRIBUTES: their kernels launch through their own triple_chevron, which names
+# none of them, and reading their dispatch headers cost a quarter of CuPy's sdist's time
+KERNEL_MACRO_NAME = re.compile(rb"(?:[A-Z0-9]+_)*KERNEL")
 # what may open a kernel's definition on its line before such a macro
 _BEFORE_KERNEL_MACRO = re.compile(
     rb'[ \t]*(?:(?:template[ \t]*<[^\n]*>|static|inline|extern[ \t]*"[ \t]*")[ \t]*)*')
