@@ -322,8 +322,6 @@ def _overloaded(data: bytes, name: str, node: Any) -> bool:
 def _communicates(node: Any, text: Text) -> str | None:
     """The library through which the kernel (its parameters and body) talks to other GPUs:
     NCCL's device API, NVSHMEM, rocSHMEM (None: none of them)."""
-    if b"nccl" not in text.data and b"shmem" not in text.data:
-        return None
     m = _COMMUNICATES.search(text.data, node.start_byte, node.end_byte)
     if m is None:
         return None
@@ -455,6 +453,8 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         found = kernel_definitions(root, text.data)
     consts = defines(text.data) if found else {}
     aliases = type_aliases(text.data) if found else {}
+    # a file naming NCCL or a SHMEM library: its kernels may talk to other GPUs
+    talks = found and (b"nccl" in text.data or b"shmem" in text.data)
     # a block index read outside the kernels' bodies: a helper or macro that may hand one on
     bodies = [(b.start_byte, b.end_byte) for n in found
               if (b := n.child_by_field_name("body")) is not None]
@@ -519,7 +519,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
         threads = _thread_indexed(body, text) if body is not None else None
         out.append(SourceKernel(name, text.span(name_node), kind, bounds, template, file,
                                 what, facts, indexed, instantiable, threads,
-                                _communicates(node, text),
+                                _communicates(node, text) if talks else None,
                                 body is not None and not body.named_child_count
                                 and not _overloaded(text.data, name, node)))
     return out
