@@ -105,7 +105,11 @@ def block_not_wave_multiple(report, ctx):
     warps; the last runs 4 lanes and wastes 28, and still takes a wave slot and registers.
     How to fix:
     Round the block size to a multiple of the wave size (the message names the nearest
-    ones) and let the grid cover the remainder with a bounds check.
+    ones) and let the grid cover the remainder with a bounds check. (At a source's launch:
+    not for a kernel whose body reads no thread index, or only compares one with a constant
+    to pick a thread's role, nor for an empty one or one talking to other GPUs; a block of
+    one thread only where its kernel splits its work by thread; not for one block smaller
+    than a warp.)
     Example:
     `occlint k.cubin --block 100` -> block of 100 threads is not a multiple of the 32-lane
     warp: its last warp runs 4 lanes, 28 idle (21.9% of the block's lanes); use 96 or 128.
@@ -320,7 +324,10 @@ def grid_too_small(report, ctx):
     (units - blocks) / units.
     How to fix:
     Launch at least one block per unit — smaller blocks, more work items per block split
-    across blocks, or a grid-stride loop with the recommended grid.
+    across blocks, or a grid-stride loop with the recommended grid. (At a source's launch:
+    not for an empty kernel, ``<<<1, 1>>>`` of one not in the run, one talking to other GPUs
+    through NCCL's device API or NVSHMEM, whose grid is its communicator's, nor one element
+    per thread on a constant grid of blocks no larger than a warp.)
     Example:
     `occlint k.cubin --device h100 --block 256 --grid 20` -> grid of 20 blocks leaves 112 of
     132 SMs idle.
