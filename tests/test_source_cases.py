@@ -574,3 +574,70 @@ def test_kernels_that_talk_to_other_gpus_get_no_launch_advice(occlint):
     assert "communicates" not in index["copy_tokens"]
     assert communication(None, "NVSHMEM")["kind"] == "communication"
     assert communication(None, None) is None
+
+
+PYTHON = REPO / "tests" / "sources" / "python"
+
+
+def test_cuda_in_python_strings_keeps_lines_and_columns():
+    """Only the text of the string literals holding CUDA is kept, every other byte blanked
+    (newlines kept): a launch's line and column are the script's. Comments and other
+    strings (one naming ``<<<`` in prose) are not CUDA; an f-string's doubled braces are
+    C's braces."""
+    from occlint.readers.source.python_strings import cuda_in
+
+    data = (PYTHON / "load_inline.py").read_bytes()
+    out = cuda_in(data)
+    assert out is not None and len(out) == len(data) and out.count(b"\n") == data.count(b"\n")
+    # every byte kept is the script's own, where it stands
+    assert all(o == d for o, d in zip(out, data, strict=True) if o not in b" \n")
+    kernel_line = next(i for i, t in enumerate(data.splitlines()) if b"__global__" in t)
+    assert out.splitlines()[kernel_line] == data.splitlines()[kernel_line]
+    assert b"load_inline(" not in out and b"torch::Tensor scale(torch::Tensor x, double a);" \
+        not in out
+    # the prose naming <<<grid, block>>> holds no kernel: kept as a string only with one
+    assert b"a kernel's launch is" in out  # (a literal holding "<<<" is kept as written)
+    raw = cuda_in((PYTHON / "raw_kernel.py").read_bytes())
+    # an f-string: its doubled braces C's, each field a name as long (its type not known)
+    assert b"__global__ void saxpy_raw(const _______* x, _______* y, _______ a, int n) { " \
+        in raw
+    assert cuda_in((PYTHON / "raw_kernel.py").read_bytes(), kernels=False) is None
+    assert cuda_in(b"x = 1  # __global__ in a comment\n") is None
+    assert cuda_in(b"s = 'unterminated __global__\n") is None
+
+
+def test_a_script_s_load_inline_launch_is_judged_where_it_stands(occlint):
+    """load_inline's host code launches its kernel in 100-thread blocks: LCH001 at the
+    block argument's line and column in the script (read by hand from the fixture), the
+    kernel's definition found in the same string."""
+    name = PYTHON / "load_inline.py"
+    text = name.read_text().splitlines()
+    line = next(i for i, t in enumerate(text, 1) if "scale_kernel<<<" in t)
+    column = text[line - 1].index("threads>>>") + 1
+    doc = occlint(str(name), "--device", "h100", "--format", "json").json()
+    (source,) = doc["sources"]
+    assert [k["name"] for k in source["kernels"]] == ["scale_kernel"]
+    assert source["kernels"][0]["line"] == next(
+        i for i, t in enumerate(text, 1) if "__global__ void scale_kernel" in t)
+    (site,) = source["launches"]
+    assert (site["line"], site["block"]["dims"]) == (line, [100, 1, 1])
+    (f,) = [f for f in doc["findings"] if f["rule"] == "LCH001"]
+    assert (f["line"], f["column"]) == (line, column)
+
+
+def test_a_directory_s_scripts_are_read_for_their_launches(occlint, tmp_path):
+    """In a directory, a script whose strings launch a kernel is a source; one whose
+    strings only define one (CuPy's RawKernel, launched from Python) or hold no CUDA is not
+    an input (a Python project is not a source tree); named on the command line, a
+    RawKernel script gives its kernel."""
+    import shutil
+
+    for f in ("load_inline.py", "raw_kernel.py"):
+        shutil.copy(PYTHON / f, tmp_path / f)
+    (tmp_path / "plain.py").write_text("print('hello')\n")
+    doc = occlint(str(tmp_path), "--device", "h100", "--format", "json").json()
+    assert [Path(s["path"]).name for s in doc["sources"]] == ["load_inline.py"]
+    assert doc["summary"]["skipped"] == 0
+    doc = occlint(str(tmp_path / "raw_kernel.py"), "--device", "h100", "--format",
+                  "json").json()
+    assert [k["name"] for k in doc["sources"][0]["kernels"]] == ["saxpy_raw"]

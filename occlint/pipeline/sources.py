@@ -72,11 +72,13 @@ def source_record(source: SourceFile, sites: list[SiteReport],
     }
 
 
-def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
+def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome | None:
+    from occlint.readers.formats import is_python
     from occlint.readers.source import read_source
 
     try:
-        source = read_source(candidate.path, candidate.display)
+        source = read_source(candidate.path, candidate.display,
+                             python_kernels=candidate.listed or bool(setup.source_index))
     except OSError as exc:
         error = InputError(candidate.display, f"cannot read source: {exc.strerror or exc}")
         result = ReadResult(path=candidate.display, errors=[error])
@@ -86,6 +88,9 @@ def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome:
                             artifacts=[], errors=[error],
                             input_findings=judge_scope("input", [result], setup.settings),
                             analysed=False, group=candidate.group)
+    if not candidate.listed and not (source.kernels or source.launches or source.truncated) \
+            and is_python(candidate.path):
+        return None  # a script found in a directory whose strings hold no CUDA: not an input
     findings, suppressed, sites = judge_source(source, setup)
     outcome = InputOutcome(record={"path": candidate.display, "size": source.size,
                                    "sha256": None, "kernels": 0},

@@ -27,6 +27,8 @@ ARCHIVE_SUFFIXES = (".whl", ".zip", ".pt2")
 BINARY_MAGICS = (ELF_MAGIC, BUNDLE_MAGIC, CCOB_MAGIC, FATBIN_MAGIC, ZIP_MAGIC, *BITCODE_MAGICS,
                  OFFLOAD_BINARY_MAGIC)
 SOURCE_SUFFIXES = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".h", ".hpp")
+# a Python script whose string literals may hold CUDA (load_inline, CuPy's RawKernel)
+PYTHON_SUFFIX = ".py"
 PTX_SUFFIX = ".ptx"  # PTX text: the launch-time model's facts of its kernels
 MAX_PTX_BYTES = 64 << 20  # a PTX file read for facts; past this it is left unread
 MAX_DEPTH = 4
@@ -99,6 +101,11 @@ def is_ptx(path: object) -> bool:
 
 
 def is_source(path: object) -> bool:
-    """Is ``path`` named as a CUDA / HIP source (what occlint.readers.source reads)? Here,
-    not in that package, so that telling inputs apart does not import the source reader."""
-    return str(path).lower().endswith(SOURCE_SUFFIXES)
+    """Is ``path`` named as a CUDA / HIP source (what occlint.readers.source reads), or a
+    Python script whose strings may hold one? Here, not in that package, so that telling
+    inputs apart does not import the source reader."""
+    return str(path).lower().endswith((*SOURCE_SUFFIXES, PYTHON_SUFFIX))
+
+
+def is_python(path: object) -> bool:
+    return str(path).lower().endswith(PYTHON_SUFFIX)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from occlint.model.source import LaunchSite, Param, SourceFile, SourceKernel, Span, Suppression
-from occlint.readers.formats import SOURCE_SUFFIXES
+from occlint.readers.formats import SOURCE_SUFFIXES, is_python
 from occlint.readers.source import kernels as kernels_mod
 from occlint.readers.source import launches as launches_mod
 from occlint.readers.source import markers
@@ -29,6 +29,7 @@ from occlint.readers.source.lexical import (
     overwrite,
 )
 from occlint.readers.source.parse import Text, parser
+from occlint.readers.source.python_strings import cuda_in
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
 SUFFIXES = SOURCE_SUFFIXES
@@ -245,16 +246,20 @@ def _inside(lines: list[tuple[int, int]], line: int) -> bool:
     return any(first < line < last or first == line == last for first, last in lines)
 
 
-_CACHE: dict[tuple[str, str], tuple[tuple[int, int], SourceFile]] = {}
+_CACHE: dict[tuple[str, str, bool], tuple[tuple[int, int], SourceFile]] = {}
 MAX_CACHED = 4096
 
 
-def read_source(path: str | Path, display: str) -> SourceFile:
+def read_source(path: str | Path, display: str, python_kernels: bool = True) -> SourceFile:
     """Read and parse one file; OSError propagates (the caller reports it). A run reads a
-    source twice when binaries are in it too (occlint.pipeline.run): the second read of an unchanged
-    file (size, mtime) is the first's model."""
+    source twice when binaries are in it too (occlint.pipeline.run): the second read of an
+    unchanged file (size, mtime) is the first's model. A Python script gives the CUDA of
+    its string literals (occlint.readers.source.python_strings): those launching a kernel
+    (``load_inline``'s host code), and with ``python_kernels`` those that only define one
+    (CuPy's ``RawKernel``, launched from Python: their facts serve a trace or binary of
+    the run; a directory's scripts, read for their launches alone, skip them)."""
     st = os.stat(path)
-    key, stamp = (str(path), display), (st.st_size, st.st_mtime_ns)
+    key, stamp = _key(path, display, python_kernels), (st.st_size, st.st_mtime_ns)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:
         return hit[1]
@@ -263,7 +268,10 @@ def read_source(path: str | Path, display: str) -> SourceFile:
                             vendor_hint=vendor_hint(display, b""))
     else:
         data = _file_bytes(path, st.st_size)
+        if is_python(path):  # only the CUDA its string literals hold
+            data = cuda_in(data, python_kernels) or b""
         result = parse_source(data, display)
+        result.size = st.st_size
         if result.vendor_hint != "amd" and (result.launches or result.kernels) and \
                 includes_hip(str(path), data):
             result.vendor_hint = "amd"  # through a local header (occlint.readers.source.vendor)
@@ -278,13 +286,20 @@ def parsed_bytes(path: str | Path, display: str) -> int:
     st = os.stat(path)
     if st.st_size > MAX_SOURCE_BYTES:
         return 0
-    data = _file_bytes(path, st.st_size)
+    raw = _file_bytes(path, st.st_size)
+    data = (cuda_in(raw, False) or b"") if is_python(path) else raw
     if may_launch(data):
         return len(data)
-    if len(data) == st.st_size:  # all of a regular file: parse_source's model of it
-        _remember((str(path), display), (st.st_size, st.st_mtime_ns),
-                  SourceFile(display, size=len(data)))
+    if len(raw) == st.st_size:  # all of a regular file: parse_source's model of it
+        _remember(_key(path, display, False), (st.st_size, st.st_mtime_ns),
+                  SourceFile(display, size=len(raw)))
     return 0
+
+
+def _key(path: str | Path, display: str, python_kernels: bool) -> tuple[str, str, bool]:
+    """A model's key in the cache: a script's models with and without the kernels only its
+    strings define are two (another file's are one)."""
+    return str(path), display, python_kernels and is_python(path)
 
 
 def _file_bytes(path: str | Path, size: int) -> bytes:
@@ -297,7 +312,7 @@ def _file_bytes(path: str | Path, size: int) -> bytes:
     return data
 
 
-def _remember(key: tuple[str, str], stamp: tuple[int, int], result: SourceFile) -> None:
+def _remember(key: tuple[str, str, bool], stamp: tuple[int, int], result: SourceFile) -> None:
     if len(_CACHE) >= MAX_CACHED:
         _CACHE.clear()
     _CACHE[key] = (stamp, result)
