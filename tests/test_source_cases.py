@@ -641,3 +641,46 @@ def test_a_directory_s_scripts_are_read_for_their_launches(occlint, tmp_path):
     doc = occlint(str(tmp_path / "raw_kernel.py"), "--device", "h100", "--format",
                   "json").json()
     assert [k["name"] for k in doc["sources"][0]["kernels"]] == ["saxpy_raw"]
+
+
+def test_cupy_launches_written_in_python():
+    """CuPy's ``kernel((grid,), (block,), args)`` is a launch site: its grid and block
+    evaluated where the script fixes them (a module constant, a local bound once), ``(n +
+    B - 1) // B`` and ``-(-n // B)`` derived from the problem size at block B, a parameter
+    unknown; its kernel the RawModule's, from the script's string."""
+    from occlint.readers.source import read_source
+
+    name = PYTHON / "raw_launch.py"
+    text = name.read_text().splitlines()
+    source = read_source(name, "raw_launch.py", python_kernels=False)  # its launches need it
+    assert [k.name for k in source.kernels] == ["scale"]
+    sites = [(s.span.line, s.kernel, s.api, s.grid.dims, s.grid.ceil_div_block, s.block.dims)
+             for s in source.launches]
+
+    def at(needle: str) -> int:
+        return next(i for i, t in enumerate(text, 1) if needle in t)
+
+    n = None
+    assert sites == [
+        (at("scale((blocks,)"), "scale", "cupy", (n, 1, 1), 100, (100, 1, 1)),
+        (at("scale((264,)"), "scale", "cupy", (264, 1, 1), None, (256, 1, 1)),
+        (at("scale((-(-n // 48),)"), "scale", "cupy", (n, 1, 1), 48, (48, 1, 1)),
+        (at("scale(((n + block - 1) // block,)"), "scale", "cupy", (n, 1, 1), None,
+         (n, 1, 1)),
+    ]
+    block = source.launches[0].block.span
+    assert (block.line, block.column) == (at("scale((blocks,)"),
+                                          text[at("scale((blocks,)") - 1].index("(THREADS,)") + 1)
+
+
+def test_a_cupy_script_alone_is_priced_like_a_cu_file(occlint):
+    """The 100- and 48-thread launches warn with the launch-time model's block (the kernel's
+    facts from its string), as the same launches in a .cu file do (fixtures/sources/sites.cu's
+    scale and saxpy were timed on the H200: docs/validation.md, stop 49)."""
+    doc = occlint(str(PYTHON / "raw_launch.py"), "--device", "h200", "--format", "json").json()
+    text = (PYTHON / "raw_launch.py").read_text().splitlines()
+    lines = {f["line"] for f in doc["findings"] if f["rule"] == "LCH001"}
+    assert lines == {i for i, t in enumerate(text, 1)
+                     if "scale((blocks,)" in t or "scale((-(-n // 48),)" in t}
+    assert all("launch-time model" in f["advice"] and f["fix"]["block"][0] % 32 == 0
+               for f in doc["findings"] if f["rule"] == "LCH001")

@@ -29,6 +29,8 @@ from occlint.readers.source.lexical import (
     overwrite,
 )
 from occlint.readers.source.parse import Text, parser
+from occlint.readers.source.python_launches import MARKERS as PYTHON_LAUNCH_MARKERS
+from occlint.readers.source.python_launches import launches as python_launches
 from occlint.readers.source.python_strings import cuda_in
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
@@ -268,10 +270,15 @@ def read_source(path: str | Path, display: str, python_kernels: bool = True) -> 
                             vendor_hint=vendor_hint(display, b""))
     else:
         data = _file_bytes(path, st.st_size)
-        if is_python(path):  # only the CUDA its string literals hold
-            data = cuda_in(data, python_kernels) or b""
+        python_sites = []
+        if is_python(path):  # only the CUDA its string literals hold, and its launches
+            python_sites = python_launches(data)
+            data = cuda_in(data, python_kernels or bool(python_sites)) or b""
         result = parse_source(data, display)
         result.size = st.st_size
+        if python_sites:
+            result.launches = sorted([*result.launches, *python_sites],
+                                     key=lambda s: (s.span.line, s.span.column))
         if result.vendor_hint != "amd" and (result.launches or result.kernels) and \
                 includes_hip(str(path), data):
             result.vendor_hint = "amd"  # through a local header (occlint.readers.source.vendor)
@@ -287,7 +294,8 @@ def parsed_bytes(path: str | Path, display: str) -> int:
     if st.st_size > MAX_SOURCE_BYTES:
         return 0
     raw = _file_bytes(path, st.st_size)
-    data = (cuda_in(raw, False) or b"") if is_python(path) else raw
+    data = (cuda_in(raw, any(m in raw for m in PYTHON_LAUNCH_MARKERS)) or b"") \
+        if is_python(path) else raw
     if may_launch(data):
         return len(data)
     if len(raw) == st.st_size:  # all of a regular file: parse_source's model of it

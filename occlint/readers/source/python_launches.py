@@ -1,0 +1,236 @@
+"""Kernel launches written in Python: CuPy's ``RawKernel`` and ``RawModule`` kernels called
+with their grid and block (``kernel((grid,), (block,), args, shared_mem=...)``).
+
+Read with Python's own parser (``ast``; nothing is imported or run). A kernel is a name
+bound once in the script to ``RawKernel(code, "name")`` or ``module.get_function("name")``
+(``cp.`` / ``cupy.`` or imported); a call of that name with a grid and a block is a launch
+site. Each of the grid's and block's dimensions is evaluated where the script determines
+it: literals, names bound once to a literal (in the calling function, else the module),
+arithmetic of those; ``(n + B - 1) // B`` and ``-(-n // B)`` are "derived from the problem
+size at block B", as the C reader reads ``(n + B - 1) / B``. Anything else is unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from occlint.model.source import LaunchSite, Param, Span
+
+# what a script must hold to have such launches (the parse is skipped without it)
+MARKERS = (b"RawKernel", b"get_function")
+_OPS: dict[type, Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv, ast.LShift: operator.lshift,
+}
+
+
+def launches(data: bytes) -> list[LaunchSite]:
+    """The launch sites of the script's CuPy kernels, in file order (none where the script
+    does not parse)."""
+    if not any(m in data for m in MARKERS):
+        return []
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    kernels = _kernels(tree)
+    if not kernels:
+        return []
+    lines = data.splitlines()
+    source = data.decode("utf-8", "replace")
+    module_values = _bound_once(tree.body)
+    out: list[LaunchSite] = []
+    seen: set[int] = set()
+    for scope, values in _scopes(tree, module_values):
+        for node in ast.walk(scope) if scope is not tree else _module_nodes(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id in kernels and len(node.args) >= 2 and id(node) not in seen:
+                seen.add(id(node))  # (a nested function's calls: its own scope's first)
+                out.append(_site(node, kernels[node.func.id], values, lines, source))
+    out.sort(key=lambda s: (s.span.line, s.span.column))
+    return out
+
+
+def _kernels(tree: ast.Module) -> dict[str, str]:
+    """Script names bound once to a CuPy kernel -> the kernel's name."""
+    bound: dict[str, list[str | None]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            bound.setdefault(node.targets[0].id, []).append(_kernel_name(node.value))
+    return {name: found[0] for name, found in bound.items()
+            if len(found) == 1 and found[0] is not None}
+
+
+def _kernel_name(value: ast.expr) -> str | None:
+    """``RawKernel(code, "name")`` / ``x.get_function("name")`` -> "name"."""
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    called = func.attr if isinstance(func, ast.Attribute) else \
+        func.id if isinstance(func, ast.Name) else None
+    if called == "RawKernel":
+        arg = value.args[1] if len(value.args) > 1 else next(
+            (k.value for k in value.keywords if k.arg == "name"), None)
+    elif called == "get_function" and value.args:
+        arg = value.args[0]
+    else:
+        return None
+    return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
+
+
+def _bound_once(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """Names assigned exactly once among ``body``'s statements (not in nested functions or
+    classes) -> the expression; a name assigned more than once, augmented or a loop's
+    target is not bound once."""
+    seen: dict[str, ast.expr | None] = {}
+
+    def visit(stmts: list[ast.stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                seen[stmt.name] = None
+                continue
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            seen[target.id] = node.value if target.id not in seen else None
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr,
+                                       ast.comprehension)):
+                    target = getattr(node, "target", None)
+                    for name in ast.walk(target) if target is not None else ():
+                        if isinstance(name, ast.Name):
+                            if isinstance(node, ast.AnnAssign) and node.value is not None \
+                                    and name.id not in seen:
+                                seen[name.id] = node.value
+                            else:
+                                seen[name.id] = None
+
+    visit(body)
+    return {k: v for k, v in seen.items() if v is not None}
+
+
+def _scopes(tree: ast.Module, module_values: dict[str, ast.expr]):
+    """(scope, the names it binds once over the module's) for the module and each function."""
+    yield tree, module_values
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            local = _bound_once(node.body)
+            params = {a.arg for a in (*node.args.posonlyargs, *node.args.args,
+                                      *node.args.kwonlyargs)}
+            values = {k: v for k, v in module_values.items() if k not in params}
+            values.update(local)
+            yield node, values
+
+
+def _module_nodes(tree: ast.Module):
+    """The module's nodes outside its functions."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _site(call: ast.Call, kernel: str, values: dict[str, ast.expr], lines: list[bytes],
+          source: str) -> LaunchSite:
+    grid, block = call.args[0], call.args[1]
+    shared = next((k.value for k in call.keywords if k.arg == "shared_mem"), None)
+    return LaunchSite(kernel, kernel, "cupy", _span(call, lines),
+                      _param(grid, values, lines, source), _param(block, values, lines, source),
+                      _param(shared, values, lines, source) if shared is not None else None)
+
+
+def _param(node: ast.expr, values: dict[str, ast.expr], lines: list[bytes],
+           source: str) -> Param:
+    """A grid, block or shared size: a tuple of up to three dimensions or one number."""
+    items = list(node.elts) if isinstance(node, ast.Tuple) else [node]
+    dims: list[int | None] = []
+    ceil: int | None = None
+    reason: str | None = None
+    for i, item in enumerate(items[:3]):
+        value, why = _evaluate(item, values, 0)
+        if isinstance(value, tuple):  # (n + B - 1) // B
+            dims.append(None)
+            if i == 0 and all(_evaluate(x, values, 0)[0] == 1 for x in items[1:]):
+                ceil = value[1]
+        else:
+            dims.append(value)
+        reason = reason or why
+    while len(dims) < 3:
+        dims.append(1)
+    text = ast.get_source_segment(source, node) or ""
+    return Param(text, _span(node, lines), (dims[0], dims[1], dims[2]), ceil,
+                 None if ceil is not None or all(d is not None for d in dims) else reason)
+
+
+def _evaluate(node: ast.expr, values: dict[str, ast.expr], depth: int
+              ) -> tuple[Any, str | None]:
+    """An int, ``("ceil", B)`` for a ceiling division by B of an unknown size, or None with
+    the reason it is not known."""
+    if depth > 16:
+        return None, "too deep"
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and \
+            not isinstance(node.value, bool):
+        return node.value, None
+    if isinstance(node, ast.Name):
+        bound = values.get(node.id)
+        if bound is None:
+            return None, f"'{node.id}' is not bound once in the script"
+        return _evaluate(bound, {k: v for k, v in values.items() if k != node.id}, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id == "int" and len(node.args) == 1:
+        return _evaluate(node.args[0], values, depth + 1)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = node.operand  # -(-n // B): a ceiling division
+        if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.FloorDiv) and \
+                isinstance(inner.left, ast.UnaryOp) and isinstance(inner.left.op, ast.USub):
+            b, _ = _evaluate(inner.right, values, depth + 1)
+            n, _ = _evaluate(inner.left.operand, values, depth + 1)
+            if isinstance(b, int) and b > 0:
+                return (-(-n // b), None) if isinstance(n, int) else (("ceil", b), None)
+        v, why = _evaluate(inner, values, depth + 1)
+        return (-v, None) if isinstance(v, int) else (None, why)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        left, why = _evaluate(node.left, values, depth + 1)
+        right, why2 = _evaluate(node.right, values, depth + 1)
+        if isinstance(node.op, ast.FloorDiv) and isinstance(right, int) and right > 0 \
+                and not isinstance(left, int) and _adds(node.left, right - 1, values):
+            return ("ceil", right), None  # (n + B - 1) // B
+        if isinstance(left, int) and isinstance(right, int):
+            if isinstance(node.op, ast.FloorDiv) and right == 0:
+                return None, "a division by zero"
+            return _OPS[type(node.op)](left, right), None
+        return None, why or why2
+    return None, f"'{ast.unparse(node)[:40]}' is not a number the script fixes"
+
+
+def _adds(node: ast.expr, k: int, values: dict[str, ast.expr]) -> bool:
+    """Whether ``node`` is ``n + k`` (or ``n + B - 1`` with B - 1 == k) for some unknown n."""
+    if not isinstance(node, ast.BinOp):
+        return False
+    if isinstance(node.op, ast.Add):
+        right, _ = _evaluate(node.right, values, 1)
+        return right == k
+    if isinstance(node.op, ast.Sub) and isinstance(node.left, ast.BinOp) and \
+            isinstance(node.left.op, ast.Add):
+        b, _ = _evaluate(node.left.right, values, 1)
+        one, _ = _evaluate(node.right, values, 1)
+        return isinstance(b, int) and isinstance(one, int) and b - one == k
+    return False
+
+
+def _span(node: ast.AST, lines: list[bytes]) -> Span:
+    """The node's place, columns in characters (ast's are UTF-8 bytes)."""
+    def column(line: int, offset: int) -> int:
+        text = lines[line - 1] if 0 < line <= len(lines) else b""
+        return len(text[:offset].decode("utf-8", "replace")) + 1
+
+    end_line = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+    return Span(node.lineno, column(node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                end_line, column(end_line, node.end_col_offset or 0))  # type: ignore[attr-defined]
