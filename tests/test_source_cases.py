@@ -646,8 +646,9 @@ def test_a_directory_s_scripts_are_read_for_their_launches(occlint, tmp_path):
 def test_cupy_launches_written_in_python():
     """CuPy's ``kernel((grid,), (block,), args)`` is a launch site: its grid and block
     evaluated where the script fixes them (a module constant, a local bound once), ``(n +
-    B - 1) // B`` and ``-(-n // B)`` derived from the problem size at block B, a parameter
-    unknown; its kernel the RawModule's, from the script's string."""
+    B - 1) // B`` and ``-(-n // B)`` derived from the problem size at block B; one whose grid
+    and block are both its parameters is no site; its kernel the RawModule's, from the
+    script's string."""
     from occlint.readers.source import read_source
 
     name = PYTHON / "raw_launch.py"
@@ -665,9 +666,7 @@ def test_cupy_launches_written_in_python():
         (at("scale((blocks,)"), "scale", "cupy", (n, 1, 1), 100, (100, 1, 1)),
         (at("scale((264,)"), "scale", "cupy", (264, 1, 1), None, (256, 1, 1)),
         (at("scale((-(-n // 48),)"), "scale", "cupy", (n, 1, 1), 48, (48, 1, 1)),
-        (at("scale(((n + block - 1) // block,)"), "scale", "cupy", (n, 1, 1), None,
-         (n, 1, 1)),
-    ]
+    ]  # (the last launch's grid and block are its caller's: not a site)
     block = source.launches[0].block.span
     assert (block.line, block.column) == (at("scale((blocks,)"),
                                           text[at("scale((blocks,)") - 1].index("(THREADS,)") + 1)

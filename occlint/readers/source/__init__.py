@@ -273,7 +273,8 @@ def read_source(path: str | Path, display: str, python_kernels: bool = True) -> 
         python_sites = []
         if is_python(path):  # only the CUDA its string literals hold, and its launches
             python_sites = python_launches(data)
-            data = cuda_in(data, python_kernels or bool(python_sites)) or b""
+            data = cuda_in(data, python_kernels or frozenset(
+                s.kernel.encode() for s in python_sites)) or b""
         result = parse_source(data, display)
         result.size = st.st_size
         if python_sites:

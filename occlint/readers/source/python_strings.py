@@ -28,10 +28,11 @@ _MARKERS = (b"__global__", b"<<<")
 _FIELD = re.compile(rb"\{[^{}\n]*\}")
 
 
-def cuda_in(data: bytes, kernels: bool = True) -> bytes | None:
+def cuda_in(data: bytes, kernels: bool | frozenset[bytes] = True) -> bytes | None:
     """The file with only the text of its CUDA-holding string literals kept (see the
-    module): those launching a kernel (``<<<``), and with ``kernels`` those that only
-    define one; None where no literal holds what is asked."""
+    module): those launching a kernel (``<<<``), and those that only define one: every
+    one with ``kernels`` True, those naming one of ``kernels`` where it is a set of names
+    (the kernels its Python launches call); None where no literal holds what is asked."""
     markers = _MARKERS if kernels else _MARKERS[1:]
     if not any(marker in data for marker in markers):
         return None
@@ -49,7 +50,9 @@ def cuda_in(data: bytes, kernels: bool = True) -> bytes | None:
         end = _closing(data, start, quote, raw)
         if end < 0:
             break  # an unterminated string: the rest is not read
-        if any(marker in data[start:end] for marker in markers):
+        text = data[start:end]
+        if b"<<<" in text or (kernels and b"__global__" in text and (
+                kernels is True or any(name in text for name in kernels))):
             kept.append((start, end, b"f" in m[1].lower()))
         at = end + len(quote)
     if not kept:
