@@ -73,7 +73,11 @@ def source_record(source: SourceFile, sites: list[SiteReport],
 
 
 def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome | None:
-    from occlint.readers.formats import is_python
+    from occlint.readers.formats import is_python, python_may_hold_cuda
+
+    python = is_python(candidate.path)
+    if python and not candidate.listed and not python_may_hold_cuda(candidate.path):
+        return None  # a script found in a directory, with no CUDA: not an input
     from occlint.readers.source import read_source
 
     try:
@@ -88,8 +92,8 @@ def analyse_source(candidate: Candidate, setup: Setup) -> InputOutcome | None:
                             artifacts=[], errors=[error],
                             input_findings=judge_scope("input", [result], setup.settings),
                             analysed=False, group=candidate.group)
-    if not candidate.listed and not (source.kernels or source.launches or source.truncated) \
-            and is_python(candidate.path):
+    if python and not candidate.listed and not (source.kernels or source.launches
+                                                or source.truncated):
         return None  # a script found in a directory whose strings hold no CUDA: not an input
     findings, suppressed, sites = judge_source(source, setup)
     outcome = InputOutcome(record={"path": candidate.display, "size": source.size,

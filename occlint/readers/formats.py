@@ -109,3 +109,18 @@ def is_source(path: object) -> bool:
 
 def is_python(path: object) -> bool:
     return str(path).lower().endswith(PYTHON_SUFFIX)
+
+
+# what a script holds where its strings may be CUDA or it launches a CuPy kernel
+PYTHON_MARKERS = (b"__global__", b"<<<", b"RawKernel", b"get_function")
+
+
+def python_may_hold_cuda(path: str) -> bool:
+    """Whether a script names a kernel or a launch at all (its bytes, searched before the
+    source reader is imported: a worker given only a project's scripts never imports it)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return True  # the reader reports it
+    return any(marker in data for marker in PYTHON_MARKERS)

@@ -297,8 +297,9 @@ def parsed_bytes(path: str | Path, display: str) -> int:
     raw = _file_bytes(path, st.st_size)
     data = (cuda_in(raw, any(m in raw for m in PYTHON_LAUNCH_MARKERS)) or b"") \
         if is_python(path) else raw
-    if may_launch(data):
-        return len(data)
+    if may_launch(data):  # (a script: the bytes of its CUDA, not of its blanked rest)
+        return len(data) - data.count(b" ") - data.count(b"\n") if data is not raw \
+            else len(data)
     if len(raw) == st.st_size:  # all of a regular file: parse_source's model of it
         _remember(_key(path, display, False), (st.st_size, st.st_mtime_ns),
                   SourceFile(display, size=len(raw)))

@@ -55,14 +55,17 @@ def launches(data: bytes) -> list[LaunchSite]:
     bound: dict[str, list[str | None]] = {}
     calls: list[tuple[ast.Call, ast.AST | None]] = []  # each with its function
     wanted = {n.decode() for n in names}
-    for stmt, function in _statements(tree.body, None):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name):
-            bound.setdefault(stmt.targets[0].id, []).append(_kernel_name(stmt.value))
-        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
-                isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in wanted and \
-                len(stmt.value.args) >= 2:  # a launch is a statement of its own
-            calls.append((stmt.value, function))
+    try:
+        for stmt, function in _statements(tree.body, None):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name):
+                bound.setdefault(stmt.targets[0].id, []).append(_kernel_name(stmt.value))
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                    isinstance(stmt.value.func, ast.Name) and \
+                    stmt.value.func.id in wanted and len(stmt.value.args) >= 2:
+                calls.append((stmt.value, function))  # a launch is a statement of its own
+    except RecursionError:  # blocks nested past what a script holds: not read
+        return []
     kernels = {name: found[0] for name, found in bound.items()
                if len(found) == 1 and found[0] is not None}
     calls = [(c, f) for c, f in calls if c.func.id in kernels]  # type: ignore[attr-defined]
@@ -253,7 +256,10 @@ def _evaluate(node: ast.expr, values: dict[str, ast.expr], depth: int
         if isinstance(left, int) and isinstance(right, int):
             if isinstance(node.op, ast.FloorDiv) and right == 0:
                 return None, "a division by zero"
-            return _OPS[type(node.op)](left, right), None
+            if isinstance(node.op, ast.LShift) and not 0 <= right < 64:
+                return None, "a shift past 64 bits"
+            value = _OPS[type(node.op)](left, right)
+            return (value, None) if abs(value) < 1 << 63 else (None, "past 64 bits")
         return None, why or why2
     return None, f"'{ast.unparse(node)[:40]}' is not a number the script fixes"
 
