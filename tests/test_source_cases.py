@@ -551,6 +551,22 @@ def test_a_site_rules_advice_carries_its_fix(occlint):
     jsonschema.validate(doc, schema)
 
 
+def test_a_constant_grid_of_one_element_per_thread_is_balanced_by_its_block(occlint,
+                                                                           tmp_path):
+    """1,000 blocks of 256 threads on 132 SMs, one element per thread, two devices (the
+    model prices one): LCH101's advice is another block for the same 256,000 elements, and
+    its fix carries that block and the grid it gives (256,000 / 64 = 4,000 blocks)."""
+    src = tmp_path / "pe.cu"
+    src.write_text("__global__ void k(float* x, int n) {\n"
+                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  if (i < n) x[i] = 2.0f * x[i];\n}\n"
+                   "void f(float* x) { k<<<1000, 256>>>(x, 256000); }\n")
+    doc = occlint(str(src), "--device", "h100", "--device", "h200", "--format", "json").json()
+    fixes = [f["fix"] for f in doc["findings"] if f["rule"] == "LCH101"]
+    assert fixes and all(f["block"][0] * f["grid"][0] == 256_000 and f["block"][0] % 32 == 0
+                         and f["block"][0] != 256 for f in fixes)
+
+
 def test_kernels_that_talk_to_other_gpus_get_no_launch_advice(occlint):
     """A kernel using NCCL's device API (one CTA per LSA barrier: 16 of them) or NVSHMEM's
     puts waits on the other ranks and the links, and its grid is its communicator's: no

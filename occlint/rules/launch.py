@@ -35,12 +35,13 @@ def launch_fix(report, block: int | None = None, grid: int | None = None
     changes is the problem size's at that block, the launch's for a grid-stride loop,
     else null (one element per thread or not known: the caller's grid follows its
     elements). None for a traced launch (the launch-time model names its fix, or none) and
-    for a 2-D block a rule would change along x."""
+    for a 2-D block or grid a rule would change along x."""
     launch = report.launch
     if report.block_source == "trace" or report.block_size is None:
         return None
     dims = launch.block_dims or (report.block_size, 1, 1)
-    if block is not None and dims[1:] != (1, 1):
+    if (block is not None and dims[1:] != (1, 1)) or (
+            grid is not None and launch.grid_dims and launch.grid_dims[1:] != (1, 1)):
         return None
     new_block = [block, 1, 1] if block is not None else list(dims)
     if grid is not None:

@@ -258,7 +258,7 @@ def site_grid_tail(s: SiteReport, ctx: Context) -> Iterator[Finding]:
             advice = advice.rstrip("; ") or None
             if better and s.kernel is not None:
                 gain -= better[2]
-                fix = site_fix(s, block=better[0])
+                fix = site_fix(s, block=better[0], grid=better[1])  # (the same elements)
         elif _below_oversubscription(s, t, ctx, grid) is not None:
             advice = fix = None  # LCH103 names a grid for it, a multiple of the units
         finding = site_finding(
