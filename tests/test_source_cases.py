@@ -699,3 +699,28 @@ def test_a_cupy_script_alone_is_priced_like_a_cu_file(occlint):
                      if "scale((blocks,)" in t or "scale((-(-n // 48),)" in t}
     assert all("launch-time model" in f["advice"] and f["fix"]["block"][0] % 32 == 0
                for f in doc["findings"] if f["rule"] == "LCH001")
+
+
+def test_driver_api_launches():
+    """``cuLaunchKernel`` / ``hipModuleLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem,
+    stream, ...)``: the kernel the handle's ``ModuleGetFunction(&f, module, "name")`` names
+    (a handle no call names keeps its text), the grid and block their three arguments
+    (``(n + 99) / 100`` derived from the problem size at 100), each placed from its first
+    argument to its last."""
+    name = "driver_api.cu"
+    source = read(name)
+    sites = [(s.span.line, s.kernel, s.kernel_text, s.api, s.grid.dims, s.grid.ceil_div_block,
+              s.block.dims) for s in source.launches]
+    assert sites == [
+        (line_of(name, "cuLaunchKernel(fn,"), "scale", "fn", "cuLaunchKernel", (n, 1, 1), 100,
+         (100, 1, 1)),
+        (line_of(name, "hipModuleLaunchKernel(hf,"), "scale", "hf", "hipModuleLaunchKernel",
+         (264, 1, 1), None, (48, 1, 1)),
+        (line_of(name, "cuLaunchKernel(other,"), "other", "other", "cuLaunchKernel",
+         (4, 1, 1), None, (32, 2, 1)),
+    ]
+    text = (CASES / name).read_text().splitlines()
+    block = source.launches[0].block.span
+    row = text[line_of(name, "cuLaunchKernel(fn,") - 1]
+    at = row.index("100, 1, 1, 0")  # (the grid's "/ 100, 1, 1" comes first)
+    assert (block.column, block.end_column) == (at + 1, at + len("100, 1, 1") + 1)

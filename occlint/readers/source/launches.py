@@ -5,7 +5,10 @@
 ``hipLaunchCooperativeKernel(k, grid, block, args, shmem, stream)``;
 ``cudaLaunchKernelEx`` / ``cudaLaunchKernelExC`` / ``hipLaunchKernelEx(&config, k, ...)``
 with a ``cudaLaunchConfig_t`` / ``hipLaunchConfig_t`` set in the same function (an
-initialiser, designated or positional, or ``config.gridDim = ...`` assigned once).
+initialiser, designated or positional, or ``config.gridDim = ...`` assigned once);
+the driver APIs ``cuLaunchKernel`` / ``hipModuleLaunchKernel(f, gx, gy, gz, bx, by, bz,
+shmem, stream, ...)``, the kernel the one ``cuModuleGetFunction(&f, module, "name")`` of
+the file names.
 Templated kernels (``k<T, 4><<<...>>>``) are reported under their name ``k``.
 """
 
@@ -14,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from occlint.model.source import LaunchSite, Param
+from occlint.model.source import LaunchSite, Param, Span
 from occlint.readers.source.evaluate import Derived, Dim3, Evaluator, Unknown, Value
 from occlint.readers.source.kernels import base_name
 from occlint.readers.source.markers import launch_nodes
@@ -29,6 +32,12 @@ API_ARGS = {  # name -> (kernel, grid, block, shared, stream) argument positions
 }
 EX_APIS = ("cudaLaunchKernelEx", "cudaLaunchKernelExC", "hipLaunchKernelEx",
            "hipLaunchKernelExC")
+# the driver APIs: (f, gridX, gridY, gridZ, blockX, blockY, blockZ, shared, stream, ...), the
+# function a handle that ``cuModuleGetFunction(&f, module, "name")`` names
+DRIVER_APIS = ("cuLaunchKernel", "cuLaunchCooperativeKernel", "hipModuleLaunchKernel",
+               "hipModuleLaunchCooperativeKernel")
+_GET_FUNCTION = re.compile(rb"(?:cu|hip)ModuleGetFunction\s*\(\s*&\s*([\w.\[\]>-]+?)\s*,"
+                           rb"[^,;]*,\s*\"([A-Za-z_]\w*)\"\s*\)")
 CONFIG_FIELDS = ("gridDim", "blockDim", "dynamicSmemBytes", "stream")
 MAX_SITES = 20_000
 
@@ -176,6 +185,29 @@ def _through_variable(at: Any, name: str, text: Text) -> tuple[str, str] | None:
     return names.pop(), texts.pop() if len(texts) == 1 else name
 
 
+def _dims(nodes: list[Any], evaluator: Evaluator, text: Text) -> Param:
+    """A driver API's three dimensions (``gridX, gridY, gridZ``) as one parameter, placed
+    from the first to the last."""
+    parts = [to_param(n, evaluator.evaluate(n), text) for n in nodes]
+    first, last = parts[0].span, parts[-1].span
+    return Param(", ".join(p.text for p in parts),
+                 Span(first.line, first.column, last.end_line, last.end_column),
+                 (parts[0].dims[0], parts[1].dims[0], parts[2].dims[0]),
+                 parts[0].ceil_div_block,
+                 next((p.reason for p in parts if p.reason), None))
+
+
+def _driver_function(handle: str, text: Text) -> str | None:
+    """The kernel a driver API's function handle names: the one ``cu`` / ``hip``
+    ``ModuleGetFunction(&handle, module, "name")`` of the file gives it (None: none, or
+    several)."""
+    if b"ModuleGetFunction" not in text.data:
+        return None
+    names = {m[2].decode() for m in _GET_FUNCTION.finditer(text.data)
+             if m[1].decode("utf-8", "replace") == handle}
+    return names.pop() if len(names) == 1 else None
+
+
 def _broken(node: Any) -> bool:
     if node.has_error:
         return True
@@ -281,6 +313,16 @@ def launches(root: Any, text: Text, evaluator: Evaluator,
             shared = to_param(args[s], evaluator.evaluate(args[s]), text) \
                 if len(args) > s else None
             stream = text.of(args[st]) if len(args) > st else None
+            sites.append(LaunchSite(name, written, api, text.span(call), grid, block, shared,
+                                    stream))
+        elif api in DRIVER_APIS and len(args) >= 7:
+            written = text.of(args[0])
+            name = _driver_function(written, text) or written
+            grid = _dims(args[1:4], evaluator, text)
+            block = _dims(args[4:7], evaluator, text)
+            shared = to_param(args[7], evaluator.evaluate(args[7]), text) \
+                if len(args) > 7 else None
+            stream = text.of(args[8]) if len(args) > 8 else None
             sites.append(LaunchSite(name, written, api, text.span(call), grid, block, shared,
                                     stream))
         elif api in EX_APIS and len(args) >= 2:

@@ -58,7 +58,8 @@ _NOISE = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n]
 _DIRECTIVE = re.compile(rb"#[ \t]*(\w*)[ \t]*((?:\\\r?\n|[^\n])*)")
 # each branch starts with a literal character (no leading \\b): re skips ahead to "<", "h", "c"
 LAUNCH_MARKERS = re.compile(rb"<<<|(?:hipLaunchKernelGGL|cudaLaunch(?:Cooperative)?Kernel(?:ExC?)?"
-                            rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?)\b")
+                            rb"|hipLaunch(?:Cooperative)?Kernel(?:ExC?)?"
+                            rb"|cuLaunch(?:Cooperative)?Kernel|hipModuleLaunch(?:Cooperative)?Kernel)\b")
 KERNEL_MARKER = re.compile(rb"__global__\b")
 # a macro of another header standing for ``__global__``: capitals ending in the word KERNEL
 # (raft's RAFT_KERNEL, cudf's CUDF_KERNEL, GPU_KERNEL). Not CUB's and Thrust's
@@ -74,6 +75,7 @@ _AFTER_KERNEL_MACRO = re.compile(rb"[ \t\r\n]+([A-Za-z_]\w*)([ \t\r\n]*\()?")
 _QUALIFIERS = ([b"const"], [b"noexcept"], [b"override"], [b"final"], [b"mutable"])
 _TRAILING_RETURN = re.compile(rb"\)\s*(?:const\s*)?->\s*[\w:<>,\s*&]+$")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
+_WORD_END = re.compile(rb"\w")
 _BLANK = bytes.maketrans(bytes(range(256)), b" " * 10 + b"\n" + b" " * 245)
 OPEN, BRANCH, CLOSE = ("if", "ifdef", "ifndef"), ("elif", "else", "elifdef", "elifndef"), \
     ("endif",)
@@ -665,9 +667,10 @@ def launch_markers(code: bytes) -> list[int]:
     ``bytes.find``: the regex alone, tried at every "c" and "h", is slower."""
     out = list(_found(code, b"<<<", 3))
     for at in _found(code, b"Launch", 6):
-        for start in (at - 4, at - 3):  # cudaLaunch..., hipLaunch...
+        for start in (at - 4, at - 3, at - 2, at - 9):  # cuda, hip, cu, hipModule Launch...
             if start >= 0 and LAUNCH_MARKERS.match(code, start):
-                out.append(start)
+                if not _WORD_END.match(code, start - 1) or not start:
+                    out.append(start)  # (not the end of a longer name: tcuLaunchKernel)
                 break
     return sorted(out)
 

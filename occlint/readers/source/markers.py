@@ -20,7 +20,7 @@ from occlint.readers.source.lexical import LAUNCH_MARKERS, kernel_markers, launc
 
 # the launch APIs' calls: the text of the function (a name, ``ns::name``, ``name<T>``)
 API_NAMES = re.compile(rb"hipLaunchKernelGGL|(cuda|hip)Launch(Kernel|CooperativeKernel|"
-                       rb"KernelExC?)(<.*>)?$")
+                       rb"KernelExC?)(<.*>)?$|(cu|hipModule)Launch(Cooperative)?Kernel$")
 FUNCTION_TYPES = ("identifier", "qualified_identifier", "template_function")
 _SPACES = re.compile(rb"\s*")
 
