@@ -724,3 +724,38 @@ def test_driver_api_launches():
     row = text[line_of(name, "cuLaunchKernel(fn,") - 1]
     at = row.index("100, 1, 1, 0")  # (the grid's "/ 100, 1, 1" comes first)
     assert (block.column, block.end_column) == (at + 1, at + len("100, 1, 1") + 1)
+
+
+def test_numba_kernels_and_their_launches(occlint):
+    """Numba's ``@cuda.jit`` kernels (their shape from ``cuda.grid`` / ``cuda.gridsize``)
+    and ``kernel[grid, block](args)`` launches, read with ``ast``: the 100-thread launch of
+    a kernel of one element per thread is told a whole-warp block (its grid, (2^20 + 99) //
+    100 = 10,486, fixed by the script), the 40-block grid-stride loop more blocks; a kernel
+    reading only its thread index in one block of 16 gets nothing."""
+    from occlint.readers.source import read_source
+
+    name = PYTHON / "numba_kernels.py"
+    text = name.read_text().splitlines()
+
+    def at(needle: str) -> int:
+        return next(i for i, t in enumerate(text, 1) if needle in t)
+
+    source = read_source(name, "numba_kernels.py")
+    assert [(k.name, k.span.line, k.body, k.block_indexed, k.thread_indexed)
+            for k in source.kernels] == [
+        ("scale", at("def scale("), "per-element", True, True),
+        ("copy_all", at("def copy_all("), "grid-stride", True, True),
+        ("lanes", at("def lanes("), "other", False, True)]
+    assert [(s.span.line, s.kernel, s.api, s.grid.dims, s.block.dims)
+            for s in source.launches] == [
+        (at("scale[blocks"), "scale", "numba", (10_486, 1, 1), (100, 1, 1)),
+        (at("copy_all[40"), "copy_all", "numba", (40, 1, 1), (256, 1, 1)),
+        (at("lanes[1, 16]"), "lanes", "numba", (1, 1, 1), (16, 1, 1))]
+    doc = occlint(str(name), "--device", "h100", "--format", "json").json()
+    found = {(f["rule"], f["kernel"], f["severity"]) for f in doc["findings"]}
+    assert found == {("LCH001", "scale", "warning"), ("LCH101", "scale", "info"),
+                     ("LCH102", "copy_all", "warning"), ("LCH103", "copy_all", "warning")}
+    (lch001,) = [f for f in doc["findings"] if f["rule"] == "LCH001"]
+    assert (lch001["line"], lch001["column"]) == (
+        at("scale[blocks"), text[at("scale[blocks") - 1].index("THREADS") + 1)
+    assert lch001["fix"] == {"block": [128, 1, 1], "grid": None, "dynamic_shared": 0}

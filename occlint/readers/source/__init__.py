@@ -31,6 +31,7 @@ from occlint.readers.source.lexical import (
 from occlint.readers.source.parse import Text, parser
 from occlint.readers.source.python_launches import MARKERS as PYTHON_LAUNCH_MARKERS
 from occlint.readers.source.python_launches import launches as python_launches
+from occlint.readers.source.python_launches import numba
 from occlint.readers.source.python_strings import cuda_in
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
@@ -270,16 +271,21 @@ def read_source(path: str | Path, display: str, python_kernels: bool = True) -> 
                             vendor_hint=vendor_hint(display, b""))
     else:
         data = _file_bytes(path, st.st_size)
-        python_sites = []
+        python_sites, numba_kernels = [], []
         if is_python(path):  # only the CUDA its string literals hold, and its launches
             python_sites = python_launches(data)
+            numba_kernels, numba_sites = numba(data)
             data = cuda_in(data, python_kernels or frozenset(
                 s.kernel.encode() for s in python_sites)) or b""
+            python_sites += numba_sites
         result = parse_source(data, display)
         result.size = st.st_size
         if python_sites:
             result.launches = sorted([*result.launches, *python_sites],
                                      key=lambda s: (s.span.line, s.span.column))
+        if numba_kernels:
+            result.kernels = sorted([*result.kernels, *numba_kernels],
+                                    key=lambda k: (k.span.line, k.span.column))
         if result.vendor_hint != "amd" and (result.launches or result.kernels) and \
                 includes_hip(str(path), data):
             result.vendor_hint = "amd"  # through a local header (occlint.readers.source.vendor)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from occlint.model.source import LaunchSite, Param, Span
+from occlint.model.source import Body, LaunchSite, Param, SourceKernel, Span
 
 # what a script must hold to have such launches (the parse is skipped without it)
 MARKERS = (b"RawKernel", b"get_function")
@@ -302,3 +302,110 @@ def _span(node: ast.AST, lines: list[bytes]) -> Span:
     end_line = node.end_lineno or node.lineno  # type: ignore[attr-defined]
     return Span(node.lineno, column(node.lineno, node.col_offset),  # type: ignore[attr-defined]
                 end_line, column(end_line, node.end_col_offset or 0))  # type: ignore[attr-defined]
+
+
+# -- Numba ---------------------------------------------------------------------------------
+# a script defining Numba CUDA kernels (``@cuda.jit``) and launching one
+# (``kernel[grid, block](args)``): the parse is skipped without both
+NUMBA_MARKER = b"cuda.jit"
+# Python's own functions a kernel may call (they read no index)
+_BUILTINS = frozenset(("range", "len", "min", "max", "abs", "int", "float", "bool", "round"))
+_SUBSCRIPT_CALL = re.compile(rb"\w\[[^\[\]\n]+\]\s*\(")
+
+
+def numba(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
+    """The script's Numba kernels (functions decorated ``@cuda.jit``: their body's shape
+    read from ``cuda.grid`` / ``cuda.gridsize`` and the thread and block indices they read;
+    what a thread loads is Python's, not known) and their launches ``kernel[grid,
+    block](args)`` (grid and block as :func:`launches` evaluates them; a stream and a
+    shared size after them), in file order."""
+    if NUMBA_MARKER not in data or not _SUBSCRIPT_CALL.search(data):
+        return [], []
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [], []
+    lines = data.splitlines()
+    kernels: dict[str, SourceKernel] = {}
+    launched: list[tuple[ast.Call, ast.AST | None]] = []
+    try:
+        statements = list(_statements(tree.body, None))
+    except RecursionError:
+        return [], []
+    for stmt, _ in statements:
+        if isinstance(stmt, ast.FunctionDef) and any(_is_jit(d) for d in stmt.decorator_list):
+            kernels[stmt.name] = _numba_kernel(stmt, lines)
+    if not kernels:
+        return [], []
+    for stmt, function in statements:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Subscript) and \
+                isinstance(call.func.value, ast.Name) and call.func.value.id in kernels:
+            launched.append((call, function))
+    module_values = _bound_once(tree.body)
+    scopes: dict[int, dict[str, ast.expr]] = {}
+    sites = []
+    for call, function in launched:
+        values = module_values if function is None else scopes.setdefault(
+            id(function), _local_values(function, module_values))
+        config = call.func.slice  # type: ignore[attr-defined]
+        parts = list(config.elts) if isinstance(config, ast.Tuple) else [config]
+        if len(parts) < 2:
+            continue
+        name = call.func.value.id  # type: ignore[attr-defined]
+        grid, block = _param(parts[0], values, lines), _param(parts[1], values, lines)
+        shared = _param(parts[3], values, lines) if len(parts) > 3 else None
+        stream = _segment(parts[2], lines) if len(parts) > 2 else None
+        sites.append(LaunchSite(name, name, "numba", _span(call, lines), grid, block, shared,
+                                stream))
+    sites.sort(key=lambda s: (s.span.line, s.span.column))
+    return sorted(kernels.values(), key=lambda k: k.span.line), sites
+
+
+def _is_jit(decorator: ast.expr) -> bool:
+    """``@cuda.jit``, ``@numba.cuda.jit``, ``@cuda.jit(...)``."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return isinstance(target, ast.Attribute) and target.attr == "jit" and \
+        isinstance(target.value, (ast.Name, ast.Attribute)) and \
+        (target.value.id if isinstance(target.value, ast.Name) else target.value.attr) == "cuda"
+
+
+def _numba_kernel(function: ast.FunctionDef, lines: list[bytes]) -> SourceKernel:
+    """A Numba kernel's model: a grid-stride loop (``range(i, n, cuda.gridsize(1))``, a
+    stride of ``cuda.gridDim.x * cuda.blockDim.x``), one element per thread (``i =
+    cuda.grid(1)`` and a comparison of it guarding the work), else another shape; whether
+    it reads its block and thread indices (``cuda.grid`` reads both)."""
+    names = {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute)}
+    calls = {n.func.attr for n in ast.walk(function)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+    grid = "grid" in calls
+    # a call of the script's own (a device function) may read an index for it
+    asks = any(isinstance(n, ast.Call) and (
+        (isinstance(n.func, ast.Name) and n.func.id not in _BUILTINS) or
+        (isinstance(n.func, ast.Attribute) and not (
+            isinstance(n.func.value, ast.Name) and n.func.value.id in ("cuda", "math"))))
+        for n in ast.walk(function))
+    block_indexed = True if grid or "blockIdx" in names else None if asks else False
+    thread_indexed = True if grid or {"threadIdx", "laneid"} & names else \
+        None if asks else False
+    strided = "gridsize" in calls or ({"gridDim", "blockDim"} <= names and any(
+        isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and
+        isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range" and
+        len(n.iter.args) == 3 for n in ast.walk(function)))
+    guarded = any(isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and
+                  any(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE))
+                      for op in n.test.ops) for n in ast.walk(function))
+    body: Body = "grid-stride" if strided else \
+        "per-element" if grid and guarded else "other"
+    name_span = _span(function, lines)
+    line = lines[function.lineno - 1] if function.lineno <= len(lines) else b""
+    at = line.find(function.name.encode())
+    if at >= 0:
+        column = len(line[:at].decode("utf-8", "replace")) + 1
+        name_span = Span(function.lineno, column, function.lineno,
+                         column + len(function.name))
+    empty = all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and
+                isinstance(s.value, ast.Constant)) for s in function.body)
+    return SourceKernel(function.name, name_span, body,
+                        block_indexed=None if empty else block_indexed,
+                        thread_indexed=None if empty else thread_indexed, empty=empty)
