@@ -29,7 +29,6 @@ from occlint.readers.source.lexical import (
     overwrite,
 )
 from occlint.readers.source.parse import Text, parser
-from occlint.readers.source.python_launches import MARKERS as PYTHON_LAUNCH_MARKERS
 from occlint.readers.source.python_launches import launches as python_launches
 from occlint.readers.source.python_launches import numba
 from occlint.readers.source.python_strings import cuda_in
@@ -297,18 +296,17 @@ def parsed_bytes(path: str | Path, display: str) -> int:
     """How many bytes of the file :func:`read_source` would go on to parse: 0 when it is
     too large or fails the byte test (:func:`may_launch`). Such a file's model (its size)
     is kept for read_source, so that deciding this reads no file twice."""
+    if is_python(path):
+        return 0  # a script's CUDA is a few strings: not read to decide
     st = os.stat(path)
     if st.st_size > MAX_SOURCE_BYTES:
         return 0
-    raw = _file_bytes(path, st.st_size)
-    data = (cuda_in(raw, any(m in raw for m in PYTHON_LAUNCH_MARKERS)) or b"") \
-        if is_python(path) else raw
-    if may_launch(data):  # (a script: the bytes of its CUDA, not of its blanked rest)
-        return len(data) - data.count(b" ") - data.count(b"\n") if data is not raw \
-            else len(data)
-    if len(raw) == st.st_size:  # all of a regular file: parse_source's model of it
+    data = _file_bytes(path, st.st_size)
+    if may_launch(data):
+        return len(data)
+    if len(data) == st.st_size:  # all of a regular file: parse_source's model of it
         _remember(_key(path, display, False), (st.st_size, st.st_mtime_ns),
-                  SourceFile(display, size=len(raw)))
+                  SourceFile(display, size=len(data)))
     return 0
 
 

@@ -76,6 +76,10 @@ _QUALIFIERS = ([b"const"], [b"noexcept"], [b"override"], [b"final"], [b"mutable"
 _TRAILING_RETURN = re.compile(rb"\)\s*(?:const\s*)?->\s*[\w:<>,\s*&]+$")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _WORD_END = re.compile(rb"\w")
+# a driver API's launch is read only in a file that names a kernel's handle by a literal
+# (``cuModuleGetFunction(&f, module, "name")``): a launcher of handles it is given
+# (jitify's, CUB's driver launcher) names no kernel, and its header is not worth a parse
+_NAMED_FUNCTION = re.compile(rb"ModuleGetFunction\s*\([^;()]*\"[^\"\n]+\"\s*\)")  # (blanked)
 _BLANK = bytes.maketrans(bytes(range(256)), b" " * 10 + b"\n" + b" " * 245)
 OPEN, BRANCH, CLOSE = ("if", "ifdef", "ifndef"), ("elif", "else", "elifdef", "elifndef"), \
     ("endif",)
@@ -666,9 +670,15 @@ def launch_markers(code: bytes) -> list[int]:
     """Positions of ``<<<`` and of the launch APIs' names (:data:`LAUNCH_MARKERS`), found with
     ``bytes.find``: the regex alone, tried at every "c" and "h", is slower."""
     out = list(_found(code, b"<<<", 3))
+    named: bool | None = None  # whether a driver API's kernel is named by a literal
     for at in _found(code, b"Launch", 6):
         for start in (at - 4, at - 3, at - 2, at - 9):  # cuda, hip, cu, hipModule Launch...
             if start >= 0 and LAUNCH_MARKERS.match(code, start):
+                if start in (at - 2, at - 9):  # a driver API's
+                    if named is None:
+                        named = _NAMED_FUNCTION.search(code) is not None
+                    if not named:
+                        break
                 if not _WORD_END.match(code, start - 1) or not start:
                     out.append(start)  # (not the end of a longer name: tcuLaunchKernel)
                 break
