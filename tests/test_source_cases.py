@@ -745,14 +745,17 @@ def test_numba_kernels_and_their_launches(occlint):
             for k in source.kernels] == [
         ("scale", at("def scale("), "per-element", True, True),
         ("copy_all", at("def copy_all("), "grid-stride", True, True),
-        ("lanes", at("def lanes("), "other", False, True)]
+        ("lanes", at("def lanes("), "other", False, True)]  # (two `kernel`s that differ:
+    # neither is the name's, its launches' body unknown)
     assert [(s.span.line, s.kernel, s.api, s.grid.dims, s.block.dims)
-            for s in source.launches] == [
+            for s in source.launches][:3] == [
         (at("scale[blocks"), "scale", "numba", (10_486, 1, 1), (100, 1, 1)),
         (at("copy_all[40"), "copy_all", "numba", (40, 1, 1), (256, 1, 1)),
         (at("lanes[1, 16]"), "lanes", "numba", (1, 1, 1), (16, 1, 1))]
+    assert [s.kernel for s in source.launches[3:]] == ["kernel", "kernel"]
     doc = occlint(str(name), "--device", "h100", "--format", "json").json()
-    found = {(f["rule"], f["kernel"], f["severity"]) for f in doc["findings"]}
+    found = {(f["rule"], f["kernel"], f["severity"]) for f in doc["findings"]
+             if f["kernel"] != "kernel"}
     assert found == {("LCH001", "scale", "warning"), ("LCH101", "scale", "info"),
                      ("LCH102", "copy_all", "warning"), ("LCH103", "copy_all", "warning")}
     (lch001,) = [f for f in doc["findings"] if f["rule"] == "LCH001"]

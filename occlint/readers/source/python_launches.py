@@ -326,7 +326,7 @@ def numba(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return [], []
     lines = data.splitlines()
-    kernels: dict[str, SourceKernel] = {}
+    defined: dict[str, list[SourceKernel]] = {}
     launched: list[tuple[ast.Call, ast.AST | None]] = []
     try:
         statements = list(_statements(tree.body, None))
@@ -334,13 +334,18 @@ def numba(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
         return [], []
     for stmt, _ in statements:
         if isinstance(stmt, ast.FunctionDef) and any(_is_jit(d) for d in stmt.decorator_list):
-            kernels[stmt.name] = _numba_kernel(stmt, lines)
-    if not kernels:
+            defined.setdefault(stmt.name, []).append(_numba_kernel(stmt, lines))
+    if not defined:
         return [], []
+    # a name several kernels of the script share (numba's tests: a `kernel` in each
+    # test) is one kernel only where they read alike; else its launches' body is unknown
+    kernels = {name: found[0] for name, found in defined.items()
+               if len({(k.body, k.block_indexed, k.thread_indexed, k.empty)
+                       for k in found}) == 1}
     for stmt, function in statements:
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Subscript) and \
-                isinstance(call.func.value, ast.Name) and call.func.value.id in kernels:
+                isinstance(call.func.value, ast.Name) and call.func.value.id in defined:
             launched.append((call, function))
     module_values = _bound_once(tree.body)
     scopes: dict[int, dict[str, ast.expr]] = {}

@@ -32,3 +32,20 @@ blocks = (n + THREADS - 1) // THREADS
 scale[blocks, THREADS](x, out, 2.0)
 copy_all[40, 256](x, out)
 lanes[1, 16](out)
+
+
+def case_a(out):  # numba's own tests define a `kernel` in each test
+    @cuda.jit
+    def kernel(o):
+        o[cuda.grid(1)] = 1
+
+    kernel[4, 64](out)
+
+
+def case_b(out):
+    @cuda.jit
+    def kernel(o):
+        for i in range(cuda.grid(1), o.size, cuda.gridsize(1)):
+            o[i] = 2
+
+    kernel[4, 64](out)
