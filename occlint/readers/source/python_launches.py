@@ -72,12 +72,8 @@ def launches(data: bytes) -> list[LaunchSite]:
     if not calls:
         return []
     lines = data.splitlines()
-    module_values = _bound_once(tree.body)
-    scopes: dict[int, dict[str, ast.expr]] = {}
     out = []
-    for call, function in calls:
-        values = module_values if function is None else scopes.setdefault(
-            id(function), _local_values(function, module_values))
+    for call, values in _scoped(tree, calls):
         site = _site(call, kernels[call.func.id], values, lines)  # type: ignore[attr-defined]
         if site.block.known or site.grid.known or site.grid.ceil_div_block:
             out.append(site)  # (one whose grid and block the script leaves open: nothing
@@ -177,6 +173,16 @@ def _bound_once(body: list[ast.stmt]) -> dict[str, ast.expr]:
 
     visit(body)
     return {k: v for k, v in seen.items() if v is not None}
+
+
+def _scoped(tree: ast.Module, calls: list[tuple[ast.Call, ast.AST | None]]):
+    """Each call with the names its arguments may use: those its function binds once, over
+    the module's."""
+    module_values = _bound_once(tree.body)
+    scopes: dict[int, dict[str, ast.expr]] = {}
+    for call, function in calls:
+        yield call, module_values if function is None else scopes.setdefault(
+            id(function), _local_values(function, module_values))
 
 
 def _local_values(function: ast.AST, module_values: dict[str, ast.expr]
@@ -347,12 +353,8 @@ def numba(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Subscript) and \
                 isinstance(call.func.value, ast.Name) and call.func.value.id in defined:
             launched.append((call, function))
-    module_values = _bound_once(tree.body)
-    scopes: dict[int, dict[str, ast.expr]] = {}
     sites = []
-    for call, function in launched:
-        values = module_values if function is None else scopes.setdefault(
-            id(function), _local_values(function, module_values))
+    for call, values in _scoped(tree, launched):
         config = call.func.slice  # type: ignore[attr-defined]
         parts = list(config.elts) if isinstance(config, ast.Tuple) else [config]
         if len(parts) < 2:
