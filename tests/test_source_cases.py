@@ -762,3 +762,20 @@ def test_numba_kernels_and_their_launches(occlint):
     assert (lch001["line"], lch001["column"]) == (
         at("scale[blocks"), text[at("scale[blocks") - 1].index("THREADS") + 1)
     assert lch001["fix"] == {"block": [128, 1, 1], "grid": None, "dynamic_shared": 0}
+
+
+def test_driver_api_launches_from_python():
+    """cuda-python's ``cuda.cuLaunchKernel(kernel, gx, gy, gz, bx, by, bz, ...)``: the kernel
+    the handle's ``err, kernel = cuda.cuModuleGetFunction(module, b"saxpy")`` names, its
+    definition read from the script's string, the grid and block module constants."""
+    from occlint.readers.source import read_source
+
+    name = PYTHON / "driver_launch.py"
+    text = name.read_text().splitlines()
+    source = read_source(name, "driver_launch.py", python_kernels=False)
+    assert [k.name for k in source.kernels] == ["saxpy"]
+    (site,) = source.launches
+    assert (site.span.line, site.kernel, site.kernel_text, site.api, site.grid.dims,
+            site.block.dims) == (
+        next(i for i, t in enumerate(text, 1) if "cuLaunchKernel(" in t), "saxpy", "kernel",
+        "cuLaunchKernel", (32768, 1, 1), (100, 1, 1))

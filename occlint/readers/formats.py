@@ -112,7 +112,8 @@ def is_python(path: object) -> bool:
 
 
 # what a script holds where its strings may be CUDA or it launches a CuPy kernel
-PYTHON_MARKERS = (b"__global__", b"<<<", b"RawKernel", b"get_function", b"cuda.jit")
+PYTHON_MARKERS = (b"__global__", b"<<<", b"RawKernel", b"get_function", b"cuda.jit",
+                  b"LaunchKernel")
 
 
 def python_may_hold_cuda(path: str) -> bool:

@@ -416,3 +416,80 @@ def _numba_kernel(function: ast.FunctionDef, lines: list[bytes]) -> SourceKernel
     return SourceKernel(function.name, name_span, body,
                         block_indexed=None if empty else block_indexed,
                         thread_indexed=None if empty else thread_indexed, empty=empty)
+
+
+# -- the driver APIs from Python (cuda-python, hip-python) ---------------------------------
+DRIVER_MARKERS = (b"cuLaunchKernel", b"hipModuleLaunchKernel")
+_DRIVER_APIS = ("cuLaunchKernel", "cuLaunchCooperativeKernel", "hipModuleLaunchKernel",
+                "hipModuleLaunchCooperativeKernel")
+_GET_FUNCTIONS = ("cuModuleGetFunction", "hipModuleGetFunction")
+
+
+def driver(data: bytes) -> list[LaunchSite]:
+    """cuda-python's ``cuda.cuLaunchKernel(kernel, gx, gy, gz, bx, by, bz, shmem, stream,
+    ...)`` and hip-python's ``hipModuleLaunchKernel``: the kernel the handle's
+    ``err, kernel = cuda.cuModuleGetFunction(module, b"name")`` names (else the handle's
+    text), the grid and block their three arguments each, in file order."""
+    if not any(m in data for m in DRIVER_MARKERS) or b"ModuleGetFunction" not in data:
+        return []
+    try:
+        tree = ast.parse(data)
+        statements = list(_statements(tree.body, None))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    handles: dict[str, set[str | None]] = {}
+    calls: list[tuple[ast.Call, ast.AST | None]] = []
+    for stmt, function in statements:
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
+        if not isinstance(value, ast.Call):
+            continue
+        called = _called_name(value)
+        if called in _GET_FUNCTIONS and isinstance(stmt, ast.Assign) and len(value.args) > 1:
+            target = stmt.targets[0]
+            handle = target.elts[-1] if isinstance(target, ast.Tuple) and target.elts \
+                else target
+            literal = value.args[1]
+            name = literal.value if isinstance(literal, ast.Constant) else None
+            if isinstance(handle, ast.Name):
+                handles.setdefault(handle.id, set()).add(
+                    name.decode("ascii", "replace") if isinstance(name, bytes) else
+                    name if isinstance(name, str) else None)
+        elif called in _DRIVER_APIS and len(value.args) >= 7:
+            calls.append((value, function))
+    lines = data.splitlines()
+    sites = []
+    for call, values in _scoped(tree, calls):
+        handle = call.args[0]
+        written = _segment(handle, lines)
+        named = handles.get(handle.id, set()) if isinstance(handle, ast.Name) else set()
+        kernel = next(iter(named)) if len(named) == 1 and None not in named else written
+        api = _called_name(call) or "cuLaunchKernel"
+        grid = _three(call.args[1:4], values, lines)
+        block = _three(call.args[4:7], values, lines)
+        if not (block.known or grid.known or grid.ceil_div_block):
+            continue  # (nothing a rule could judge)
+        shared = _param(call.args[7], values, lines) if len(call.args) > 7 else None
+        stream = _segment(call.args[8], lines) if len(call.args) > 8 else None
+        sites.append(LaunchSite(kernel, written, api, _span(call, lines), grid, block, shared,
+                                stream))
+    sites.sort(key=lambda s: (s.span.line, s.span.column))
+    return sites
+
+
+def _called_name(call: ast.Call) -> str | None:
+    """``cuda.cuLaunchKernel(...)`` / ``cuLaunchKernel(...)`` -> "cuLaunchKernel"."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else \
+        func.id if isinstance(func, ast.Name) else None
+
+
+def _three(nodes: list[ast.expr], values: dict[str, ast.expr], lines: list[bytes]) -> Param:
+    """Three dimensions given one argument each, as one parameter placed from the first
+    to the last."""
+    parts = [_param(n, values, lines) for n in nodes]
+    first, last = parts[0].span, parts[-1].span
+    return Param(", ".join(p.text for p in parts),
+                 Span(first.line, first.column, last.end_line, last.end_column),
+                 (parts[0].dims[0], parts[1].dims[0], parts[2].dims[0]),
+                 parts[0].ceil_div_block,
+                 next((p.reason for p in parts if p.reason), None))
