@@ -59,6 +59,16 @@ class Param:
         x, y, z = self.dims
         return x * y * z  # type: ignore[operator]
 
+    @staticmethod
+    def joined(parts: list[Param]) -> Param:
+        """Three dimensions given one argument each (a driver API's ``gridX, gridY,
+        gridZ``) as one parameter, placed from the first to the last."""
+        first, last = parts[0].span, parts[-1].span
+        return Param(", ".join(p.text for p in parts),
+                     Span(first.line, first.column, last.end_line, last.end_column),
+                     (parts[0].dims[0], parts[1].dims[0], parts[2].dims[0]),
+                     parts[0].ceil_div_block, next((p.reason for p in parts if p.reason), None))
+
     @property
     def fixed(self) -> bool:
         """Known, and not derived from the problem size (a grid-stride style grid)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from occlint.model.source import LaunchSite, Param, Span
+from occlint.model.source import LaunchSite, Param
 from occlint.readers.source.evaluate import Derived, Dim3, Evaluator, Unknown, Value
 from occlint.readers.source.kernels import base_name
 from occlint.readers.source.markers import launch_nodes
@@ -186,15 +186,8 @@ def _through_variable(at: Any, name: str, text: Text) -> tuple[str, str] | None:
 
 
 def _dims(nodes: list[Any], evaluator: Evaluator, text: Text) -> Param:
-    """A driver API's three dimensions (``gridX, gridY, gridZ``) as one parameter, placed
-    from the first to the last."""
-    parts = [to_param(n, evaluator.evaluate(n), text) for n in nodes]
-    first, last = parts[0].span, parts[-1].span
-    return Param(", ".join(p.text for p in parts),
-                 Span(first.line, first.column, last.end_line, last.end_column),
-                 (parts[0].dims[0], parts[1].dims[0], parts[2].dims[0]),
-                 parts[0].ceil_div_block,
-                 next((p.reason for p in parts if p.reason), None))
+    """A driver API's three dimensions (``gridX, gridY, gridZ``) as one parameter."""
+    return Param.joined([to_param(n, evaluator.evaluate(n), text) for n in nodes])
 
 
 def _driver_function(handle: str, text: Text) -> str | None:

@@ -484,12 +484,5 @@ def _called_name(call: ast.Call) -> str | None:
 
 
 def _three(nodes: list[ast.expr], values: dict[str, ast.expr], lines: list[bytes]) -> Param:
-    """Three dimensions given one argument each, as one parameter placed from the first
-    to the last."""
-    parts = [_param(n, values, lines) for n in nodes]
-    first, last = parts[0].span, parts[-1].span
-    return Param(", ".join(p.text for p in parts),
-                 Span(first.line, first.column, last.end_line, last.end_column),
-                 (parts[0].dims[0], parts[1].dims[0], parts[2].dims[0]),
-                 parts[0].ceil_div_block,
-                 next((p.reason for p in parts if p.reason), None))
+    """Three dimensions given one argument each, as one parameter."""
+    return Param.joined([_param(n, values, lines) for n in nodes])
