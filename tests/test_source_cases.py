@@ -651,6 +651,10 @@ def test_a_directory_s_scripts_are_read_for_their_launches(occlint, tmp_path):
     for f in ("load_inline.py", "raw_kernel.py"):
         shutil.copy(PYTHON / f, tmp_path / f)
     (tmp_path / "plain.py").write_text("print('hello')\n")
+    # a generated script past 4 MiB (a table) with a kernel's string: not read (no
+    # "too large" info for a project's data)
+    (tmp_path / "table.py").write_bytes(b"K = '__global__ void k() {}'\nT = [" +
+                                        b"0, " * (2 << 20) + b"]\n")
     doc = occlint(str(tmp_path), "--device", "h100", "--format", "json").json()
     assert [Path(s["path"]).name for s in doc["sources"]] == ["load_inline.py"]
     assert doc["summary"]["skipped"] == 0

@@ -116,12 +116,18 @@ PYTHON_MARKERS = (b"__global__", b"<<<", b"RawKernel", b"get_function", b"cuda.j
                   b"LaunchKernel")
 
 
+# a script larger than this, found in a directory, is not read (data, generated code: the
+# source reader would not parse it either)
+MAX_SCRIPT_BYTES = 4 << 20
+
+
 def python_may_hold_cuda(path: str) -> bool:
-    """Whether a script names a kernel or a launch at all (its bytes, searched before the
-    source reader is imported: a worker given only a project's scripts never imports it)."""
+    """Whether a script found in a directory names a kernel or a launch at all (its bytes,
+    searched before the source reader is imported: a worker given only a project's
+    scripts never imports it); one over MAX_SCRIPT_BYTES is not read."""
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(MAX_SCRIPT_BYTES + 1)
     except OSError:
         return True  # the reader reports it
-    return any(marker in data for marker in PYTHON_MARKERS)
+    return len(data) <= MAX_SCRIPT_BYTES and any(marker in data for marker in PYTHON_MARKERS)
