@@ -29,9 +29,7 @@ from occlint.readers.source.lexical import (
     overwrite,
 )
 from occlint.readers.source.parse import Text, parser
-from occlint.readers.source.python_launches import driver as driver_launches
-from occlint.readers.source.python_launches import launches as python_launches
-from occlint.readers.source.python_launches import numba
+from occlint.readers.source.python_launches import read as python_script
 from occlint.readers.source.python_strings import cuda_in
 from occlint.readers.source.vendor import includes_hip, vendor_hint
 
@@ -273,11 +271,9 @@ def read_source(path: str | Path, display: str, python_kernels: bool = True) -> 
         data = _file_bytes(path, st.st_size)
         python_sites, numba_kernels = [], []
         if is_python(path):  # only the CUDA its string literals hold, and its launches
-            python_sites = python_launches(data) + driver_launches(data)
-            numba_kernels, numba_sites = numba(data)
+            numba_kernels, python_sites = python_script(data)
             data = cuda_in(data, python_kernels or frozenset(
-                s.kernel.encode() for s in python_sites)) or b""
-            python_sites += numba_sites
+                s.kernel.encode() for s in python_sites if s.api != "numba")) or b""
         result = parse_source(data, display)
         result.size = st.st_size
         if python_sites:

@@ -9,7 +9,8 @@ it: literals, names bound once to a literal (in the calling function, else the m
 arithmetic of those; ``(n + B - 1) // B`` and ``-(-n // B)`` are "derived from the problem
 size at block B", as the C reader reads ``(n + B - 1) / B``. Anything else is unknown; a
 launch whose grid and block the script leaves open is not a site (no rule could judge it:
-most of a library's launches pass both in).
+most of a library's launches pass both in). :func:`read` gives every kernel and launch a
+script writes in Python (CuPy's, Numba's, the driver APIs'), its syntax tree parsed once.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import ast
 import operator
 import re
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 from occlint.model.source import Body, LaunchSite, Param, SourceKernel, Span
+from occlint.readers.source.launches import DRIVER_APIS
 
 # what a script must hold to have such launches (the parse is skipped without it)
 MARKERS = (b"RawKernel", b"get_function")
@@ -37,49 +40,81 @@ _OPS: dict[type, Callable[[int, int], int]] = {
 }
 
 
-def launches(data: bytes) -> list[LaunchSite]:
-    """The launch sites of the script's CuPy kernels, in file order (none where the script
-    does not parse). Only a script binding a name to a kernel and calling that name after
-    with a tuple or a number first is parsed (:data:`_BINDING`, :data:`_CALL`): most of a
-    Python project's files are not."""
+class _Script:
+    """A script's bytes, and what the readers of this module ask of them once: its lines,
+    its syntax tree and its statements (None: it does not parse, or nests blocks past the
+    recursion limit), each made when first asked."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    @cached_property
+    def lines(self) -> list[bytes]:
+        return self.data.splitlines()
+
+    @cached_property
+    def tree(self) -> ast.Module | None:
+        try:
+            return ast.parse(self.data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    @cached_property
+    def statements(self) -> list[tuple[ast.stmt, ast.AST | None]] | None:
+        if self.tree is None:
+            return None
+        try:
+            return list(_statements(self.tree.body, None))
+        except RecursionError:  # blocks nested past what a script holds: not read
+            return None
+
+
+def read(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
+    """The kernels a script defines in Python (Numba's) and the launch sites it writes in
+    Python (CuPy's, Numba's, the driver APIs'), in file order."""
+    script = _Script(data)
+    kernels, numba_sites = _numba(script)
+    sites = [*_cupy(script), *_driver(script), *numba_sites]
+    sites.sort(key=lambda s: (s.span.line, s.span.column))
+    return kernels, sites
+
+
+def _judgeable(site: LaunchSite) -> bool:
+    """Whether the script fixes the launch's block or grid (else no rule could judge it,
+    and its kernel's string is not worth a parse)."""
+    return site.block.known or site.grid.known or bool(site.grid.ceil_div_block)
+
+
+def _cupy(script: _Script) -> list[LaunchSite]:
+    """The launch sites of the script's CuPy kernels. Only a script binding a name to a
+    kernel and calling that name after with a tuple or a number first is parsed
+    (:data:`_BINDING`, :data:`_CALL`): most of a Python project's files are not."""
+    data = script.data
     if not any(m in data for m in MARKERS):
         return []
     bindings = _bindings(data)
-    if not any(_called(data, name, end) for name, end in bindings):
+    if not any(_called(data, name, end) for name, end in bindings) or \
+            script.statements is None:
         return []
-    names = {name for name, _ in bindings}
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    wanted = {name.decode() for name, _ in bindings}
     bound: dict[str, list[str | None]] = {}
     calls: list[tuple[ast.Call, ast.AST | None]] = []  # each with its function
-    wanted = {n.decode() for n in names}
-    try:
-        for stmt, function in _statements(tree.body, None):
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], ast.Name):
-                bound.setdefault(stmt.targets[0].id, []).append(_kernel_name(stmt.value))
-            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
-                    isinstance(stmt.value.func, ast.Name) and \
-                    stmt.value.func.id in wanted and len(stmt.value.args) >= 2:
-                calls.append((stmt.value, function))  # a launch is a statement of its own
-    except RecursionError:  # blocks nested past what a script holds: not read
-        return []
+    for stmt, function in script.statements:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            bound.setdefault(stmt.targets[0].id, []).append(_kernel_name(stmt.value))
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                isinstance(stmt.value.func, ast.Name) and \
+                stmt.value.func.id in wanted and len(stmt.value.args) >= 2:
+            calls.append((stmt.value, function))  # a launch is a statement of its own
     kernels = {name: found[0] for name, found in bound.items()
                if len(found) == 1 and found[0] is not None}
     calls = [(c, f) for c, f in calls if c.func.id in kernels]  # type: ignore[attr-defined]
     if not calls:
         return []
-    lines = data.splitlines()
-    out = []
-    for call, values in _scoped(tree, calls):
-        site = _site(call, kernels[call.func.id], values, lines)  # type: ignore[attr-defined]
-        if site.block.known or site.grid.known or site.grid.ceil_div_block:
-            out.append(site)  # (one whose grid and block the script leaves open: nothing
-            # a rule could judge, and its kernels' string not worth a parse)
-    out.sort(key=lambda s: (s.span.line, s.span.column))
-    return out
+    sites = (_site(call, kernels[call.func.id], values, script.lines)  # type: ignore[attr-defined]
+             for call, values in _scoped(script.tree, calls))  # type: ignore[arg-type]
+    return [site for site in sites if _judgeable(site)]
 
 
 def _bindings(data: bytes) -> list[tuple[bytes, int]]:
@@ -131,9 +166,7 @@ def _kernel_name(value: ast.expr) -> str | None:
     """``RawKernel(code, "name")`` / ``x.get_function("name")`` -> "name"."""
     if not isinstance(value, ast.Call):
         return None
-    func = value.func
-    called = func.attr if isinstance(func, ast.Attribute) else \
-        func.id if isinstance(func, ast.Name) else None
+    called = _called_name(value)
     if called == "RawKernel":
         arg = value.args[1] if len(value.args) > 1 else next(
             (k.value for k in value.keywords if k.arg == "name"), None)
@@ -319,25 +352,19 @@ _BUILTINS = frozenset(("range", "len", "min", "max", "abs", "int", "float", "boo
 _SUBSCRIPT_CALL = re.compile(rb"\w\[[^\[\]\n]+\]\s*\(")
 
 
-def numba(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
+def _numba(script: _Script) -> tuple[list[SourceKernel], list[LaunchSite]]:
     """The script's Numba kernels (functions decorated ``@cuda.jit``: their body's shape
     read from ``cuda.grid`` / ``cuda.gridsize`` and the thread and block indices they read;
     what a thread loads is Python's, not known) and their launches ``kernel[grid,
-    block](args)`` (grid and block as :func:`launches` evaluates them; a stream and a
-    shared size after them), in file order."""
-    if NUMBA_MARKER not in data or not _SUBSCRIPT_CALL.search(data):
+    block](args)`` (grid and block as CuPy's are evaluated; a stream and a shared size
+    after them), in file order."""
+    data = script.data
+    if NUMBA_MARKER not in data or not _SUBSCRIPT_CALL.search(data) or \
+            script.statements is None:
         return [], []
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return [], []
-    lines = data.splitlines()
+    statements, lines = script.statements, script.lines
     defined: dict[str, list[SourceKernel]] = {}
     launched: list[tuple[ast.Call, ast.AST | None]] = []
-    try:
-        statements = list(_statements(tree.body, None))
-    except RecursionError:
-        return [], []
     for stmt, _ in statements:
         if isinstance(stmt, ast.FunctionDef) and any(_is_jit(d) for d in stmt.decorator_list):
             defined.setdefault(stmt.name, []).append(_numba_kernel(stmt, lines))
@@ -354,7 +381,7 @@ def numba(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
                 isinstance(call.func.value, ast.Name) and call.func.value.id in defined:
             launched.append((call, function))
     sites = []
-    for call, values in _scoped(tree, launched):
+    for call, values in _scoped(script.tree, launched):  # type: ignore[arg-type]
         config = call.func.slice  # type: ignore[attr-defined]
         parts = list(config.elts) if isinstance(config, ast.Tuple) else [config]
         if len(parts) < 2:
@@ -365,7 +392,6 @@ def numba(data: bytes) -> tuple[list[SourceKernel], list[LaunchSite]]:
         stream = _segment(parts[2], lines) if len(parts) > 2 else None
         sites.append(LaunchSite(name, name, "numba", _span(call, lines), grid, block, shared,
                                 stream))
-    sites.sort(key=lambda s: (s.span.line, s.span.column))
     return sorted(kernels.values(), key=lambda k: k.span.line), sites
 
 
@@ -420,26 +446,21 @@ def _numba_kernel(function: ast.FunctionDef, lines: list[bytes]) -> SourceKernel
 
 # -- the driver APIs from Python (cuda-python, hip-python) ---------------------------------
 DRIVER_MARKERS = (b"cuLaunchKernel", b"hipModuleLaunchKernel")
-_DRIVER_APIS = ("cuLaunchKernel", "cuLaunchCooperativeKernel", "hipModuleLaunchKernel",
-                "hipModuleLaunchCooperativeKernel")
 _GET_FUNCTIONS = ("cuModuleGetFunction", "hipModuleGetFunction")
 
 
-def driver(data: bytes) -> list[LaunchSite]:
+def _driver(script: _Script) -> list[LaunchSite]:
     """cuda-python's ``cuda.cuLaunchKernel(kernel, gx, gy, gz, bx, by, bz, shmem, stream,
     ...)`` and hip-python's ``hipModuleLaunchKernel``: the kernel the handle's
     ``err, kernel = cuda.cuModuleGetFunction(module, b"name")`` names (else the handle's
-    text), the grid and block their three arguments each, in file order."""
-    if not any(m in data for m in DRIVER_MARKERS) or b"ModuleGetFunction" not in data:
-        return []
-    try:
-        tree = ast.parse(data)
-        statements = list(_statements(tree.body, None))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    text), the grid and block their three arguments each."""
+    data = script.data
+    if not any(m in data for m in DRIVER_MARKERS) or b"ModuleGetFunction" not in data or \
+            script.statements is None:
         return []
     handles: dict[str, set[str | None]] = {}
     calls: list[tuple[ast.Call, ast.AST | None]] = []
-    for stmt, function in statements:
+    for stmt, function in script.statements:
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
         if not isinstance(value, ast.Call):
             continue
@@ -454,11 +475,11 @@ def driver(data: bytes) -> list[LaunchSite]:
                 handles.setdefault(handle.id, set()).add(
                     name.decode("ascii", "replace") if isinstance(name, bytes) else
                     name if isinstance(name, str) else None)
-        elif called in _DRIVER_APIS and len(value.args) >= 7:
+        elif called in DRIVER_APIS and len(value.args) >= 7:
             calls.append((value, function))
-    lines = data.splitlines()
+    lines = script.lines
     sites = []
-    for call, values in _scoped(tree, calls):
+    for call, values in _scoped(script.tree, calls):  # type: ignore[arg-type]
         handle = call.args[0]
         written = _segment(handle, lines)
         named = handles.get(handle.id, set()) if isinstance(handle, ast.Name) else set()
@@ -466,14 +487,11 @@ def driver(data: bytes) -> list[LaunchSite]:
         api = _called_name(call) or "cuLaunchKernel"
         grid = _three(call.args[1:4], values, lines)
         block = _three(call.args[4:7], values, lines)
-        if not (block.known or grid.known or grid.ceil_div_block):
-            continue  # (nothing a rule could judge)
         shared = _param(call.args[7], values, lines) if len(call.args) > 7 else None
         stream = _segment(call.args[8], lines) if len(call.args) > 8 else None
         sites.append(LaunchSite(kernel, written, api, _span(call, lines), grid, block, shared,
                                 stream))
-    sites.sort(key=lambda s: (s.span.line, s.span.column))
-    return sites
+    return [site for site in sites if _judgeable(site)]
 
 
 def _called_name(call: ast.Call) -> str | None:

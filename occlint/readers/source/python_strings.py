@@ -45,9 +45,8 @@ def cuda_in(data: bytes, kernels: bool | frozenset[bytes] = True) -> bytes | Non
         if m[2] is None:  # a comment
             at = m.end()
             continue
-        quote, raw = m[2], b"r" in m[1].lower()
-        start = m.end()
-        end = _closing(data, start, quote, raw)
+        quote, start = m[2], m.end()
+        end = _closing(data, start, quote)
         if end < 0:
             break  # an unterminated string: the rest is not read
         text = data[start:end]
@@ -67,7 +66,7 @@ def cuda_in(data: bytes, kernels: bool | frozenset[bytes] = True) -> bytes | Non
     return b"".join(pieces)
 
 
-def _closing(data: bytes, start: int, quote: bytes, raw: bool) -> int:
+def _closing(data: bytes, start: int, quote: bytes) -> int:
     """Where the literal opened before ``start`` with ``quote`` closes (-1: it does not):
     a backslash escapes the next byte, in a raw string too (``r"\\""`` holds two bytes); a
     one-quote literal ends at its line's end."""
