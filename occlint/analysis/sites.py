@@ -100,7 +100,7 @@ class SiteReport:
     @property
     def idle(self) -> bool:
         """Its kernel's body is empty (cccl's ``reserved::dummy<<<1, 1>>>``, a benchmark's
-        ``empty_kernel``): no block or grid makes nothing faster."""
+        ``empty_kernel``): no block or grid makes it faster."""
         return self.kernel is not None and self.kernel.empty
 
     @property

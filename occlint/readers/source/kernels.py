@@ -71,24 +71,24 @@ _ENDS = re.compile(rb"(?:\.[xyz])?\s*[)&|?:,;\]]")
 # a body asking a helper or a macro: a call, or a name in capitals (a macro's)
 _ASKS = re.compile(rb"\b[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b")
 # what a body reads to tell its thread from the block's others (a lane, a group's rank, a
-# shuffle between lanes)
+# shuffle between lanes); those of them a role's comparison with a constant may read
 _THREAD_INDEX = re.compile(rb"\b(?:threadIdx|hipThreadIdx_[xyz]|__builtin_amdgcn_workitem_id_|"
                            rb"__lane_id|laneid|thread_rank|thread_index|this_thread_block|"
                            rb"tiled_partition|coalesced_threads|__shfl|%tid|%laneid)")
-# a kernel that talks to other GPUs from its own code: NCCL's device API (a ncclDevComm, an
-# LSA barrier, a GIN context), NVSHMEM's or rocSHMEM's calls; its grid is the communicator's
-# (one CTA per barrier or channel), not its data's
-_COMMUNICATES = re.compile(rb"\b(?:(ncclDevComm|ncclLsa\w+|ncclGin\w*|ncclTeam\w*)|"
-                           rb"(nvshmemx?_\w+)|(rocshmemx?_\w+))\b")
-_COMMUNICATION_LIBRARIES = ("NCCL", "NVSHMEM", "rocSHMEM")
 _THREAD_ROLE_WORDS = (b"threadIdx", b"hipThreadIdx_")
-# ... or a call or a macro that may read one for it (not a statement's keyword)
-# (a statement's keyword, a barrier, an atomic, a math function, printf and assert read none)
+# ... or a call or a macro that may read one for it (a statement's keyword, a barrier, an
+# atomic, a math function, printf and assert read none)
 _CALLS = re.compile(rb"\b(?!(?:if|for|while|switch|return|sizeof|static_cast|"
                     rb"reinterpret_cast|const_cast|decltype|alignof|__syncthreads|"
                     rb"__threadfence\w*|atomic\w+|printf|assert|f?abs|f?min|f?max|sqrt|rsqrt|"
                     rb"exp|exp2|log|log2|pow|sin|cos|tanh|floor|ceil|round)f?\s*\()"
                     rb"[A-Za-z_]\w*\s*\(|\b[A-Z][A-Z0-9_]{2,}\b|\basm\b")
+# a kernel that talks to other GPUs from its own code: NCCL's device API (a ncclDevComm, an
+# LSA barrier, a GIN context), NVSHMEM's or rocSHMEM's calls (one group each); its grid is
+# the communicator's (one CTA per barrier or channel), not its data's
+_COMMUNICATES = re.compile(rb"\b(?:(ncclDevComm|ncclLsa\w+|ncclGin\w*|ncclTeam\w*)|"
+                           rb"(nvshmemx?_\w+)|(rocshmemx?_\w+))\b")
+_COMMUNICATION_LIBRARIES = ("NCCL", "NVSHMEM", "rocSHMEM")
 COMPARISON = re.compile(r"(<|>)")
 _SUBSCRIPT = re.compile(r"\b(\w+)\s*\[")  # a whole word followed by `[`
 
@@ -323,9 +323,7 @@ def _communicates(node: Any, text: Text) -> str | None:
     """The library through which the kernel (its parameters and body) talks to other GPUs:
     NCCL's device API, NVSHMEM, rocSHMEM (None: none of them)."""
     m = _COMMUNICATES.search(text.data, node.start_byte, node.end_byte)
-    if m is None:
-        return None
-    return _COMMUNICATION_LIBRARIES[next(i for i in range(3) if m[i + 1] is not None)]
+    return None if m is None else _COMMUNICATION_LIBRARIES[m.lastindex - 1]  # type: ignore[operator]
 
 
 def _roles_only(data: bytes, start: int, end: int, pattern: re.Pattern[bytes] = BLOCK_INDEX,
@@ -454,7 +452,7 @@ def kernels(root: Any, text: Text, evaluator: Evaluator, file: str = "",
     consts = defines(text.data) if found else {}
     aliases = type_aliases(text.data) if found else {}
     # a file naming NCCL or a SHMEM library: its kernels may talk to other GPUs
-    talks = found and (b"nccl" in text.data or b"shmem" in text.data)
+    talks = bool(found) and (b"nccl" in text.data or b"shmem" in text.data)
     # a block index read outside the kernels' bodies: a helper or macro that may hand one on
     bodies = [(b.start_byte, b.end_byte) for n in found
               if (b := n.child_by_field_name("body")) is not None]

@@ -75,7 +75,6 @@ _AFTER_KERNEL_MACRO = re.compile(rb"[ \t\r\n]+([A-Za-z_]\w*)([ \t\r\n]*\()?")
 _QUALIFIERS = ([b"const"], [b"noexcept"], [b"override"], [b"final"], [b"mutable"])
 _TRAILING_RETURN = re.compile(rb"\)\s*(?:const\s*)?->\s*[\w:<>,\s*&]+$")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
-_WORD_END = re.compile(rb"\w")
 # a driver API's launch is read only in a file that names a kernel's handle by a literal
 # (``cuModuleGetFunction(&f, module, "name")``): a launcher of handles it is given
 # (jitify's, CUB's driver launcher) names no kernel, and its header is not worth a parse
@@ -245,9 +244,8 @@ class Layout:
         for name in sorted(names):
             for at in _found(code, name, len(name)):
                 end = at + len(name)
-                if (at and (code[at - 1:at].isalnum() or code[at - 1:at] == b"_")) or \
-                        code[end:end + 1].isalnum() or code[end:end + 1] == b"_":
-                    continue
+                if _word_around(code, at, end) != (at, end):
+                    continue  # part of a longer name
                 after = _AFTER_KERNEL_MACRO.match(code, end)
                 line = code.rfind(b"\n", 0, at) + 1
                 if after is None or not _BEFORE_KERNEL_MACRO.fullmatch(code, line, at) or \
@@ -679,7 +677,7 @@ def launch_markers(code: bytes) -> list[int]:
                         named = _NAMED_FUNCTION.search(code) is not None
                     if not named:
                         break
-                if not _WORD_END.match(code, start - 1) or not start:
+                if _word_around(code, start, start)[0] == start:
                     out.append(start)  # (not the end of a longer name: tcuLaunchKernel)
                 break
     return sorted(out)
