@@ -783,3 +783,24 @@ def test_driver_api_launches_from_python():
             site.block.dims) == (
         next(i for i, t in enumerate(text, 1) if "cuLaunchKernel(" in t), "saxpy", "kernel",
         "cuLaunchKernel", (32768, 1, 1), (100, 1, 1))
+
+
+def test_a_script_s_own_syntax_warnings_are_not_printed(occlint, tmp_path):
+    """Python warns of ``1if x`` while parsing a script (SyntaxWarning: invalid decimal
+    literal): the warning is the script's, not occlint's, and stderr stays empty."""
+    script = tmp_path / "w.py"
+    script.write_text('k = cp.RawKernel(r"""__global__ void k(float* x) '
+                      '{ x[blockIdx.x * blockDim.x + threadIdx.x] = 0; }""", "k")\n'
+                      "y = 1if True else 2\n"
+                      "k((1,), (100,), (x,))\n")
+    import warnings
+
+    from occlint.readers.source.python_launches import read
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        _, sites = read(script.read_bytes())
+    assert shown == [] and [s.kernel for s in sites] == ["k"]
+    run = occlint(str(script), "--device", "h100")
+    assert run.err == ""
+    assert " LCH001 " in run.out  # the launch was read: its 100-thread block is judged

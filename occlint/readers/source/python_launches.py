@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import warnings
 from collections.abc import Callable
 from functools import cached_property
 from typing import Any
@@ -55,7 +56,11 @@ class _Script:
     @cached_property
     def tree(self) -> ast.Module | None:
         try:
-            return ast.parse(self.data)
+            # Python's warnings about the script (``1if x``: an invalid decimal literal) are
+            # the script's, not occlint's to print
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.parse(self.data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 
