@@ -804,3 +804,15 @@ def test_a_script_s_own_syntax_warnings_are_not_printed(occlint, tmp_path):
     run = occlint(str(script), "--device", "h100")
     assert run.err == ""
     assert " LCH001 " in run.out  # the launch was read: its 100-thread block is judged
+
+
+def test_the_directory_walk_keeps_every_script_a_python_reader_would_read():
+    """readers.formats decides, without importing the source reader, which of a
+    directory's scripts may hold CUDA (PYTHON_MARKERS): each marker a Python reader looks
+    for must hold one of them, or its scripts would be dropped unread."""
+    from occlint.readers.formats import PYTHON_MARKERS
+    from occlint.readers.source import python_launches, python_strings
+
+    wanted = (*python_strings._MARKERS, *python_launches.MARKERS,
+              python_launches.NUMBA_MARKER, *python_launches.DRIVER_MARKERS)
+    assert all(any(m in marker for m in PYTHON_MARKERS) for marker in wanted)
